@@ -1,0 +1,75 @@
+"""The tool contract: schemas come from signatures and docstrings; bad arguments become error results."""
+import pytest
+
+from tools import EvidenceUnit, ToolError, ToolResult, World, tool
+from tools._tool import Tool
+
+
+class _NoWorld(World):
+    async def search(self, query, k):
+        return []
+
+    async def resolve(self, ref):
+        raise NotImplementedError
+
+    async def pdf_bytes(self, paper):
+        return b""
+
+
+@tool
+async def lookup(world: World, paper: str, figure: int, k: int = 3) -> ToolResult:
+    """Look up a figure of a paper.
+
+    Args:
+        paper: paper id or title
+        figure: figure number as printed
+        k: how many neighbours to show
+    """
+    if figure > 2:
+        raise ToolError(f"paper {paper} has no figure {figure}; it has figures 1, 2", kind="not_found")
+    return ToolResult(text=f"{paper} fig {figure}", provenance=[EvidenceUnit(paper=paper, unit=f"figure:{figure}")])
+
+
+def test_schema_is_generated_from_signature_and_docstring():
+    assert isinstance(lookup, Tool)
+    spec = lookup.spec()
+    assert spec["name"] == "lookup"
+    assert spec["description"] == "Look up a figure of a paper."
+    props = spec["parameters"]["properties"]
+    assert props["paper"] == {"type": "string", "description": "paper id or title"}
+    assert props["figure"]["type"] == "integer"
+    assert props["k"]["default"] == 3
+    assert sorted(spec["parameters"]["required"]) == ["figure", "paper"]
+
+
+def test_undocumented_argument_is_refused_at_definition():
+    with pytest.raises(TypeError, match="not documented"):
+
+        @tool
+        async def bad(world: World, x: int) -> ToolResult:
+            """No args section."""
+
+
+async def test_bad_arguments_come_back_as_error_result_naming_the_field():
+    res = await lookup(_NoWorld("."), {"paper": "P1", "figure": "two"})
+    assert res.is_error and res.error_kind == "bad_arguments"
+    assert "figure" in res.error
+    res = await lookup(_NoWorld("."), {"paper": "P1", "figure": 1, "bogus": 1})
+    assert res.is_error and "bogus" in res.error
+
+
+async def test_tool_error_is_an_observation_with_recovery_hint():
+    res = await lookup(_NoWorld("."), {"paper": "P1", "figure": 7})
+    assert res.is_error and res.error_kind == "not_found"
+    assert "has figures 1, 2" in res.text
+
+
+async def test_success_carries_provenance():
+    res = await lookup(_NoWorld("."), {"paper": "P1", "figure": 2})
+    assert not res.is_error
+    assert [u.key for u in res.provenance] == [("P1", "figure:2")]
+
+
+def test_evidence_unit_rejects_malformed_units():
+    with pytest.raises(ValueError):
+        EvidenceUnit(paper="P1", unit="fig2")

@@ -1,0 +1,132 @@
+"""The tool contract: a typed async function of (world, args) whose JSON schema comes from its signature.
+
+Write a tool as::
+
+    @tool
+    async def figure_extract(world: World, paper: str, figure: int) -> ToolResult:
+        '''Extract a figure from a paper as a PNG with its caption.
+
+        Args:
+            paper: paper id, title, URL or arXiv id
+            figure: the figure number as printed in its caption
+        '''
+
+The first line of the docstring is the description; the `Args:` section documents each argument.
+Undocumented arguments are refused when the tool is defined, so the schema can never drift.
+"""
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from ._types import ToolError, ToolResult
+from ._world import PaperNotFound, World
+
+ToolFn = Callable[..., Awaitable[ToolResult]]
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    doc = inspect.cleandoc(doc or "")
+    parts = re.split(r"^\s*Args:\s*$", doc, maxsplit=1, flags=re.M)
+    description = parts[0].strip()
+    args: dict[str, str] = {}
+    if len(parts) == 2:
+        current = None
+        for line in parts[1].splitlines():
+            if re.match(r"^\s*(Returns|Raises|Examples?):\s*$", line):
+                break
+            m = re.match(r"^\s{0,8}(\w+)\s*(\([^)]*\))?:\s*(.*)$", line)
+            if m:
+                current = m.group(1)
+                args[current] = m.group(3).strip()
+            elif current and line.strip():
+                args[current] += " " + line.strip()
+    return description, args
+
+
+@dataclass
+class Tool:
+    """A registered tool: name, description, JSON schema for its arguments, and the function."""
+
+    name: str
+    description: str
+    fn: ToolFn
+    args_model: type[BaseModel]
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def spec(self) -> dict[str, Any]:
+        """The OpenAI-style function spec the model sees."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+    def validate(self, args: dict[str, Any] | None) -> dict[str, Any]:
+        """Check arguments against the schema; raise ToolError naming each bad field."""
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise ToolError(f"{self.name}: arguments must be a JSON object, got {type(args).__name__}")
+        try:
+            return self.args_model.model_validate(args).model_dump()
+        except ValidationError as e:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}" for err in e.errors()
+            )
+            raise ToolError(
+                f"{self.name}: bad arguments ({problems}). Expected parameters: "
+                f"{', '.join(self.parameters.get('properties', {}))}",
+                kind="bad_arguments",
+            ) from None
+
+    async def __call__(self, world: World, args: dict[str, Any] | None) -> ToolResult:
+        """Validate, run, and turn recoverable failures into error results.
+
+        ToolError, PaperNotFound and fetch/parse failures come back as error results the agent can
+        read; any other exception is a bug in our code and propagates to the harness.
+        """
+        try:
+            clean = self.validate(args)
+            return await self.fn(world, **clean)
+        except ToolError as e:
+            return ToolResult.fail(e.message, e.kind, e.data)
+        except PaperNotFound as e:
+            return ToolResult.fail(str(e) or "paper not found", "not_found")
+
+
+def tool(fn: ToolFn | None = None, *, name: str | None = None) -> Any:
+    """Make a Tool from an async function whose first parameter is the world."""
+
+    def wrap(f: ToolFn) -> Tool:
+        if not inspect.iscoroutinefunction(f):
+            raise TypeError(f"tool {f.__name__} must be an async function")
+        description, arg_docs = _parse_docstring(f.__doc__ or "")
+        if not description:
+            raise TypeError(f"tool {f.__name__} needs a docstring: its first line is the description")
+        hints = typing.get_type_hints(f)
+        sig = inspect.signature(f)
+        params = list(sig.parameters.values())
+        if not params or params[0].name != "world":
+            raise TypeError(f"tool {f.__name__}: the first parameter must be `world`")
+        fields: dict[str, Any] = {}
+        for p in params[1:]:
+            if p.name not in arg_docs:
+                raise TypeError(f"tool {f.__name__}: argument {p.name!r} is not documented under Args:")
+            if p.name not in hints:
+                raise TypeError(f"tool {f.__name__}: argument {p.name!r} has no type hint")
+            default = ... if p.default is inspect.Parameter.empty else p.default
+            from pydantic import Field as _F
+
+            fields[p.name] = (hints[p.name], _F(default, description=arg_docs[p.name]))
+        model = create_model(
+            f"{f.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
+        )
+        schema = model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return Tool(name=name or f.__name__, description=description, fn=f, args_model=model, parameters=schema)
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,60 @@
+"""The world interface: where papers come from. Sandbox (offline corpus) and live (web) implement it."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+
+class PaperMeta(BaseModel):
+    """What a world knows about a paper before it is parsed."""
+
+    id: str = Field(description="stable paper id inside this world (corpus id, arXiv id, or URL hash)")
+    title: str
+    authors: list[str] = Field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+    abstract: str | None = None
+    url: str | None = Field(default=None, description="landing page URL")
+    pdf_url: str | None = None
+    arxiv_id: str | None = None
+    area: str | None = None
+
+
+class SearchHit(BaseModel):
+    """One ranked search result."""
+
+    title: str
+    url: str
+    snippet: str = ""
+    score: float = 0.0
+    paper_id: str | None = Field(default=None, description="set when the hit is a known paper of this world")
+
+
+class PaperNotFound(LookupError):
+    """The reference does not name a paper this world can find."""
+
+
+class World(ABC):
+    """Answers three questions: find papers for a query, resolve and describe a paper, give its PDF bytes."""
+
+    name: str = "world"
+
+    def __init__(self, cache_dir: Path):
+        self.cache_dir = Path(cache_dir)
+
+    @abstractmethod
+    async def search(self, query: str, k: int) -> list[SearchHit]:
+        """Ranked hits for a free-text query."""
+
+    @abstractmethod
+    async def resolve(self, ref: str) -> PaperMeta:
+        """Resolve a paper id, title, URL or arXiv id to a paper; raise PaperNotFound if none matches."""
+
+    @abstractmethod
+    async def pdf_bytes(self, paper: PaperMeta) -> bytes:
+        """The PDF of a resolved paper; raise OSError/ValueError subclasses for fetch failures."""
+
+    async def close(self) -> None:  # pragma: no cover - default no-op
+        return None
