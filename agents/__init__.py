@@ -1,0 +1,31 @@
+"""Candidate agents behind the harness's agent protocol (harness.agent). Looked up by name."""
+from __future__ import annotations
+
+import importlib
+
+from harness.agent import Agent, AgentConfig
+
+AGENT_FACTORIES: dict[str, str] = {
+    "oracle": "agents.oracle:OracleAgent",
+    "heuristic": "agents.heuristic:HeuristicAgent",
+    "openai": "agents.openai_chat:OpenAIChatAgent",
+    "smol-code": "agents.smol:SmolCodeAgent",
+    "smol-tools": "agents.smol:SmolToolCallingAgent",
+    "replay": "agents.replay:ReplayAgent",
+    "human": "agents.human:HumanAgent",
+}
+BUILTIN_AGENTS: tuple[str, ...] = ("oracle", "heuristic")
+
+
+class UnknownAgent(KeyError):
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def make_agent(name: str, config: AgentConfig | None = None) -> Agent:
+    """Build the agent registered under `name` with its config."""
+    if name not in AGENT_FACTORIES:
+        raise UnknownAgent(f"unknown agent {name!r}; known agents: {', '.join(AGENT_FACTORIES)}")
+    mod_name, cls_name = AGENT_FACTORIES[name].split(":")
+    cls = getattr(importlib.import_module(mod_name), cls_name)
+    return cls(config or AgentConfig())

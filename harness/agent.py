@@ -158,6 +158,10 @@ class TurnContext(ABC):
     def record_retry(self, attempt: int, error: str, wait_s: float) -> None:
         """Write a retry event for a provider error that is being retried."""
 
+    async def model_slot(self) -> None:
+        """Await this before each model request: it applies the run's shared rate limit for model requests."""
+        return None
+
 
 class AgentConfig(BaseModel):
     """Options shared by agents; each agent reads what it needs."""

@@ -1,0 +1,62 @@
+"""An OpenAI-compatible endpoint as the model agents see it: key, base URL, the pre-run check."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx
+
+from harness.agent import AgentConfig
+
+from ._retry import RetryPolicy
+
+
+def api_key(config: AgentConfig) -> str:
+    """The API key from the configured environment variable; ValueError naming the variable if unset."""
+    key = os.environ.get(config.api_key_env, "").strip()
+    if not key:
+        raise ValueError(
+            f"environment variable {config.api_key_env} is not set: export it with your API key "
+            f"(local servers such as vLLM or Ollama accept any value), or name another variable with --api-key-env"
+        )
+    return key
+
+
+def retry_policy(config: AgentConfig) -> RetryPolicy:
+    """Retry settings from the config (`extra.retry_base_s`, `extra.retry_max_wait_s` tune the backoff)."""
+    return RetryPolicy(
+        max_retries=config.max_retries,
+        base_s=float(config.extra.get("retry_base_s", 1.0)),
+        max_wait_s=float(config.extra.get("retry_max_wait_s", 60.0)),
+    )
+
+
+def decoding_kwargs(config: AgentConfig) -> dict[str, Any]:
+    """Temperature, max tokens and reasoning effort, only when set (servers reject unknown defaults)."""
+    out: dict[str, Any] = {}
+    if config.temperature is not None:
+        out["temperature"] = config.temperature
+    if config.max_tokens is not None:
+        out["max_tokens"] = config.max_tokens
+    if config.reasoning_effort is not None:
+        out["reasoning_effort"] = config.reasoning_effort
+    return out
+
+
+async def preflight_endpoint(config: AgentConfig) -> None:
+    """Check before a run that the model, key and endpoint are usable; ValueError with a clear message."""
+    if not config.model:
+        raise ValueError("no model name: pass --model NAME (the model id at the endpoint)")
+    key = api_key(config)
+    base = (config.base_url or "https://api.openai.com/v1").rstrip("/")
+    url = f"{base}/models"
+    try:
+        async with httpx.AsyncClient(timeout=min(10.0, config.request_timeout_s)) as client:
+            resp = await client.get(url, headers={"Authorization": f"Bearer {key}"})
+    except httpx.HTTPError as e:
+        raise ValueError(f"cannot reach the model endpoint {base}: {type(e).__name__}: {e or 'no response'}") from None
+    if resp.status_code in (401, 403):
+        raise ValueError(
+            f"the model endpoint {base} refused the API key from {config.api_key_env} (HTTP {resp.status_code})"
+        )
+    # other statuses (e.g. 404 on servers without /models) still prove the endpoint is there

@@ -1,0 +1,58 @@
+"""The oracle: a self-test of the harness, not a candidate. It follows each turn's gold checklist with
+real tool calls and then answers with the gold answer, so on a sound benchmark and harness it scores
+ESR 100, EC 100 and MG 1.0 exactly. Reports label it as using gold (`uses_gold = True`).
+"""
+from __future__ import annotations
+
+import json
+
+from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, ToolCall, TurnContext
+from harness.episode import Answer, Episode
+
+
+def format_gold(answer: Answer) -> str:
+    """The gold value as an answer string the deterministic matcher accepts."""
+    v = answer.value
+    if answer.format == "set":
+        items = v if isinstance(v, list) else [v]
+        return "; ".join(str(x) for x in items)
+    if answer.format == "number":
+        f = float(v)  # type: ignore[arg-type]
+        return str(int(f)) if f.is_integer() else repr(f)
+    return str(v)
+
+
+class OracleAgent:
+    """Issues exactly the checklist calls of each turn, in order, then the gold answer."""
+
+    name = "oracle"
+    uses_gold = True
+
+    def __init__(self, config: AgentConfig):
+        self.config = config
+        self._episode: Episode | None = None
+        self._turn = 0
+        self._issued = 0
+
+    async def start_episode(self, info: EpisodeInfo) -> None:
+        if info.episode is None:
+            raise ValueError("the oracle needs the gold episode (uses_gold agents get info.episode)")
+        self._episode = info.episode
+        self._turn = 0
+        self._issued = 0
+
+    async def step(self, ctx: TurnContext) -> ToolCall | FinalAnswer:
+        assert self._episode is not None, "start_episode was not called"
+        view = ctx.view
+        if view.turn != self._turn:
+            self._turn, self._issued = view.turn, 0
+        turn = self._episode.turns[view.turn - 1]
+        if not view.fallback and self._issued < len(turn.checklist):
+            item = turn.checklist[self._issued]
+            self._issued += 1
+            return ToolCall(tool=item.tool, args=dict(item.args),
+                            reasoning=f"gold checklist step {self._issued}/{len(turn.checklist)}: {json.dumps(item.args)}")
+        return FinalAnswer(answer=format_gold(turn.answer), reasoning="gold answer")
+
+    async def end_episode(self) -> None:
+        self._episode = None

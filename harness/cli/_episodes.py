@@ -1,0 +1,115 @@
+"""`epi episodes validate|stats` and `epi sandbox episodes` (generate the sandbox benchmark set)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from harness.episodes_io import (
+    EpisodeFileError,
+    EpisodeSet,
+    checklist_coverage_problems,
+    episode_stats,
+    load_episodes,
+)
+from sandbox import paths
+from sandbox.corpus.model import Catalog, GroundTruth
+
+from ._apps import UserError, episodes_app, sandbox_app
+
+DEFAULT_EPISODES_OUT = Path("episodes/sandbox-v1.jsonl")
+
+
+def _read_model(path: Path, model: type[Catalog] | type[GroundTruth], what: str):  # noqa: ANN202
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError, ValueError) as e:
+        raise UserError(f"{path}: cannot read the {what}: {str(e).splitlines()[0]}") from None
+
+
+def load_catalog_if_built(catalog_path: Path | None = None) -> Catalog | None:
+    """The sandbox catalog (or the given one); None when the sandbox is not built and none was given."""
+    path = catalog_path or paths.catalog_path()
+    if catalog_path is None and not path.is_file():
+        return None
+    if not path.is_file():
+        raise UserError(f"{path}: catalog file not found")
+    return _read_model(path, Catalog, "catalog")
+
+
+def _load_or_user_error(file: Path, catalog: Catalog | None) -> EpisodeSet:
+    try:
+        return load_episodes(file, catalog=catalog)
+    except EpisodeFileError as e:
+        raise UserError(str(e)) from None
+
+
+@episodes_app.command("validate")
+def validate(
+    file: Annotated[Path, typer.Argument(help="episode file (JSONL, one episode per line)")],
+    catalog: Annotated[Optional[Path], typer.Option(help="catalog.json to check papers against (default: the built sandbox's)")] = None,
+) -> None:
+    """Check an episode file; print OK or every problem (file:line: episode: field: what), exit 2 on problems."""
+    cat = load_catalog_if_built(catalog)
+    eps = _load_or_user_error(file, cat)
+    for ep in eps.episodes:
+        for field, msg in checklist_coverage_problems(ep):
+            typer.echo(f"warning: {file}:{eps.lines[ep.id]}: episode {ep.id!r}: {field}: {msg}")
+    against = (
+        f"papers, figures and tables checked against {catalog or paths.catalog_path()}"
+        if cat is not None
+        else "structure only: the sandbox is not built, so papers, figures and tables were not checked (run `epi sandbox build`)"
+    )
+    typer.echo(f"OK: {len(eps.episodes)} episodes ({against})")
+
+
+@episodes_app.command("stats")
+def stats(
+    file: Annotated[Path, typer.Argument(help="episode file (JSONL)")],
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON object instead of a table")] = False,
+) -> None:
+    """Composition of an episode set: counts by split, task type, initiation, area, turns, answer format."""
+    eps = _load_or_user_error(file, None)
+    st = episode_stats(eps.episodes)
+    if as_json:
+        typer.echo(json.dumps(st.model_dump(), indent=2))
+        return
+    table = Table(title=f"{file} ({st.episodes} episodes, {st.turns} turns, {st.memory_only_turns} memory-only)")
+    table.add_column("count")
+    table.add_column("values")
+    for name in ("by_split", "by_task_type", "by_initiation", "by_area", "turns_per_episode", "by_answer_format"):
+        values: dict[str, int] = getattr(st, name)
+        table.add_row(name, ", ".join(f"{k}: {v}" for k, v in values.items()))
+    table.add_row("papers_per_episode_mean", str(st.papers_per_episode_mean))
+    Console().print(table)
+
+
+@sandbox_app.command("episodes")
+def generate(
+    out: Annotated[Path, typer.Option(help="where to write the episode set")] = DEFAULT_EPISODES_OUT,
+    seed: Annotated[Optional[int], typer.Option(help="generator seed (default: the generator's default)")] = None,
+    count: Annotated[Optional[int], typer.Option(help="number of episodes (default 110)")] = None,
+    ground_truth: Annotated[Optional[Path], typer.Option(help="ground_truth.json (default: the built sandbox's)")] = None,
+) -> None:
+    """Generate the benchmark episode set from the sandbox ground truth (deterministic from the seed)."""
+    from sandbox.episodegen import DEFAULT_COUNT, DEFAULT_SEED, GenerationError, generate_episodes, write_episodes
+
+    gt_path = ground_truth or paths.ground_truth_path()
+    if not gt_path.is_file():
+        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build` first")
+    gt = _read_model(gt_path, GroundTruth, "ground truth")
+    try:
+        episodes = generate_episodes(gt, seed=DEFAULT_SEED if seed is None else seed, count=count or DEFAULT_COUNT)
+    except GenerationError as e:
+        raise UserError(f"cannot generate episodes from {gt_path}: {e}") from None
+    digest = write_episodes(episodes, out)
+    # Read the file back through the public loader; against the catalog when it is the built sandbox's.
+    catalog = load_catalog_if_built() if ground_truth is None else None
+    eps = _load_or_user_error(out, catalog)
+    checked = "validated against the sandbox catalog" if catalog is not None else "validated (structure)"
+    typer.echo(f"wrote {len(eps.episodes)} episodes to {out} (sha256 {digest[:12]}; {checked})")

@@ -1,0 +1,41 @@
+"""`epi sandbox model-server`: run the scripted OpenAI-compatible model server in the foreground."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from sandbox.model_server import ScriptedModelServer, ScriptError, load_script
+
+from ._apps import UserError, sandbox_app
+
+
+@sandbox_app.command("model-server")
+def model_server(
+    script: Path = typer.Option(..., "--script", help="script of responses: JSON list, {responses, default} object, or JSONL"),
+    port: int = typer.Option(8765, "--port", help="port on 127.0.0.1 (0 picks a free one)"),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to bind; loopback by default"),
+    log: Path | None = typer.Option(None, "--log", help="append every request received to this JSONL file"),
+) -> None:
+    """Serve scripted chat completions at http://HOST:PORT/v1 until interrupted (Ctrl-C)."""
+    try:
+        parsed = load_script(script)
+    except ScriptError as e:
+        raise UserError(str(e)) from None
+    server = ScriptedModelServer(parsed, host=host, port=port, log_path=log)
+    try:
+        server.start()
+    except OSError as e:
+        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    console = Console()
+    console.print(f"scripted model server: {server.base_url}  ({len(parsed.responses)} scripted responses)", highlight=False)
+    try:
+        while True:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        console.print(f"served {len(server.chat_requests)} chat requests", highlight=False)

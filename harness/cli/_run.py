@@ -1,0 +1,211 @@
+"""`epi run` and `epi ablate`: run an agent over an episode set, or a grid of ablations."""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from ..runner import RunSetupError, run_episodes, settings_from_run
+from ..rundir import RunDir
+from ..settings import RunSettings, SettingsError, build_settings, load_toml, preset
+from ._apps import UserError, app
+
+F = RunSettings.model_fields
+
+
+def _h(name: str) -> str:
+    return F[name].description or ""
+
+
+def _progress_runner(settings: RunSettings, resume: bool, quiet: bool, **kw: Any) -> Any:
+    """Run with a rich progress bar: episodes done, answered turns so far, time left."""
+    console = Console(stderr=True)
+    state = {"done": 0, "ok": 0, "failed": 0}
+    prog = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("success so far {task.fields[success]}"), TimeElapsedColumn(), TextColumn("left"),
+        TimeRemainingColumn(), console=console, disable=quiet, transient=False,
+    )
+    task_id = None
+
+    def on_start(rd: RunDir, n: int) -> None:
+        nonlocal task_id
+        task_id = prog.add_task(f"{settings.agent} -> {rd.run_id}", total=n, success="-")
+
+    def on_episode(out: Any) -> None:
+        state["done"] += 1
+        from ..scoring_quick import episode_success
+
+        ok = episode_success(settings, out)
+        if ok:
+            state["ok"] += 1
+        if out.status == "failed":
+            state["failed"] += 1
+        if task_id is not None:
+            prog.update(task_id, advance=1, success=f"{state['ok']}/{state['done']}")
+
+    with prog:
+        return asyncio.run(run_episodes(settings, progress=on_episode, on_start=on_start, resume=resume, **kw))
+
+
+def _print_summary(summary: Any, as_json: bool) -> None:
+    console = Console()
+    scores = summary.scores
+    payload: dict[str, Any] = {
+        "run_id": summary.run_id,
+        "run_dir": str(summary.run_dir),
+        "episodes": summary.episodes_total,
+        "episodes_run": summary.episodes_run,
+        "episodes_kept": summary.episodes_kept,
+        "failed_episodes": sum(1 for o in summary.outcomes if o.status == "failed"),
+    }
+    if scores is not None:
+        payload["scores"] = json.loads(Path(summary.run_dir, "scores.json").read_text())
+    if as_json:
+        print(json.dumps(payload, indent=2))
+        return
+    console.print(f"run [bold]{summary.run_id}[/] -> {summary.run_dir}")
+    console.print(
+        f"episodes: {summary.episodes_run} run, {summary.episodes_kept} kept from before, "
+        f"{payload['failed_episodes']} ended with an error"
+    )
+    if scores is not None:
+        from ..scoring.report import print_scores
+
+        print_scores(Path(summary.run_dir), console)
+
+
+@app.command("run")
+def run_cmd(
+    agent: Optional[str] = typer.Option(None, "--agent", "-a", help=_h("agent")),
+    episodes: Optional[Path] = typer.Option(None, "--episodes", "-e", help=_h("episodes")),
+    world: Optional[str] = typer.Option(None, "--world", help=_h("world")),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", help=_h("max_steps")),
+    disable_tool: Optional[list[str]] = typer.Option(None, "--disable-tool", help=_h("disable_tools") + " (repeatable)"),
+    enable_tool: Optional[list[str]] = typer.Option(None, "--enable-tool", help=_h("enable_tools") + " (repeatable)"),
+    final_turn_tools: Optional[bool] = typer.Option(None, "--final-turn-tools/--no-final-turn-tools", help=_h("final_turn_tools")),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help=_h("concurrency")),
+    model_rps: Optional[float] = typer.Option(None, "--model-rps", help=_h("model_rps")),
+    limit: Optional[int] = typer.Option(None, "--limit", help=_h("limit")),
+    episode: Optional[list[str]] = typer.Option(None, "--episode", help="run only this episode id (repeatable)"),
+    run_id: Optional[str] = typer.Option(None, "--run-id", help=_h("run_id")),
+    results: Optional[Path] = typer.Option(None, "--results", help=_h("results")),
+    resume: Optional[str] = typer.Option(None, "--resume", help="continue an interrupted run with this id"),
+    max_episode_tokens: Optional[int] = typer.Option(None, "--max-episode-tokens", help=_h("max_episode_tokens")),
+    max_episode_seconds: Optional[float] = typer.Option(None, "--max-episode-seconds", help=_h("max_episode_seconds")),
+    seed: Optional[int] = typer.Option(None, "--seed", help=_h("seed")),
+    model: Optional[str] = typer.Option(None, "--model", help="model name at the endpoint"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL"),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="environment variable holding the API key"),
+    temperature: Optional[float] = typer.Option(None, "--temperature"),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
+    reasoning_effort: Optional[str] = typer.Option(None, "--reasoning-effort"),
+    memory_mode: Optional[str] = typer.Option(None, "--memory-mode", help="conversation or summary"),
+    context_tokens: Optional[int] = typer.Option(None, "--context-tokens", help="summarize older turns past this size"),
+    no_score: bool = typer.Option(False, "--no-score", help="do not score at the end"),
+    preset_name: Optional[str] = typer.Option(None, "--preset", help="named preset: epibench, quick, no-rag, final-turn-tools, tight-budget"),
+    config: Optional[Path] = typer.Option(None, "--config", help="TOML file with run settings (a [run] table or top-level keys)"),
+    as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+) -> None:
+    """Run an agent over an episode set; traces go to results/<run_id>/, scores at the end."""
+    try:
+        if resume:
+            rd = RunDir((results or Path("results")) / resume)
+            if not rd.exists():
+                raise UserError(f"--resume: no run {resume!r} under {results or 'results'} (run.json missing)")
+            base = settings_from_run(rd).model_dump()
+            flags = {"episodes": episodes, "concurrency": concurrency, "results": results, "run_id": resume}
+            settings = build_settings(base, flags, source="--resume")
+        else:
+            flags: dict[str, Any] = {
+                "agent": agent, "episodes": episodes, "world": world, "max_steps": max_steps,
+                "disable_tools": disable_tool or None, "enable_tools": enable_tool or None,
+                "final_turn_tools": final_turn_tools, "concurrency": concurrency, "model_rps": model_rps,
+                "limit": limit, "episode_ids": episode or None, "run_id": run_id, "results": results,
+                "max_episode_tokens": max_episode_tokens, "max_episode_seconds": max_episode_seconds,
+                "seed": seed, "score": False if no_score else None,
+                "agent_config": {
+                    "model": model, "base_url": base_url, "api_key_env": api_key_env, "temperature": temperature,
+                    "max_tokens": max_tokens, "reasoning_effort": reasoning_effort, "memory_mode": memory_mode,
+                    "context_tokens": context_tokens,
+                },
+            }
+            layers = [preset(preset_name)] if preset_name else []
+            if config:
+                layers.append(load_toml(config))
+            settings = build_settings(*layers, flags)
+        summary = _progress_runner(settings, bool(resume), quiet or as_json)
+    except (SettingsError, RunSetupError) as e:
+        raise UserError(str(e)) from None
+    _print_summary(summary, as_json)
+
+
+def _split_list(value: str, what: str) -> list[str]:
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise UserError(f"{what}: give a comma-separated list")
+    return items
+
+
+@app.command("ablate")
+def ablate_cmd(
+    agent: str = typer.Option("heuristic", "--agent", "-a", help=_h("agent")),
+    episodes: Path = typer.Option(Path("episodes/sandbox-v1.jsonl"), "--episodes", "-e", help=_h("episodes")),
+    max_steps: str = typer.Option("10", "--max-steps", help="comma-separated budgets, e.g. 5,10,15"),
+    final_turn_tools: str = typer.Option("off", "--final-turn-tools", help="comma-separated: off,on"),
+    disable_tool: str = typer.Option("none", "--disable-tool", help="comma-separated tool names or none, e.g. none,pdf_rag"),
+    limit: Optional[int] = typer.Option(None, "--limit", help=_h("limit")),
+    concurrency: int = typer.Option(4, "--concurrency", "-j", help=_h("concurrency")),
+    results: Path = typer.Option(Path("results"), "--results", help=_h("results")),
+    name: Optional[str] = typer.Option(None, "--name", help="name of the ablation folder under results/"),
+    model: Optional[str] = typer.Option(None, "--model"),
+    base_url: Optional[str] = typer.Option(None, "--base-url"),
+    as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
+) -> None:
+    """Run every combination of budgets, final-turn tools and removed tools; write one comparison."""
+    budgets = []
+    for b in _split_list(max_steps, "--max-steps"):
+        if not b.isdigit() or int(b) < 1:
+            raise UserError(f"--max-steps: {b!r} is not a budget of at least 1")
+        budgets.append(int(b))
+    ftt = []
+    for v in _split_list(final_turn_tools, "--final-turn-tools"):
+        if v not in ("on", "off"):
+            raise UserError(f"--final-turn-tools: {v!r} must be on or off")
+        ftt.append(v == "on")
+    removed = _split_list(disable_tool, "--disable-tool")
+    group = name or f"ablate-{agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    out_root = results / group
+    combos = list(itertools.product(budgets, ftt, removed))
+    run_dirs: list[Path] = []
+    try:
+        for steps, tools_on, rm in combos:
+            rid = f"steps{steps}-final{'on' if tools_on else 'off'}-{'no_' + rm if rm != 'none' else 'all'}"
+            settings = build_settings(
+                {
+                    "agent": agent, "episodes": episodes, "max_steps": steps, "final_turn_tools": tools_on,
+                    "disable_tools": [] if rm == "none" else [rm], "limit": limit, "concurrency": concurrency,
+                    "results": out_root, "run_id": rid,
+                    "agent_config": {"model": model, "base_url": base_url},
+                },
+                source="ablate",
+            )
+            summary = _progress_runner(settings, False, as_json)
+            run_dirs.append(summary.run_dir)
+    except (SettingsError, RunSetupError) as e:
+        raise UserError(str(e)) from None
+    from ..scoring import write_comparison
+
+    path = write_comparison(run_dirs, out_root)
+    if as_json:
+        print(json.dumps({"ablation": str(out_root), "runs": [str(r) for r in run_dirs], "comparison": str(path)}, indent=2))
+    else:
+        Console().print(f"ablation of {len(run_dirs)} runs in [bold]{out_root}[/]; comparison: {path}")

@@ -1,0 +1,80 @@
+"""`epi sandbox build | stats | add`: make the offline corpus, describe it, add your own PDFs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sandbox import paths
+from sandbox.corpus.add import AddPdfError, add_pdf
+from sandbox.corpus.build import DEFAULT_SEED, build_corpus
+from sandbox.corpus.plan import DEFAULT_PAPERS
+
+from ._apps import UserError, sandbox_app
+
+_out = Console()
+
+
+@sandbox_app.command("build")
+def build(
+    seed: int = typer.Option(DEFAULT_SEED, help="Seed of the corpus generator; the same seed gives the same corpus."),
+    papers: int = typer.Option(DEFAULT_PAPERS, min=1, max=2000, help="Number of papers to generate."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even if the corpus is up to date."),
+) -> None:
+    """Generate the corpus (PDFs, ground truth, catalog) and its search index under EPI_SANDBOX_DIR."""
+    root = paths.sandbox_dir()
+    if not force and (root / "build.json").is_file():
+        _out.print(f"checking {root} ...")
+    else:
+        _out.print(f"building {papers} papers (seed {seed}) into {root} ...")
+    try:
+        result = build_corpus(root, seed=seed, n_papers=papers, force=force)
+    except OSError as e:
+        raise UserError(f"cannot write the sandbox in {root}: {e.strerror or e}") from None
+    if result.up_to_date:
+        _out.print(f"up to date: {result.papers} papers, {result.pages} pages in {root} (use --force to rebuild)")
+    else:
+        _out.print(f"built {result.papers} papers, {result.pages} pages, {result.bytes / 1e6:.1f} MB "
+                   f"in {result.seconds:.1f} s into {root}")
+
+
+@sandbox_app.command("stats")
+def stats(as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table.")) -> None:
+    """Describe the built corpus: papers, figures, tables, pages, areas, layouts."""
+    from sandbox.corpus.stats import corpus_stats
+
+    if not paths.ground_truth_path().is_file():
+        raise UserError(f"the sandbox in {paths.sandbox_dir()} is not built (no ground_truth.json); "
+                        "run `epi sandbox build`")
+    s = corpus_stats()
+    if as_json:
+        typer.echo(json.dumps(s.model_dump(), indent=1))
+        return
+    table = Table(title=f"sandbox corpus ({s.generator_version}, seed {s.seed})")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for key in ("papers", "figures", "vector_figures", "raster_figures", "tables", "pages", "areas", "citations", "added"):
+        table.add_row(key.replace("_", " "), str(getattr(s, key)))
+    for layout, n in s.layouts.items():
+        table.add_row(f"layout: {layout.replace('_', ' ')}", str(n))
+    for area, n in s.by_area.items():
+        table.add_row(f"area: {area}", str(n))
+    _out.print(table)
+
+
+@sandbox_app.command("add")
+def add(pdf: Path = typer.Argument(..., help="A PDF file to add to the sandbox corpus.")) -> None:
+    """Add your own PDF: it gets an id (U001, ...), is parsed, cataloged and indexed like a generated paper."""
+    try:
+        result = add_pdf(pdf)
+    except AddPdfError as e:
+        raise UserError(str(e)) from None
+    e = result.entry
+    if result.already_present:
+        _out.print(f"{pdf} is already in the sandbox as {e.id} ({e.title})")
+        return
+    _out.print(f"added {pdf} as {e.id}: {e.title!r}, {e.pages} pages, figures {e.figures or 'none'}, "
+               f"tables {e.tables or 'none'}", highlight=False)

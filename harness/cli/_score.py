@@ -1,0 +1,106 @@
+"""`epi score RUN`, `epi compare RUN...` and `epi agreement RUN --a L --b L`: numbers from files only."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from ._apps import UserError, app
+
+
+def _wide_console() -> Console:
+    """A console wide enough for the paper-style tables even when output is piped."""
+    c = Console()
+    return c if c.is_terminal and c.width >= 140 else Console(width=160)
+
+
+def _user_errors(fn):  # noqa: ANN001, ANN202
+    """Turn scoring's own errors (bad run dir, episode mismatch, judge down) into UserError (exit 2)."""
+    from ..scoring.judge import JudgeUnavailable
+    from ..scoring.run import ScoringError
+
+    def wrapped(*a, **kw):  # noqa: ANN002, ANN003, ANN202
+        try:
+            return fn(*a, **kw)
+        except (ScoringError, JudgeUnavailable) as e:
+            raise UserError(str(e)) from None
+    return wrapped
+
+
+@app.command("score")
+def score_cmd(
+    run: Path = typer.Argument(..., help="run directory, e.g. results/<run_id>"),
+    episodes: Optional[Path] = typer.Option(None, "--episodes", "-e", help="episode file (default: the one named in run.json)"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="label answers with this judge model instead of the matcher"),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="OpenAI-compatible base URL of the judge"),
+    judge_key_env: str = typer.Option("OPENAI_API_KEY", "--judge-key-env", help="environment variable with the judge's API key"),
+    allow_mismatch: bool = typer.Option(False, "--allow-mismatch", help="score even if the episode file's hash differs from the run's"),
+    as_json: bool = typer.Option(False, "--json", help="print scores.json instead of tables"),
+) -> None:
+    """Score a run from its traces (never runs an agent or a tool); writes scores.json, episode_scores.jsonl, report.md."""
+    from ..scoring import JudgeConfig, score_run
+    from ..scoring.report import print_scores
+
+    if (judge is None) != (judge_base_url is None):
+        raise UserError("--judge and --judge-base-url go together: give both or neither")
+    cfg = JudgeConfig(model=judge, base_url=judge_base_url, api_key_env=judge_key_env) if judge and judge_base_url else None
+    scores = _user_errors(score_run)(run, episodes_path=episodes, judge=cfg, allow_mismatch=allow_mismatch)
+    if as_json:
+        print(scores.model_dump_json(indent=2))
+    else:
+        print_scores(run, _wide_console())
+
+
+@app.command("compare")
+def compare_cmd(
+    runs: list[Path] = typer.Argument(..., help="run directories to put side by side"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write comparison.md and plots/ into this folder"),
+    as_json: bool = typer.Option(False, "--json", help="print every run's scores as JSON"),
+) -> None:
+    """One leaderboard laid out like EpiBench Tables 2 and 3 (runs not scored yet are scored first)."""
+    from ..scoring import compare_runs, write_comparison
+    from ..scoring.compare import leaderboard_table
+
+    scores = _user_errors(compare_runs)(runs)
+    path = _user_errors(write_comparison)(runs, out) if out is not None else None
+    if as_json:
+        payload = {"runs": [json.loads(s.model_dump_json()) for s in scores], "comparison": str(path) if path else None}
+        print(json.dumps(payload, indent=2))
+        return
+    console = _wide_console()
+    console.print(leaderboard_table(scores))
+    if any(s.uses_gold for s in scores):
+        console.print(f"[bold yellow]{next(s.note for s in scores if s.uses_gold)}[/]")
+    if path:
+        console.print(f"comparison: {path}")
+
+
+@app.command("agreement")
+def agreement_cmd(
+    run: Path = typer.Argument(..., help="run directory"),
+    a: str = typer.Option(..., "--a", help="labeller: matcher, judge:<model>@<base_url> or human:<file.jsonl>"),
+    b: str = typer.Option(..., "--b", help="the other labeller, same forms"),
+    episodes: Optional[Path] = typer.Option(None, "--episodes", "-e", help="episode file (default: the one in run.json)"),
+    allow_mismatch: bool = typer.Option(False, "--allow-mismatch", help="use an episode file whose hash differs"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Agreement rate and Cohen's kappa between two labellers, at turn and episode level."""
+    from ..scoring.agreement import run_agreement
+
+    rep = _user_errors(run_agreement)(run, a, b, episodes_path=episodes, allow_mismatch=allow_mismatch)
+    if as_json:
+        print(rep.model_dump_json(indent=2))
+        return
+    from rich.table import Table
+
+    from ..scoring.report import fmt
+
+    t = Table(title=f"{a}  vs  {b}")
+    for col in ("Level", "N", "Agreement", "p_e", "Cohen's kappa"):
+        t.add_column(col, justify="right")
+    for lvl in (rep.turn, rep.episode):
+        t.add_row(lvl.level, str(lvl.n), fmt(lvl.agreement, 3), fmt(lvl.p_e, 3), fmt(lvl.kappa, 3))
+    _wide_console().print(t)

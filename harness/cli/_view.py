@@ -1,0 +1,113 @@
+"""`epi replay` (an episode in the terminal) and `epi view` (a static HTML viewer of runs)."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from ..replay_view import ReplayError, replay
+from ..viewer import RunFiles, RunFilesError, build_viewer, serve_viewer
+from ._apps import UserError, app
+
+
+def resolve_run(run: str, results: Path) -> Path:
+    """A run given as a folder path, or as a run id under the results folder."""
+    direct = Path(run)
+    if direct.is_dir():
+        return direct
+    under = results / run
+    if under.is_dir():
+        return under
+    if direct.is_absolute():
+        raise UserError(f"no run {run!r}: {direct} is not a folder")
+    raise UserError(f"no run {run!r}: neither {direct} nor {under} is a folder")
+
+
+def _open(run: str, results: Path) -> RunFiles:
+    try:
+        return RunFiles.open(resolve_run(run, results))
+    except RunFilesError as e:
+        raise UserError(str(e)) from None
+
+
+@app.command("replay")
+def replay_cmd(
+    run: str = typer.Argument(..., help="run folder, or a run id under --results"),
+    episode: Optional[str] = typer.Argument(None, help="episode id (optional with --failed: start there)"),
+    failed: bool = typer.Option(False, "--failed", help="walk the failed episodes one by one"),
+    from_turn: Optional[int] = typer.Option(None, "--from-turn", help="continue EPISODE from this turn (1-based) with --agent"),
+    agent: Optional[str] = typer.Option(None, "--agent", help="the agent that takes over at --from-turn"),
+    run_id: Optional[str] = typer.Option(None, "--run-id", help="id of the new run made by --from-turn"),
+    results: Path = typer.Option(Path("results"), "--results", help="folder holding run folders"),
+    width: Optional[int] = typer.Option(None, "--width", help="terminal width to render for"),
+) -> None:
+    """Replay an episode turn by turn: steps, evidence, gold against agent answer, the first error marked."""
+    if (from_turn is None) != (agent is None):
+        raise UserError("--from-turn and --agent go together: `epi replay RUN EPISODE --from-turn K --agent NAME`")
+    files = _open(run, results)
+    console = Console(width=width)
+    if from_turn is not None and agent is not None:
+        if episode is None:
+            raise UserError("--from-turn needs the EPISODE to continue")
+        _continue(files, episode, from_turn, agent, results, run_id, console)
+        return
+    ask = None
+    if failed and sys.stdin.isatty() and sys.stdout.isatty():
+        def ask(next_id: str) -> bool:
+            reply = console.input(f"[dim]Enter: next failed episode ({next_id}) · q: quit[/] ")
+            return reply.strip().lower() not in ("q", "quit")
+    try:
+        replay(files, episode, failed=failed, console=console, ask_next=ask)
+    except ReplayError as e:
+        raise UserError(str(e)) from None
+
+
+def _continue(files: RunFiles, episode: str, from_turn: int, agent: str, results: Path, run_id: Optional[str],
+              console: Console) -> None:
+    from ..runner import RunSetupError, continue_episode
+
+    if episode not in files.episode_ids():
+        raise UserError(f"episode {episode!r} is not in run {files.run_id}")
+    try:
+        new_dir = asyncio.run(continue_episode(files.run.path, episode, from_turn, agent, results_dir=results, run_id=run_id))
+    except RunSetupError as e:
+        raise UserError(str(e)) from None
+    console.print(f"continued {episode} from turn {from_turn} with agent {agent}: new run at {new_dir}", highlight=False)
+    console.print(f"replay it: epi replay {new_dir} {episode}", highlight=False)
+
+
+@app.command("view")
+def view_cmd(
+    runs: List[str] = typer.Argument(..., help="run folders or run ids (the first is the main run; a second is shown side by side)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="viewer folder (default: <first run>/viewer)"),
+    serve: bool = typer.Option(False, "--serve", help="serve the viewer on localhost after writing it"),
+    port: int = typer.Option(8765, "--port", help="port for --serve (0 picks a free one)"),
+    screenshots: Optional[Path] = typer.Option(None, "--screenshots", help="also save viewer.png and viewer_episode.png here (headless Chromium)"),
+    results: Path = typer.Option(Path("results"), "--results", help="folder holding run folders"),
+) -> None:
+    """Write a self-contained HTML viewer (open index.html directly, no server needed)."""
+    dirs = [resolve_run(r, results) for r in runs]
+    try:
+        index = build_viewer(dirs, out)
+    except RunFilesError as e:
+        raise UserError(str(e)) from None
+    console = Console()
+    console.print(f"viewer written: {index}", highlight=False)
+    console.print(f"open: {index.resolve().as_uri()}", highlight=False)
+    if screenshots is not None:
+        from ..viewer.screenshot import take_screenshots
+
+        try:
+            for shot in asyncio.run(take_screenshots(index, screenshots)):
+                console.print(f"screenshot: {shot}", highlight=False)
+        except FileNotFoundError as e:
+            raise UserError(str(e)) from None
+    if serve:
+        try:
+            serve_viewer(index.parent, port, on_ready=lambda url: console.print(f"serving on {url} (Ctrl-C stops)", highlight=False))
+        except OSError as e:
+            raise UserError(f"cannot serve on port {port}: {e.strerror or e}") from None

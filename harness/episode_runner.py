@@ -1,0 +1,300 @@
+"""The episode runner: drives an agent through each episode's turns under the protocol's rules.
+
+Per turn: offer the allowed tools (none on a memory-only turn unless final-turn tools are on), let
+the agent act until it answers or the step budget is used; then exactly one more no-tool request for
+a fallback answer. Everything goes to the trace. An error in one episode ends that episode with a
+reason bucket and never the run.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tools import Tool, World, get_tool
+
+from .agent import (
+    Agent,
+    AnswerSpec,
+    BudgetExhaustedError,
+    EpisodeInfo,
+    FinalAnswer,
+    ModelOutputError,
+    ProviderError,
+    ToolCall,
+    ToolSpec,
+    TurnView,
+)
+from .episode import Episode
+from .memory import EpisodeMemory
+from .rundir import RunDir
+from .session import EpisodeCounters, PipelineError, RateLimiter, ToolSession
+from .settings import RunSettings
+from .trace import (
+    BudgetExhausted,
+    EpisodeEnd,
+    EpisodeStart,
+    ErrorEvent,
+    FinalAnswerEvent,
+    LimitHit,
+    ReasonBucket,
+    TokenUsage,
+    TurnStart,
+)
+from .tracewriter import TraceWriter
+
+
+@dataclass
+class EpisodeOutcome:
+    episode_id: str
+    status: str
+    bucket: str | None
+    answers: list[str | None]
+    wall_s: float
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    run_dir: Path
+    episodes_total: int
+    episodes_run: int
+    episodes_kept: int
+    outcomes: list[EpisodeOutcome] = field(default_factory=list)
+    scores: Any = None
+
+
+class _EpisodeStop(Exception):
+    """Ends the episode early with a reason bucket."""
+
+    def __init__(self, bucket: ReasonBucket, message: str, detail: str | None = None, answered: bool = False,
+                 answer: str | None = None):
+        super().__init__(message)
+        self.bucket: ReasonBucket = bucket
+        self.message = message
+        self.detail = detail
+        self.answered = answered  # the current turn already has its final_answer event
+        self.answer = answer
+
+
+class _LimitReached(Exception):
+    def __init__(self, limit: str, value: float, cap: float):
+        super().__init__(limit)
+        self.limit, self.value, self.cap = limit, value, cap
+
+
+def _answer_text(action: Any) -> str | None:
+    if isinstance(action, FinalAnswer):
+        return None if action.answer is None else str(action.answer)
+    return None
+
+
+class EpisodeRunner:
+    """Runs one episode with one agent; shared pieces (world, tools, limiter) come from the run."""
+
+    def __init__(
+        self,
+        *,
+        settings: RunSettings,
+        world: World,
+        tools: dict[str, Tool],
+        run_dir: RunDir,
+        limiter: RateLimiter,
+        episodes_dir: Path,
+        make_agent: Callable[[], Agent],
+    ):
+        self.s = settings
+        self.world = world
+        self.tools = tools
+        self.run_dir = run_dir
+        self.limiter = limiter
+        self.episodes_dir = episodes_dir
+        self.make_agent = make_agent
+
+    def _specs(self, names: list[str]) -> list[ToolSpec]:
+        return [ToolSpec(**self.tools[n].spec()) for n in names]
+
+    async def run(self, ep: Episode) -> EpisodeOutcome:
+        writer = TraceWriter(self.run_dir.trace_path(ep.id), run_id=self.run_dir.run_id, episode_id=ep.id)
+        t_start = time.time()
+        counters = EpisodeCounters()
+        memory = EpisodeMemory()
+        answers: list[str | None] = []
+        status, bucket = "completed", None
+        agent: Agent | None = None
+        try:
+            try:
+                agent = self.make_agent()
+            except Exception as e:  # building the agent failed: our side or its config
+                raise _EpisodeStop("pipeline", f"could not create agent: {type(e).__name__}: {e}", traceback.format_exc())
+            writer.write(
+                EpisodeStart(
+                    n_turns=len(ep.turns), split=ep.split, task_type=ep.task_type, initiation=ep.initiation,
+                    agent=getattr(agent, "name", self.s.agent), uses_gold=bool(getattr(agent, "uses_gold", False)),
+                )
+            )
+            info = EpisodeInfo(
+                episode_id=ep.id, n_turns=len(ep.turns), split=ep.split, task_type=ep.task_type,
+                initiation=ep.initiation, area=ep.area,
+                episode=ep if getattr(agent, "uses_gold", False) else None,
+                trace_dir=str(self.run_dir.assets_dir(ep.id)),
+            )
+            await self._guard(agent.start_episode(info), "start_episode")
+            for t, turn in enumerate(ep.turns, 1):
+                answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start)
+                answers.append(answer)
+        except _EpisodeStop as stop:
+            status, bucket = "failed", stop.bucket
+            writer.write(ErrorEvent(turn=len(answers) + 1, bucket=stop.bucket, message=stop.message, detail=stop.detail))
+            if stop.answered:
+                answers.append(stop.answer)
+            for t in range(len(answers) + 1, len(ep.turns) + 1):
+                writer.write(FinalAnswerEvent(turn=t, answer=None, source="none"))
+                answers.append(None)
+        finally:
+            if agent is not None:
+                try:
+                    await asyncio.wait_for(agent.end_episode(), timeout=30)
+                except Exception:  # an agent's cleanup failing must not lose the trace
+                    pass
+        writer.write(
+            EpisodeEnd(
+                ts=time.time(), duration_s=time.time() - t_start, status=status, bucket=bucket,
+                model_calls=counters.model_calls, tool_calls=counters.tool_calls,
+                usage=TokenUsage(input_tokens=counters.input_tokens, output_tokens=counters.output_tokens),
+            )
+        )
+        writer.commit()
+        return EpisodeOutcome(ep.id, status, bucket, answers, time.time() - t_start)
+
+    async def _guard(self, coro: Any, what: str) -> Any:
+        """Await an agent call; map its failures to reason buckets."""
+        try:
+            return await asyncio.wait_for(coro, timeout=self.s.step_timeout_s)
+        except (_EpisodeStop, BudgetExhaustedError, _LimitReached):
+            raise
+        except ProviderError as e:
+            raise _EpisodeStop("provider", f"model provider failed: {e}") from e
+        except ModelOutputError as e:
+            raise _EpisodeStop("model", f"no usable model output: {e}") from e
+        except PipelineError as e:
+            raise _EpisodeStop("pipeline", str(e), e.detail) from e
+        except asyncio.TimeoutError:
+            raise _EpisodeStop("model", f"agent {what} took longer than {self.s.step_timeout_s:.0f} s") from None
+        except Exception as e:
+            raise _EpisodeStop(
+                "pipeline", f"agent {what} raised {type(e).__name__}: {e}", traceback.format_exc()
+            ) from e
+
+    def _check_limits(self, counters: EpisodeCounters, t_start: float) -> None:
+        if self.s.max_episode_tokens is not None and counters.tokens >= self.s.max_episode_tokens:
+            raise _LimitReached("tokens", counters.tokens, self.s.max_episode_tokens)
+        if self.s.max_episode_seconds is not None and time.time() - t_start >= self.s.max_episode_seconds:
+            raise _LimitReached("wall_time", time.time() - t_start, self.s.max_episode_seconds)
+
+    async def _run_turn(
+        self, agent: Agent, ep: Episode, t: int, memory: EpisodeMemory, writer: TraceWriter,
+        counters: EpisodeCounters, t_start: float,
+    ) -> str | None:
+        turn = ep.turns[t - 1]
+        active = list(self.tools)
+        allowed = [] if (turn.memory_only and not self.s.final_turn_tools) else active
+        cue_image = None
+        if turn.cue and turn.cue.image:
+            cue_image = str((self.episodes_dir / turn.cue.image).resolve())
+        view = TurnView(
+            episode_id=ep.id, turn=t, n_turns=len(ep.turns), question=turn.question,
+            cue_text=turn.cue.text if turn.cue else None, cue_image=cue_image,
+            answer_spec=AnswerSpec(format=turn.answer.format, choices=turn.answer.choices, unit=turn.answer.unit),
+            tools=self._specs(allowed), max_steps=self.s.max_steps, steps_used=0,
+            memory_only=turn.memory_only, memory=memory.observations, history=list(memory.history),
+        )
+        writer.write(
+            TurnStart(
+                turn=t, question=turn.question, cue_text=view.cue_text, cue_image=cue_image,
+                allowed_tools=allowed, budget=self.s.max_steps, memory_only=turn.memory_only,
+            )
+        )
+        ctx = ToolSession(
+            view=view, world=self.world, tools=self.tools, memory=memory, writer=writer,
+            assets_dir=self.run_dir.assets_dir(ep.id), run_dir=self.run_dir.path, counters=counters,
+            limiter=self.limiter,
+        )
+        answer: str | None = None
+        source = "agent"
+        reasoning = None
+        try:
+            self._check_limits(counters, t_start)
+            action = await self._act(agent, ctx, counters, t_start)
+            if action is None:  # budget used up without an answer: one no-tool fallback request
+                writer.write(BudgetExhausted(turn=t, step=view.steps_used, budget=self.s.max_steps))
+                answer, reasoning = await self._fallback(agent, ctx)
+                source = "budget_fallback"
+            else:
+                answer, reasoning = _answer_text(action), action.reasoning
+        except _LimitReached as lim:
+            writer.write(LimitHit(turn=t, step=view.steps_used, limit=lim.limit, value=lim.value, cap=lim.cap))
+            answer, reasoning = await self._fallback(agent, ctx)
+            writer.write(FinalAnswerEvent(turn=t, step=view.steps_used, answer=answer, source="limit_fallback", reasoning=reasoning))
+            memory.finish_turn(t, turn.question, answer)
+            raise _EpisodeStop(
+                "model", f"episode {lim.limit} limit reached ({lim.value:.0f} >= {lim.cap:.0f})",
+                answered=True, answer=answer,
+            ) from None
+        writer.write(FinalAnswerEvent(turn=t, step=view.steps_used, answer=answer, source=source, reasoning=reasoning))
+        memory.finish_turn(t, turn.question, answer)
+        return answer
+
+    async def _act(self, agent: Agent, ctx: ToolSession, counters: EpisodeCounters, t_start: float) -> Any:
+        """Let the agent work the turn. Returns its FinalAnswer, or None if the budget ran out."""
+        view = ctx.view
+        run_turn = getattr(agent, "run_turn", None)
+        if run_turn is not None and view.tools:
+            try:
+                result = await self._guard(run_turn(ctx), "run_turn")
+            except BudgetExhaustedError:
+                return None
+            if isinstance(result, FinalAnswer):
+                return result
+            raise _EpisodeStop("model", f"agent run_turn returned {type(result).__name__}, not a FinalAnswer")
+        while True:
+            self._check_limits(counters, t_start)
+            action = await self._guard(agent.step(ctx), "step")
+            if isinstance(action, FinalAnswer):
+                return action
+            if not isinstance(action, ToolCall):
+                raise _EpisodeStop("model", f"agent returned {type(action).__name__}, not a ToolCall or FinalAnswer")
+            try:
+                await ctx.call_tool(action.tool, action.args, action.reasoning)
+            except BudgetExhaustedError:
+                return None
+            except PipelineError as e:
+                raise _EpisodeStop("pipeline", str(e), e.detail) from e
+            if view.budget_left <= 0:
+                return None
+
+    async def _fallback(self, agent: Agent, ctx: ToolSession) -> tuple[str | None, str | None]:
+        ctx.view.fallback = True
+        ctx.view.tools = []
+        try:
+            action = await self._guard(agent.step(ctx), "fallback step")
+        except BudgetExhaustedError:
+            return None, None
+        if isinstance(action, FinalAnswer):
+            return _answer_text(action), action.reasoning
+        return None, "the agent asked for a tool after the budget was used up"
+
+
+def active_tool_names(settings: RunSettings) -> list[str]:
+    from tools import CORE_TOOLS
+
+    names = [n for n in CORE_TOOLS if n not in settings.disable_tools]
+    names += [n for n in settings.enable_tools if n not in names and n not in settings.disable_tools]
+    return names
+
+
+def load_tools(names: list[str]) -> dict[str, Tool]:
+    return {n: get_tool(n) for n in names}

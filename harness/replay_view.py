@@ -1,0 +1,199 @@
+"""`epi replay`: an episode replayed in the terminal, turn by turn, with the first error marked.
+
+Renders an `EpisodeTimeline` (harness.viewer.timeline) with rich. Every piece of trace text goes in
+as a `rich.text.Text`, never as markup, so model output cannot restyle or hide anything.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from .viewer.run_files import RunFiles
+from .viewer.timeline import EpisodeTimeline, StepView, TurnTimeline, build_timeline
+
+FAILURE_TAG = "✖ FIRST ERROR"
+_KIND_LABEL = {
+    "retry": "retry", "error": "error", "budget_exhausted": "budget", "limit_hit": "limit", "final_answer": "answer",
+}
+
+
+def _short(value: Any, limit: int) -> str:
+    s = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    s = " ".join(s.split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _display_path(path: str) -> str:
+    """A path relative to the working directory when it is under it (shorter to read, still usable)."""
+    p = Path(path)
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)
+
+
+def format_call(step: StepView, limit: int = 60) -> str:
+    """`tool(arg=value, ...)` with long values shortened."""
+    args = ", ".join(f"{k}={_short(json.dumps(v, ensure_ascii=False), limit)}" for k, v in step.args.items())
+    return f"{step.tool}({args})"
+
+
+def _header(tl: EpisodeTimeline) -> Panel:
+    if tl.success is None:
+        verdict = Text("not scored", style="yellow")
+    elif tl.success:
+        verdict = Text("SUCCESS", style="bold green")
+    else:
+        verdict = Text("FAILED", style="bold red")
+    facts = [f"split {tl.split or '?'}", tl.task_type or "?", tl.initiation or "?", f"{tl.n_turns} turns", f"status {tl.status}"]
+    if tl.bucket:
+        facts.append(f"bucket {tl.bucket}")
+    body = Text.assemble(verdict, "  ", " · ".join(facts), "\n",
+                         f"tool calls {tl.tool_calls} · model calls {tl.model_calls} · tokens {tl.tokens} · {tl.wall_s:.1f}s")
+    if tl.failure is not None:
+        f = tl.failure
+        body.append("\n")
+        body.append(f"{FAILURE_TAG}: {f.type}", style="bold red")
+        body.append(f" at turn {f.turn}, step {f.step or 'answer'} — ")
+        body.append(f.why)
+    for note in tl.notes:
+        body.append(f"\nnote: {note}", style="yellow")
+    title = Text.assemble(("episode ", "dim"), (tl.episode_id, "bold"), ("  run ", "dim"), tl.run_id,
+                          ("  agent ", "dim"), tl.agent or "?")
+    return Panel(body, title=title, title_align="left", border_style="red" if tl.success is False else "cyan")
+
+
+def _step_cells(step: StepView) -> tuple[Text, Text, Text, Text]:
+    """(call, observation, evidence, budget-left) cells of one timeline row."""
+    if step.kind == "tool_call":
+        call = Text(format_call(step), style="bold")
+    else:
+        call = Text(_KIND_LABEL[step.kind], style="bold magenta" if step.kind != "final_answer" else "bold")
+    if step.reasoning:
+        call.append("\n")
+        call.append(_short(step.reasoning, 240), style="italic dim")
+    if step.failure is not None:
+        call.append("\n")
+        call.append(f"{FAILURE_TAG}: {step.failure.type}", style="bold white on red")
+        call.append("\n")
+        call.append(step.failure.why, style="red")
+    obs = Text(_short(step.summary, 220))
+    if step.error:
+        obs.append(("\n" if obs else "") + f"error ({step.error_kind or '?'}): {_short(step.error, 200)}", style="red")
+    for img in step.images:
+        obs.append(f"\nimage: {_display_path(img.path) if img.path else img.name + ' (file missing)'}", style="cyan")
+    evidence = Text("\n".join(step.evidence), style="green")
+    left = Text("" if step.budget_left is None else str(step.budget_left), justify="right")
+    return call, obs, evidence, left
+
+
+def _answer_and_evidence(t: TurnTimeline) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="dim", no_wrap=True)
+    grid.add_column()
+    mark = {True: ("✓ correct", "bold green"), False: ("✗ wrong", "bold red"), None: ("? unscored", "yellow")}[t.correct]
+    agent = Text(t.answer if t.answer is not None else "(no answer)", style="bold")
+    if t.answer_source and t.answer_source != "agent":
+        agent.append(f"  [from {t.answer_source}]", style="yellow")
+    grid.add_row("agent answer", Text.assemble(agent, "   ", mark))
+    grid.add_row("gold answer", Text(t.gold if t.gold is not None else "(episode file not available)", style="bold"))
+    if t.required:
+        req = Text()
+        for i, e in enumerate(t.required):
+            if i:
+                req.append("\n")
+            req.append(f"✓ {e.unit}" if e.accessed else f"✗ {e.unit}  (not accessed)",
+                       style="green" if e.accessed else "red")
+        grid.add_row("evidence required", req)
+    else:
+        grid.add_row("evidence required", Text("(none annotated)", style="dim"))
+    grid.add_row("evidence accessed" + (" (memory)" if t.memory_only else ""),
+                 Text(", ".join(t.accessed) if t.accessed else "(none)"))
+    return grid
+
+
+def _turn(t: TurnTimeline, n_turns: int) -> RenderableType:
+    head = Text.assemble((f"Q{t.turn}: ", "bold cyan"), t.question)
+    if t.cue_text:
+        head.append("\ncue: ", style="dim")
+        head.append(t.cue_text)
+    if t.cue_image is not None:
+        path = t.cue_image.path
+        head.append(f"\ncue image: {_display_path(path) if path else t.cue_image.name + ' (file missing)'}", style="cyan")
+    tools = ", ".join(t.allowed_tools) if t.allowed_tools else "none"
+    head.append(f"\ntools: {tools} · budget {t.budget if t.budget is not None else '?'}"
+                f" · model calls {t.model_calls} · tokens {t.tokens}", style="dim")
+    if t.memory_only:
+        head.append("  MEMORY-ONLY TURN", style="bold yellow")
+    table = Table(expand=True, show_lines=True, header_style="bold dim")
+    table.add_column("#", justify="right", width=3)
+    table.add_column("step", ratio=4)
+    table.add_column("observation", ratio=4, overflow="fold")
+    table.add_column("evidence", ratio=2)
+    table.add_column("left", justify="right", width=4)
+    for s in t.steps:
+        number = Text(str(s.step) if s.kind == "tool_call" else "·", style=None if s.kind == "tool_call" else "dim")
+        table.add_row(number, *_step_cells(s), style="on grey19" if s.failure else None)
+    if not t.steps:
+        table.add_row("", Text("(this turn did not run)", style="yellow"), "", "", "")
+    style = "red" if t.failure or t.correct is False else "green" if t.correct else "white"
+    return Group(Rule(Text(f"Turn {t.turn}/{n_turns}", style="bold"), style=style), head, table, _answer_and_evidence(t))
+
+
+def render_episode(tl: EpisodeTimeline, console: Console) -> None:
+    """Print the whole episode: header, then each turn's steps, answer and evidence."""
+    console.print(_header(tl))
+    for t in tl.turns:
+        console.print(_turn(t, tl.n_turns))
+        console.print()
+
+
+def replay(files: RunFiles, episode_id: str | None, *, failed: bool, console: Console,
+           ask_next: Callable[[str], bool] | None = None) -> list[str]:
+    """Print one episode, or walk the failed ones (from `episode_id` on, if given); return the ids shown.
+
+    `ask_next(next_id)` is asked before each further episode; None prints them all (no TTY).
+    """
+    known = files.episode_ids()
+    if not failed:
+        if episode_id is None:
+            raise ReplayError("name an EPISODE to replay, or pass --failed")
+        if episode_id not in known:
+            raise ReplayError(f"episode {episode_id!r} is not in run {files.run_id} ({_some(known)})")
+        render_episode(build_timeline(files, episode_id), console)
+        return [episode_id]
+    todo = files.failed_ids()
+    if not files.scores:
+        raise ReplayError(f"run {files.run_id} has no scores, so no failed episodes can be listed: {'; '.join(files.notes)}")
+    if episode_id is not None:
+        if episode_id not in todo:
+            raise ReplayError(f"episode {episode_id!r} is not a failed episode of run {files.run_id} ({_some(todo)})")
+        todo = todo[todo.index(episode_id):]
+    if not todo:
+        console.print(Text(f"run {files.run_id}: no failed episodes", style="green"))
+        return []
+    console.print(Text(f"run {files.run_id}: {len(todo)} failed episode(s)", style="bold"))
+    shown: list[str] = []
+    for i, eid in enumerate(todo):
+        if i and ask_next is not None and not ask_next(eid):
+            break
+        render_episode(build_timeline(files, eid), console)
+        shown.append(eid)
+    return shown
+
+
+class ReplayError(Exception):
+    """Replay asked for something the run does not have (the CLI shows it as a user error)."""
+
+
+def _some(ids: list[str], n: int = 8) -> str:
+    if not ids:
+        return "it has none"
+    return "known: " + ", ".join(ids[:n]) + (f", … {len(ids) - n} more" if len(ids) > n else "")

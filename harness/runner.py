@@ -1,0 +1,323 @@
+"""A run: check the settings, open the world and the run directory, run episodes concurrently, score.
+
+Everything a user can get wrong is checked before any episode runs (RunSetupError -> exit code 2).
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import hashlib
+import importlib.metadata as _md
+import json
+import os
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any, Callable
+
+from tools import ALL_TOOLS, World
+
+from .rundir import RunDir, atomic_write_text
+from .episode_runner import EpisodeOutcome, EpisodeRunner, RunSummary, active_tool_names, load_tools
+from .session import RateLimiter
+from .settings import RunSettings
+
+ProgressFn = Callable[[EpisodeOutcome], None]
+
+
+class RunSetupError(Exception):
+    """A run cannot start: the message says which setting or file is wrong."""
+
+
+def _package_versions() -> dict[str, str]:
+    out = {}
+    for pkg in ("epiharness", "pydantic", "pymupdf", "openai", "smolagents", "sentence-transformers", "faiss-cpu", "bm25s", "torch"):
+        try:
+            out[pkg] = _md.version(pkg)
+        except _md.PackageNotFoundError:
+            pass
+    return out
+
+
+def _git_commit() -> str | None:
+    try:
+        r = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5
+        )
+        return r.stdout.strip() or None if r.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def make_world(settings: RunSettings) -> World:
+    if settings.world == "sandbox":
+        from sandbox.world import SandboxWorld
+
+        try:
+            return SandboxWorld()
+        except FileNotFoundError as e:
+            raise RunSetupError(f"the sandbox corpus is not built ({e}); run `epi sandbox build` first") from None
+    from tools.live import LiveWorld
+
+    return LiveWorld()
+
+
+def check_settings(settings: RunSettings) -> None:
+    from agents import AGENT_FACTORIES
+
+    if settings.agent not in AGENT_FACTORIES:
+        raise RunSetupError(f"unknown agent {settings.agent!r}; known agents: {', '.join(AGENT_FACTORIES)}")
+    for opt, names in (("--disable-tool", settings.disable_tools), ("--enable-tool", settings.enable_tools)):
+        for n in names:
+            if n not in ALL_TOOLS:
+                raise RunSetupError(f"{opt}: unknown tool {n!r}; known tools: {', '.join(ALL_TOOLS)}")
+    if settings.agent == "replay" and not settings.agent_config.replay_run:
+        raise RunSetupError("the replay agent needs the run to replay (agent_config.replay_run)")
+
+
+def load_episode_set(settings: RunSettings, world: World) -> Any:
+    from .episodes_io import EpisodeFileError, load_episodes
+
+    catalog = getattr(world, "catalog", None)
+    try:
+        return load_episodes(settings.episodes, catalog=catalog)
+    except EpisodeFileError as e:
+        raise RunSetupError(str(e)) from None
+
+
+def select_episodes(settings: RunSettings, episodes: list[Any]) -> list[Any]:
+    chosen = episodes
+    if settings.episode_ids:
+        known = {e.id for e in episodes}
+        missing = [i for i in settings.episode_ids if i not in known]
+        if missing:
+            raise RunSetupError(f"--episode: not in {settings.episodes}: {', '.join(missing)}")
+        want = set(settings.episode_ids)
+        chosen = [e for e in episodes if e.id in want]
+    if settings.limit is not None:
+        chosen = chosen[: settings.limit]
+    return chosen
+
+
+def _prepare_run_dir(settings: RunSettings, episode_sha: str) -> tuple[RunDir, bool]:
+    results = settings.results
+    try:
+        results.mkdir(parents=True, exist_ok=True)
+        probe = results / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise RunSetupError(f"results directory {results} is not writable: {e.strerror or e}") from None
+    run_id = settings.run_id or f"{settings.agent}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    rd = RunDir(results / run_id)
+    return rd, rd.exists()
+
+
+def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: list[str], extra: dict[str, Any]) -> None:
+    cfg = {
+        "run_id": rd.run_id,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+        "settings": json.loads(settings.model_dump_json()),
+        "agent": settings.agent,
+        "model": settings.agent_config.model,
+        "tools": tools,
+        "max_steps": settings.max_steps,
+        "final_turn_tools": settings.final_turn_tools,
+        "disable_tools": settings.disable_tools,
+        "episodes_path": str(Path(settings.episodes).resolve()),
+        "episodes_sha256": episode_set.sha256,
+        "episodes_total": len(episode_set.episodes),
+        "seed": settings.seed,
+        "git_commit": _git_commit(),
+        "versions": _package_versions(),
+        "python": platform.python_version(),
+        **extra,
+    }
+    atomic_write_text(rd.run_json, json.dumps(cfg, indent=2))
+
+
+def settings_from_run(rd: RunDir) -> RunSettings:
+    cfg = rd.load_config()
+    return RunSettings.model_validate(cfg["settings"])
+
+
+async def run_episodes(
+    settings: RunSettings,
+    *,
+    progress: ProgressFn | None = None,
+    on_start: Callable[[RunDir, int], None] | None = None,
+    agent_factory: Callable[[], Any] | None = None,
+    resume: bool = False,
+    extra_config: dict[str, Any] | None = None,
+    world: World | None = None,
+) -> RunSummary:
+    """Run (or resume) a whole run. Raises RunSetupError before anything runs if the input is wrong.
+
+    `world` replaces the world named in the settings (a library user's own World implementation).
+    """
+    check_settings(settings)
+    world = world or make_world(settings)
+    episode_set = load_episode_set(settings, world)
+    episodes = select_episodes(settings, episode_set.episodes)
+    rd, existed = _prepare_run_dir(settings, episode_set.sha256)
+    if resume:
+        if not existed:
+            raise RunSetupError(f"--resume: no run {rd.run_id!r} under {settings.results}")
+        old = rd.load_config()
+        if old.get("episodes_sha256") != episode_set.sha256:
+            raise RunSetupError(
+                f"--resume: run {rd.run_id!r} was made with a different episode set "
+                f"({old.get('episodes_path')}, sha256 {str(old.get('episodes_sha256'))[:12]}...) than "
+                f"{settings.episodes} (sha256 {episode_set.sha256[:12]}...)"
+            )
+    elif existed:
+        raise RunSetupError(
+            f"run {rd.run_id!r} already exists under {settings.results}; use --resume {rd.run_id} or another --run-id"
+        )
+    tool_names = active_tool_names(settings)
+    tools = load_tools(tool_names)
+    if agent_factory is None:
+        from agents import make_agent
+
+        agent_factory = lambda: make_agent(settings.agent, settings.agent_config)  # noqa: E731
+        await _preflight(agent_factory)
+    rd.traces_dir.mkdir(parents=True, exist_ok=True)
+    kept: set[str] = set()
+    if resume:
+        kept = rd.completed_episodes()
+        for part in rd.traces_dir.glob("*.jsonl.part"):
+            part.unlink()
+    else:
+        write_run_json(rd, settings, episode_set, tool_names, extra_config or {})
+    todo = [e for e in episodes if e.id not in kept]
+    if on_start:
+        on_start(rd, len(todo))
+    runner = EpisodeRunner(
+        settings=settings, world=world, tools=tools, run_dir=rd, limiter=RateLimiter(settings.model_rps),
+        episodes_dir=Path(settings.episodes).resolve().parent, make_agent=agent_factory,
+    )
+    sem = asyncio.Semaphore(settings.concurrency)
+    outcomes: list[EpisodeOutcome] = []
+
+    async def one(ep: Any) -> None:
+        async with sem:
+            out = await runner.run(ep)
+        outcomes.append(out)
+        if progress:
+            progress(out)
+
+    try:
+        await asyncio.gather(*(one(e) for e in todo))
+    finally:
+        await world.close()
+    summary = RunSummary(
+        run_id=rd.run_id, run_dir=rd.path, episodes_total=len(episodes), episodes_run=len(todo),
+        episodes_kept=len(kept & {e.id for e in episodes}), outcomes=outcomes,
+    )
+    if settings.score:
+        summary.scores = score_if_available(rd.path)
+    return summary
+
+
+async def _preflight(factory: Callable[[], Any]) -> None:
+    """Let an agent refuse to start (missing API key, unreachable endpoint) before any episode runs."""
+    try:
+        agent = factory()
+    except (ValueError, KeyError, OSError) as e:
+        raise RunSetupError(f"cannot create the agent: {e}") from None
+    pre = getattr(agent, "preflight", None)
+    if pre is not None:
+        try:
+            await pre()
+        except (ValueError, OSError, ConnectionError) as e:
+            raise RunSetupError(str(e)) from None
+
+
+def score_if_available(run_dir: Path) -> Any:
+    """Score a finished run; a scoring problem is reported, never allowed to lose the run."""
+    from .scoring import score_run
+    from .scoring.run import ScoringError
+
+    try:
+        return score_run(run_dir)
+    except ScoringError as e:
+        import sys
+
+        print(f"warning: the run is saved but could not be scored: {e}; fix it and run `epi score {run_dir}`", file=sys.stderr)
+        return None
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class HandoverAgent:
+    """Replays the turns before `from_turn` from a recorded run, then hands the episode to another agent."""
+
+    def __init__(self, replay: Any, target: Any, from_turn: int):
+        self.replay, self.target, self.from_turn = replay, target, from_turn
+        self.name = f"replay<{from_turn}>{getattr(target, 'name', 'agent')}"
+        self.uses_gold = bool(getattr(target, "uses_gold", False))
+
+    def _who(self, turn: int) -> Any:
+        return self.replay if turn < self.from_turn else self.target
+
+    async def start_episode(self, info: Any) -> None:
+        await self.replay.start_episode(info)
+        await self.target.start_episode(info)
+
+    async def step(self, ctx: Any) -> Any:
+        return await self._who(ctx.view.turn).step(ctx)
+
+    async def run_turn(self, ctx: Any) -> Any:
+        from .agent import FinalAnswer
+
+        who = self._who(ctx.view.turn)
+        if who is self.target and hasattr(who, "run_turn"):
+            return await who.run_turn(ctx)
+        while True:
+            action = await who.step(ctx)
+            if isinstance(action, FinalAnswer):
+                return action
+            await ctx.call_tool(action.tool, action.args, action.reasoning)
+
+    async def end_episode(self) -> None:
+        await self.replay.end_episode()
+        await self.target.end_episode()
+
+
+async def continue_episode(
+    run_dir: Path, episode_id: str, from_turn: int, agent: str, *, results_dir: Path, run_id: str | None = None,
+    progress: ProgressFn | None = None,
+) -> Path:
+    """Reproduce turns < from_turn of a recorded episode with real tool calls, then let `agent` go on.
+
+    Returns the new run's directory. The source run is never modified.
+    """
+    from agents import make_agent
+
+    src = RunDir(run_dir)
+    if not src.exists():
+        raise RunSetupError(f"no run at {run_dir} (run.json missing)")
+    trace = src.read_trace(episode_id)
+    if trace.missing:
+        raise RunSetupError(f"run {src.run_id!r} has no trace for episode {episode_id!r}")
+    n_turns = next((e.n_turns for e in trace.events if getattr(e, "kind", "") == "episode_start"), None)
+    if n_turns is None or not 1 <= from_turn <= n_turns:
+        raise RunSetupError(f"--from-turn must be between 1 and {n_turns or '?'} for episode {episode_id!r}")
+    base = settings_from_run(src)
+    cfg = base.agent_config.model_copy(deep=True)
+    new_id = run_id or f"{src.run_id}--{episode_id}--from{from_turn}-{agent}"
+    settings = base.model_copy(
+        update={"agent": agent, "episode_ids": [episode_id], "limit": None, "run_id": new_id, "results": Path(results_dir)}
+    )
+    replay_cfg = cfg.model_copy(update={"replay_run": src.path, "extra": {**cfg.extra, "until_turn": from_turn - 1}})
+
+    def factory() -> Any:
+        return HandoverAgent(make_agent("replay", replay_cfg), make_agent(agent, cfg), from_turn)
+
+    summary = await run_episodes(
+        settings, agent_factory=factory, progress=progress,
+        extra_config={"continued_from": {"run": str(src.path), "episode": episode_id, "from_turn": from_turn}},
+    )
+    return summary.run_dir

@@ -1,0 +1,37 @@
+"""Scoring: outcome and process metrics, judges and agreement, failure attribution, reports and plots.
+
+Public API: `score_run`, `compare_runs`, `write_comparison`, `JudgeConfig`, and the records in
+`harness.scoring.model`. Heavy modules (matplotlib, openai) load only when these are first used, so
+readers of the records (replay, viewer) import `harness.scoring.model` cheaply.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .model import (
+    AnswerVerdict, BucketCounts, CostTotals, EpisodeScore, FailureCounts, FailureLabel, RunScores, SplitScores,
+    TurnScore, UnitRef,
+)
+
+if TYPE_CHECKING:
+    from .compare import compare_runs, write_comparison
+    from .judge import JudgeConfig
+    from .quick import quick_episode_success
+    from .run import score_run
+
+__all__ = [
+    "score_run", "compare_runs", "write_comparison", "JudgeConfig", "quick_episode_success",
+    "RunScores", "SplitScores", "EpisodeScore", "TurnScore", "FailureLabel", "FailureCounts", "CostTotals",
+    "BucketCounts", "AnswerVerdict", "UnitRef",
+]
+
+_LAZY = {"score_run": "run", "compare_runs": "compare", "write_comparison": "compare", "JudgeConfig": "judge",
+         "quick_episode_success": "quick"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(name)

@@ -1,0 +1,102 @@
+"""Several runs side by side: the leaderboard (EpiBench Tables 2, 3, 6) and the ablation comparison.
+
+`write_comparison` is what `epi compare --out` and `epi ablate` use. Runs without scores.json are
+scored first (from their files only).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from harness.rundir import RunDir, atomic_write_text
+
+from . import plots
+from .model import RunScores
+from .report import SPLITS, fmt, table2_header, table2_row, table3_header, table3_row, table6_header, table6_row
+from .run import read_run_scores, score_run
+
+
+def compare_runs(run_dirs: list[Path]) -> list[RunScores]:
+    """The scores of each run, in the order given (scoring any run not scored yet)."""
+    out = []
+    for d in run_dirs:
+        rd = RunDir(d)
+        out.append(read_run_scores(rd.path) if rd.scores_json.is_file() else score_run(rd.path))
+    return out
+
+
+def run_names(runs: list[RunScores]) -> list[str]:
+    """Row names: the run id, plus the ablation settings when they differ between runs."""
+    differ = len({r.ablation.label() for r in runs}) > 1
+    names = []
+    for r in runs:
+        name = r.run_id + (" [oracle]" if r.uses_gold else "")
+        names.append(f"{name} ({r.ablation.label()})" if differ else name)
+    return names
+
+
+def leaderboard_table(runs: list[RunScores]) -> Table:
+    """One rich table: ESR/Acc_final/Acc_pre (Table 2) and EC/MG (Table 3) per split, compact."""
+    t = Table(title="Leaderboard", caption="ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes",
+              box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
+    t.add_column("Run", no_wrap=True)
+    for short in ("Easy", "Hard", "All"):
+        for col in ("ESR", "Acc_fin", "Acc_pre", "EC", "MG"):
+            t.add_column(f"{short}\n{col}", justify="right", no_wrap=True)
+    t.add_column("Labeller", no_wrap=True)
+    for name, r in zip(run_names(runs), runs):
+        cells = []
+        for key, _ in SPLITS:
+            s = r.split(key)
+            cells += [fmt(s.esr, 1), fmt(s.acc_final, 1), fmt(s.acc_pre, 1), fmt(s.ec, 1), fmt(s.mg)]
+        t.add_row(escape(name), *cells, escape(r.labeller))
+    return t
+
+
+def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_dir: Path) -> str:
+    names = run_names(runs)
+    lines = ["# Comparison", ""]
+    oracle = [n for n, r in zip(names, runs) if r.uses_gold]
+    if oracle:
+        lines += [f"> **{runs[0].note or 'oracle: answers with gold labels, a self-test of the harness'}**: {', '.join(oracle)}", ""]
+    mixed = {r.episodes_sha256 for r in runs}
+    if len(mixed) > 1:
+        lines += ["> **WARNING: these runs were scored on different episode files; rows are not comparable.**", ""]
+    lines += ["## Outcome (EpiBench Table 2)", ""] + table2_header() + [table2_row(n, r) for n, r in zip(names, runs)] + [""]
+    lines += ["## Process (EpiBench Table 3)", ""] + table3_header() + [table3_row(n, r) for n, r in zip(names, runs)] + [""]
+    lines += ["## Cost (EpiBench Table 6)", ""] + table6_header() + [table6_row(n, r.all) for n, r in zip(names, runs)] + [""]
+    lines += ["## Failure types (all episodes)", "", "| Run | Retrieve | Perception | Reading-Memory | Reasoning | Others |",
+              "|---|---|---|---|---|---|"]
+    for n, r in zip(names, runs):
+        f = r.all.failures
+        lines.append(f"| {n} | {f.retrieve} | {f.perception} | {f.reading_memory} | {f.reasoning} | {f.others} |")
+    lines.append("")
+    titles = {"failure_types": "Failure types", "ablation": "Ablations", "budget": "Step budget", "cost": "Cost against success"}
+    for key, title in titles.items():
+        if key in plot_paths:
+            lines += [f"## {title}", "", f"![{title}]({plot_paths[key].relative_to(out_dir)})", ""]
+    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Episodes | Scored at |", "|---|---|---|---|---|---|---|"]
+    for n, r in zip(names, runs):
+        lines.append(f"| {n} | {r.agent} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.all.episodes} | {r.scored_at} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_comparison(run_dirs: list[Path], out_dir: Path) -> Path:
+    """Write comparison.md and plots/ under out_dir for the given runs; returns the comparison.md path."""
+    out_dir = Path(out_dir)
+    runs = compare_runs([Path(d) for d in run_dirs])
+    names = run_names(runs)
+    pdir = out_dir / "plots"
+    paths: dict[str, Path] = {}
+    if any(r.all.failures.total() for r in runs):
+        paths["failure_types"] = plots.failure_distribution(names, runs, pdir / "failure_types.png")
+    if len({r.ablation.label() for r in runs}) > 1:
+        paths["ablation"] = plots.ablation_bars([r.ablation.label() for r in runs], runs, pdir / "ablation.png")
+    if len({r.ablation.max_steps for r in runs}) > 1:
+        paths["budget"] = plots.budget_curve(runs, pdir / "budget.png")
+    paths["cost"] = plots.cost_vs_success(names, runs, pdir / "cost_vs_success.png")
+    md = out_dir / "comparison.md"
+    atomic_write_text(md, comparison_markdown(runs, paths, out_dir))
+    return md

@@ -1,0 +1,211 @@
+"""Scoring results as typed records: what scores.json, episode_scores.jsonl, replay and the viewer read.
+
+`RunScores` is written to results/<run>/scores.json (its per-split keys `esr`, `acc_final`, `acc_pre`,
+`ec`, `mg`, `max_steps_rate`, `failures`, `episodes` and the cost totals are a public contract);
+one `EpisodeScore` per line goes to episode_scores.jsonl. Percentages are 0-100; `mg` is a ratio.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from harness.trace import ReasonBucket
+
+FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
+FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
+BUCKETS: tuple[ReasonBucket, ...] = ("provider", "data_access", "pipeline", "model")
+BUCKET_WEIGHTS: dict[str, float] = {"provider": 0.8, "data_access": 0.9, "pipeline": 0.5, "model": 0.0}
+EpisodeStatus = Literal["completed", "failed", "truncated", "missing"]
+ORACLE_NOTE = "oracle: answers with gold labels, a self-test of the harness"
+
+
+class UnitRef(BaseModel):
+    """An evidence unit as scoring compares it: (paper id, `figure:N` / `table:N` / `text`)."""
+
+    paper: str
+    unit: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.paper, self.unit)
+
+
+class AnswerVerdict(BaseModel):
+    """One labeller's binary verdict on one answer, with set-answer precision/recall/F1 when they apply."""
+
+    correct: bool
+    detail: str = Field(default="", description="one line: what was parsed and compared")
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    parseable: bool = Field(default=True, description="False when the answer is None or could not be parsed")
+
+
+class TurnScore(BaseModel):
+    """One turn of one episode: the answer, its verdict, and the evidence it touched."""
+
+    turn: int = Field(description="1-based turn index")
+    ran: bool = Field(description="False if the trace stops before this turn (truncated) or is missing")
+    question: str = ""
+    answer: str | None = None
+    answer_source: str = Field(default="none", description="agent, budget_fallback, limit_fallback or none")
+    answer_step: int = Field(default=0, description="step index of the final_answer event (0 if none)")
+    gold: str = Field(default="", description="the gold answer as shown to a reader")
+    format: str = ""
+    correct: bool = False
+    verdict: AnswerVerdict = Field(default_factory=lambda: AnswerVerdict(correct=False, parseable=False))
+    memory_only: bool = False
+    required: list[UnitRef] = Field(default_factory=list, description="E(i,t), the annotated required units")
+    accessed: list[UnitRef] = Field(default_factory=list, description="A(i,t), units exposed this turn (memory for memory-only turns)")
+    evidence_hit: int = Field(default=0, description="|E(i,t) ∩ A(i,t)|")
+    tool_calls: int = 0
+    tool_errors: int = 0
+    budget_exhausted: bool = False
+    checklist_length: int = 0
+
+
+class FailureLabel(BaseModel):
+    """The one error label of a failed episode, and where in the trace it fired (for replay/viewer)."""
+
+    type: FailureType
+    turn: int = Field(description="1-based turn where the first failure was found (0 if no turn ran)")
+    step: int = Field(default=0, description="step index of the tool call or final answer where it fired")
+    why: str = Field(description="one line a reader understands")
+
+
+class CostTotals(BaseModel):
+    """Tokens, calls and time (EpiBench Table 6), per episode or summed."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    model_calls: int = 0
+    tool_calls: int = 0
+    wall_time_s: float = 0.0
+
+    def plus(self, other: "CostTotals") -> "CostTotals":
+        return CostTotals(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            model_calls=self.model_calls + other.model_calls,
+            tool_calls=self.tool_calls + other.tool_calls,
+            wall_time_s=self.wall_time_s + other.wall_time_s,
+        )
+
+
+class EpisodeScore(BaseModel):
+    """Everything scoring concluded about one episode (one line of episode_scores.jsonl)."""
+
+    episode_id: str
+    split: str
+    task_type: str = ""
+    initiation: str = ""
+    n_turns: int
+    turns_run: int = 0
+    status: EpisodeStatus
+    success: bool = Field(description="every turn correct")
+    final_correct: bool = False
+    turns: list[TurnScore] = Field(default_factory=list)
+    tool_calls: int = Field(default=0, description="c_i: every tool_call event of the episode")
+    checklist_length: int = Field(default=0, description="c*_i: length of the annotated minimal checklist")
+    mg_ratio: float | None = Field(default=None, description="c_i / c*_i on a successful episode, else None")
+    bucket: ReasonBucket | None = Field(default=None, description="reason bucket if the episode has no scorable answer")
+    failure: FailureLabel | None = None
+    cost: CostTotals = Field(default_factory=CostTotals)
+    truncated: bool = False
+    missing: bool = False
+    bad_lines: list[int] = Field(default_factory=list)
+    uses_gold: bool = False
+    agent: str = ""
+    labeller: str = "matcher"
+
+
+class FailureCounts(BaseModel):
+    retrieve: int = 0
+    perception: int = 0
+    reading_memory: int = 0
+    reasoning: int = 0
+    others: int = 0
+
+    def total(self) -> int:
+        return self.retrieve + self.perception + self.reading_memory + self.reasoning + self.others
+
+
+class SplitScores(CostTotals):
+    """The metrics of one split (easy, hard or all), like EpiBench Tables 2, 3 and 6."""
+
+    episodes: int = 0
+    esr: float | None = Field(default=None, description="episode success rate, %")
+    acc_final: float | None = Field(default=None, description="final-turn accuracy, %")
+    acc_pre: float | None = Field(default=None, description="accuracy over all non-final turns, %; None if there are none")
+    ec: float | None = Field(default=None, description="evidence correctness, %; None if no correct turn needs evidence")
+    mg: float | None = Field(default=None, description="minimality gap over successful episodes; None if none succeeded")
+    max_steps_rate: float | None = Field(default=None, description="% of turns run that exhausted the budget")
+    failures: FailureCounts = Field(default_factory=FailureCounts)
+    successful_episodes: int = 0
+    turns_run: int = 0
+
+
+class BucketCounts(BaseModel):
+    """Episodes without a scorable answer by reason bucket, with the validity weights (MMDR-Bench A.5)."""
+
+    provider: int = 0
+    data_access: int = 0
+    pipeline: int = 0
+    model: int = 0
+    weights: dict[str, float] = Field(default_factory=lambda: dict(BUCKET_WEIGHTS))
+
+    def count(self, bucket: str) -> int:
+        return int(getattr(self, bucket))
+
+    def total(self) -> int:
+        return self.provider + self.data_access + self.pipeline + self.model
+
+    @property
+    def weighted(self) -> float:
+        """Sum of count x validity weight: how much of the failure mass is still a valid model signal."""
+        return sum(self.count(b) * self.weights.get(b, 0.0) for b in BUCKETS)
+
+
+class AblationSettings(BaseModel):
+    """The run options that distinguish ablation runs (read from run.json)."""
+
+    max_steps: int | None = None
+    final_turn_tools: bool | None = None
+    disable_tools: list[str] = Field(default_factory=list)
+
+    def label(self) -> str:
+        parts = [f"steps={self.max_steps}" if self.max_steps is not None else "steps=?"]
+        if self.final_turn_tools is not None:
+            parts.append("final-tools " + ("on" if self.final_turn_tools else "off"))
+        if self.disable_tools:
+            parts.append("without " + ",".join(sorted(self.disable_tools)))
+        return ", ".join(parts)
+
+
+class RunScores(BaseModel):
+    """scores.json: the public summary of one scored run."""
+
+    run_id: str
+    agent: str = ""
+    model: str | None = None
+    uses_gold: bool = False
+    note: str | None = Field(default=None, description="the oracle note when uses_gold")
+    labeller: str = Field(default="matcher", description="'matcher' or 'judge:<model>'")
+    easy: SplitScores = Field(default_factory=SplitScores)
+    hard: SplitScores = Field(default_factory=SplitScores)
+    all: SplitScores = Field(default_factory=SplitScores)
+    buckets: BucketCounts = Field(default_factory=BucketCounts)
+    truncated_episodes: list[str] = Field(default_factory=list)
+    missing_episodes: list[str] = Field(default_factory=list)
+    unknown_traces: list[str] = Field(default_factory=list, description="trace files of episodes not in the episode file (not scored)")
+    episodes_path: str | None = None
+    episodes_sha256: str | None = None
+    episodes_mismatch: bool = Field(default=False, description="episode file hash differs from run.json (scored with --allow-mismatch)")
+    ablation: AblationSettings = Field(default_factory=AblationSettings)
+    scored_at: str = Field(description="ISO-8601 UTC time of scoring")
+
+    def split(self, name: str) -> SplitScores:
+        return {"easy": self.easy, "hard": self.hard, "all": self.all}[name]

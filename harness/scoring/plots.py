@@ -1,0 +1,125 @@
+"""PNG plots (matplotlib, Agg backend) for report.md and comparison.md (EpiBench Fig. 4, 5, 6)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .model import FAILURE_TYPES, EpisodeScore, RunScores  # noqa: E402
+
+FAILURE_NAMES = {"retrieve": "Retrieve", "perception": "Perception", "reading_memory": "Reading-Memory",
+                 "reasoning": "Reasoning", "others": "Others"}
+FAILURE_COLORS = {"retrieve": "#4e79a7", "perception": "#f28e2b", "reading_memory": "#59a14f",
+                  "reasoning": "#e15759", "others": "#bab0ac"}
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def failure_distribution(labels: list[str], runs: list[RunScores], path: Path, split: str = "all") -> Path:
+    """Stacked bars: share of failed episodes per error type, one bar per run (Fig. 4)."""
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(runs) + 2.5), 3.6))
+    bottoms = [0.0] * len(runs)
+    for ftype in FAILURE_TYPES:
+        vals = []
+        for r in runs:
+            f = r.split(split).failures
+            total = f.total()
+            vals.append(100.0 * getattr(f, ftype) / total if total else 0.0)
+        ax.bar(labels, vals, bottom=bottoms, label=FAILURE_NAMES[ftype], color=FAILURE_COLORS[ftype])
+        bottoms = [b + v for b, v in zip(bottoms, vals)]
+    ax.set_ylabel("% of failed episodes")
+    ax.set_ylim(0, 100)
+    ax.set_title("Failure types")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.tick_params(axis="x", labelrotation=20, labelsize=7)
+    plt.setp(ax.get_xticklabels(), ha="right")
+    return _save(fig, path)
+
+
+def budget_curve(runs: list[RunScores], path: Path) -> Path:
+    """ESR and max-steps rate against the per-turn step budget (Fig. 6)."""
+    pts = sorted((r.ablation.max_steps or 0, r.all.esr or 0.0, r.all.max_steps_rate or 0.0) for r in runs)
+    fig, ax = plt.subplots(figsize=(4.8, 3.4))
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="ESR %")
+    ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", label="max-steps rate %")
+    ax.set_xlabel("step budget per turn")
+    ax.set_ylabel("%")
+    ax.set_title("Step budget")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def ablation_bars(labels: list[str], runs: list[RunScores], path: Path) -> Path:
+    """ESR, Acc_final and Acc_pre per ablation setting (Fig. 5)."""
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.6 * len(runs) + 2), 3.6))
+    width = 0.26
+    xs = range(len(runs))
+    for k, (key, name) in enumerate((("esr", "ESR"), ("acc_final", "Acc_final"), ("acc_pre", "Acc_pre"))):
+        vals = [getattr(r.all, key) or 0.0 for r in runs]
+        ax.bar([x + (k - 1) * width for x in xs], vals, width, label=name)
+    ax.set_xticks(list(xs), labels, rotation=15, fontsize=7, ha="right")
+    ax.set_ylabel("%")
+    ax.set_ylim(0, 105)
+    ax.set_title("Ablations")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def cost_vs_success(labels: list[str], runs: list[RunScores], path: Path) -> Path:
+    """Total tokens against ESR, one point per run."""
+    fig, ax = plt.subplots(figsize=(4.8, 3.4))
+    for label, r in zip(labels, runs):
+        ax.scatter([r.all.total_tokens], [r.all.esr or 0.0])
+        ax.annotate(label, (r.all.total_tokens, r.all.esr or 0.0), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("total tokens")
+    ax.set_ylabel("ESR %")
+    ax.set_title("Cost against success")
+    return _save(fig, path)
+
+
+def episode_cost_scatter(episodes: list[EpisodeScore], path: Path) -> Path:
+    """Per-episode tokens and tool calls, successes and failures apart."""
+    fig, ax = plt.subplots(figsize=(4.8, 3.4))
+    for ok, color, name in ((True, "#59a14f", "success"), (False, "#e15759", "failure")):
+        sel = [e for e in episodes if e.success is ok]
+        ax.scatter([e.cost.tool_calls for e in sel], [e.cost.total_tokens for e in sel], c=color, label=name, s=18)
+    ax.set_xlabel("tool calls")
+    ax.set_ylabel("total tokens")
+    ax.set_title("Cost per episode")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_run(scores: RunScores, episodes: list[EpisodeScore], out_dir: Path) -> dict[str, Path]:
+    """The plots of one run's report: failure types by split, cost per episode."""
+    out: dict[str, Path] = {}
+    if scores.all.failures.total():
+        labels = [s for s in ("easy", "hard", "all") if scores.split(s).episodes]
+        fig_runs = [scores] * len(labels)
+        path = out_dir / "failure_types.png"
+        out["failure_types"] = _failure_by_split(labels, fig_runs, path)
+    if episodes:
+        out["cost"] = episode_cost_scatter(episodes, out_dir / "cost_per_episode.png")
+    return out
+
+
+def _failure_by_split(splits: list[str], runs: list[RunScores], path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(4.8, 3.4))
+    bottoms = [0.0] * len(splits)
+    for ftype in FAILURE_TYPES:
+        vals = [float(getattr(r.split(s).failures, ftype)) for r, s in zip(runs, splits)]
+        ax.bar(splits, vals, bottom=bottoms, label=FAILURE_NAMES[ftype], color=FAILURE_COLORS[ftype])
+        bottoms = [b + v for b, v in zip(bottoms, vals)]
+    ax.set_ylabel("failed episodes")
+    ax.set_title("Failure types by split")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _save(fig, path)

@@ -1,0 +1,168 @@
+"""report.md of one run: tables laid out like EpiBench Tables 2, 3 and 6, failures, buckets, plots."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .model import BUCKETS, FAILURE_TYPES, EpisodeScore, RunScores, SplitScores
+from .plots import FAILURE_NAMES
+
+SPLITS = (("easy", "Easy"), ("hard", "Hard"), ("all", "Average"))
+
+
+def fmt(x: float | None, digits: int = 2) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def run_label(s: RunScores) -> str:
+    who = s.agent or s.run_id
+    return f"{who} ({s.model})" if s.model else who
+
+
+def table2_header() -> list[str]:
+    head = "| Run | " + " | ".join(f"{n} ESR | {n} Acc_final | {n} Acc_pre" for _, n in SPLITS) + " |"
+    return [head, "|---" * 10 + "|"]
+
+
+def table2_row(name: str, s: RunScores) -> str:
+    cells = [f"{fmt(s.split(k).esr)} | {fmt(s.split(k).acc_final)} | {fmt(s.split(k).acc_pre)}" for k, _ in SPLITS]
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
+def table3_header() -> list[str]:
+    head = "| Run | " + " | ".join(f"{n} EC ↑ | {n} MG ↓ | {n} max-steps %" for _, n in SPLITS) + " |"
+    return [head, "|---" * 10 + "|"]
+
+
+def table3_row(name: str, s: RunScores) -> str:
+    cells = [f"{fmt(s.split(k).ec)} | {fmt(s.split(k).mg)} | {fmt(s.split(k).max_steps_rate)}" for k, _ in SPLITS]
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
+def table6_header(first: str = "Run") -> list[str]:
+    return [f"| {first} | Input tokens | Output tokens | Total tokens | Model calls | Tool calls | Wall time (s) | Episodes |",
+            "|---" * 8 + "|"]
+
+
+def table6_row(name: str, c: SplitScores) -> str:
+    return (f"| {name} | {c.input_tokens:,} | {c.output_tokens:,} | {c.total_tokens:,} | {c.model_calls:,} | "
+            f"{c.tool_calls:,} | {c.wall_time_s:.1f} | {c.episodes} |")
+
+
+def failure_rows(s: RunScores) -> list[str]:
+    out = ["| Split | " + " | ".join(FAILURE_NAMES[f] for f in FAILURE_TYPES) + " | Failed |", "|---" * 7 + "|"]
+    for key, name in SPLITS:
+        f = s.split(key).failures
+        tot = f.total()
+        cells = [f"{getattr(f, t)} ({100.0 * getattr(f, t) / tot:.0f}%)" if tot else "0" for t in FAILURE_TYPES]
+        out.append(f"| {name} | " + " | ".join(cells) + f" | {tot} |")
+    return out
+
+
+def bucket_rows(s: RunScores) -> list[str]:
+    b = s.buckets
+    out = ["| Bucket | Episodes | Validity weight |", "|---|---|---|"]
+    out += [f"| {name} | {b.count(name)} | {b.weights.get(name, 0.0):.1f} |" for name in BUCKETS]
+    out.append(f"| total | {b.total()} | weighted {b.weighted:.2f} |")
+    return out
+
+
+def header_lines(s: RunScores) -> list[str]:
+    lines = [f"# Scores of run `{s.run_id}`", ""]
+    if s.uses_gold:
+        lines += [f"> **{s.note}**", ""]
+    lines += [
+        f"- agent: `{s.agent}`" + (f", model `{s.model}`" if s.model else ""),
+        f"- labeller: `{s.labeller}`" + (" (deterministic matcher)" if s.labeller == "matcher" else " (LLM judge, cached)"),
+        f"- episodes: `{s.episodes_path}` (sha256 `{(s.episodes_sha256 or '')[:12]}`), {s.all.episodes} scored",
+        f"- settings: {s.ablation.label()}",
+        f"- scored at {s.scored_at}",
+    ]
+    if s.episodes_mismatch:
+        lines.append("- **WARNING: the episode file differs from the one this run was made with (scored with --allow-mismatch)**")
+    if s.truncated_episodes:
+        lines.append(f"- **truncated traces (scored as far as they go): {', '.join(s.truncated_episodes)}**")
+    if s.missing_episodes:
+        lines.append(f"- **missing traces (counted as failed, bucket pipeline): {', '.join(s.missing_episodes)}**")
+    if s.unknown_traces:
+        lines.append(f"- **traces of episodes not in the episode file (not scored): {', '.join(s.unknown_traces)}**")
+    return lines + [""]
+
+
+def _img(path: Path, base: Path, alt: str) -> str:
+    return f"![{alt}]({os.path.relpath(path, base)})"
+
+
+def episode_rows(episodes: list[EpisodeScore]) -> list[str]:
+    out = ["| Episode | Split | Status | Turns correct | Success | Failure (turn/step) | Why |", "|---" * 7 + "|"]
+    for e in episodes:
+        ok = sum(t.correct for t in e.turns)
+        f = e.failure
+        where = f"{FAILURE_NAMES[f.type]} ({f.turn}/{f.step})" if f else ""
+        why = (f.why if f else "").replace("|", "\\|")
+        out.append(f"| {e.episode_id} | {e.split} | {e.status} | {ok}/{e.n_turns} | {'yes' if e.success else 'no'} | {where} | {why} |")
+    return out
+
+
+def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, Path], base: Path) -> str:
+    """The whole report.md text; plot paths are made relative to `base` (the run directory)."""
+    name = run_label(s)
+    lines = header_lines(s)
+    lines += ["## Outcome (EpiBench Table 2)", "", "ESR, Acc_final, Acc_pre in %.", ""]
+    lines += table2_header() + [table2_row(name, s), ""]
+    lines += ["## Process (EpiBench Table 3)", "",
+              "EC in % (higher is better), MG as a ratio over successful episodes (lower is better; n/a when "
+              "no episode succeeded), max-steps rate in % of turns run.", ""]
+    lines += table3_header() + [table3_row(name, s), ""]
+    lines += ["## Cost (EpiBench Table 6)", ""] + table6_header("Split")
+    lines += [table6_row(n, s.split(k)) for k, n in SPLITS] + [""]
+    lines += ["## Failure types", "", "One label per failed episode at the first wrong turn "
+              "(rule and order: `harness/scoring/attribution.py`).", ""] + failure_rows(s) + [""]
+    if "failure_types" in plots:
+        lines += [_img(plots["failure_types"], base, "failure types"), ""]
+    lines += ["## Reason buckets (episodes without a scorable answer)", ""] + bucket_rows(s) + [""]
+    if "cost" in plots:
+        lines += ["## Cost per episode", "", _img(plots["cost"], base, "cost per episode"), ""]
+    lines += ["## Episodes", ""] + episode_rows(episodes) + [""]
+    return "\n".join(lines)
+
+
+def scores_table(s: RunScores):  # noqa: ANN201 - a rich Table
+    """The run's numbers by split as a rich table (what `epi score` and `epi run` print); fits 80 columns."""
+    from rich.table import Table
+
+    from rich.markup import escape
+
+    t = Table(title=escape(f"{run_label(s)} [{s.labeller}]"), caption="ESR, Acc, EC, max-steps in %; MG ratio; wall time in s",
+              box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
+    for col in ("Split", "N", "ESR", "Acc_fin", "Acc_pre", "EC", "MG", "MaxSt", "Tokens", "Tools", "Wall"):
+        t.add_column(col, justify="left" if col == "Split" else "right", no_wrap=True)
+    for key, name in (("easy", "Easy"), ("hard", "Hard"), ("all", "All")):
+        x = s.split(key)
+        t.add_row(name, str(x.episodes), fmt(x.esr, 1), fmt(x.acc_final, 1), fmt(x.acc_pre, 1), fmt(x.ec, 1), fmt(x.mg),
+                  fmt(x.max_steps_rate, 1), f"{x.total_tokens:,}", str(x.tool_calls), f"{x.wall_time_s:.1f}")
+    return t
+
+
+def print_scores(run_dir: Path, console) -> None:  # noqa: ANN001 - a rich Console
+    """Print a scored run: oracle note, warnings, the table by split, failure counts and where the report is."""
+    from rich.markup import escape
+
+    from .run import read_run_scores
+
+    s = read_run_scores(run_dir)
+    if s.uses_gold:
+        console.print(f"[bold yellow]{s.note}[/]")
+    if s.episodes_mismatch:
+        console.print("[bold red]warning:[/] the episode file differs from the one this run was made with")
+    if s.truncated_episodes:
+        console.print(f"[bold red]truncated traces[/] (scored as far as they go): {escape(', '.join(s.truncated_episodes))}")
+    if s.missing_episodes:
+        console.print(f"[bold red]missing traces[/] (counted as failed): {escape(', '.join(s.missing_episodes))}")
+    console.print(scores_table(s))
+    f = s.all.failures
+    b = s.buckets
+    console.print(f"failures: retrieve {f.retrieve}, perception {f.perception}, reading-memory {f.reading_memory}, "
+                  f"reasoning {f.reasoning}, others {f.others}; buckets: provider {b.provider}, data_access "
+                  f"{b.data_access}, pipeline {b.pipeline}, model {b.model}")
+    console.print(f"report: {escape(str(Path(run_dir) / 'report.md'))}", highlight=False)

@@ -1,0 +1,92 @@
+"""One settings model for a run: every field described; flags, a TOML file and named presets fill it."""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .agent import AgentConfig
+
+DEFAULT_EPISODES = Path("episodes/sandbox-v1.jsonl")
+
+
+class RunSettings(BaseModel):
+    """Everything that decides what a run does. Stored whole in results/<run>/run.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str = Field(default="heuristic", description="agent name: oracle, heuristic, openai, smol-code, smol-tools, replay, human")
+    episodes: Path = Field(default=DEFAULT_EPISODES, description="episode file (JSONL) to run")
+    world: Literal["sandbox", "live"] = Field(default="sandbox", description="where papers come from: the offline corpus or the web")
+    max_steps: int = Field(default=10, ge=1, description="per-turn step budget (tool calls); then one no-tool fallback request")
+    disable_tools: list[str] = Field(default_factory=list, description="tools removed from every turn (ablation)")
+    enable_tools: list[str] = Field(default_factory=list, description="auxiliary tools switched on, e.g. code_exec")
+    final_turn_tools: bool = Field(default=False, description="offer tools on memory-only final turns too (ablation)")
+    concurrency: int = Field(default=4, ge=1, le=256, description="episodes run at once")
+    model_rps: float | None = Field(default=None, gt=0, description="rate limit for model requests, per second, across the run")
+    limit: int | None = Field(default=None, ge=1, description="run only the first N episodes of the file")
+    episode_ids: list[str] = Field(default_factory=list, description="run only these episode ids")
+    run_id: str | None = Field(default=None, description="name of the run directory (default: agent and time)")
+    results: Path = Field(default=Path("results"), description="folder that holds run directories")
+    max_episode_tokens: int | None = Field(default=None, ge=1, description="per-episode cap on model tokens")
+    max_episode_seconds: float | None = Field(default=None, gt=0, description="per-episode cap on wall time")
+    step_timeout_s: float = Field(default=600.0, gt=0, description="an agent step that takes longer ends the episode")
+    seed: int = Field(default=0, description="seed passed to agents that sample")
+    score: bool = Field(default=True, description="score the run when it ends")
+    agent_config: AgentConfig = Field(default_factory=AgentConfig, description="model, endpoint and decoding options")
+
+    @field_validator("run_id")
+    @classmethod
+    def _run_id(cls, v: str | None) -> str | None:
+        if v is not None and (not v or "/" in v or v.startswith(".")):
+            raise ValueError(f"run id {v!r} must be a plain folder name")
+        return v
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "epibench": {"max_steps": 10, "final_turn_tools": False, "disable_tools": []},
+    "quick": {"limit": 10, "concurrency": 4},
+    "no-rag": {"disable_tools": ["pdf_rag"]},
+    "final-turn-tools": {"final_turn_tools": True},
+    "tight-budget": {"max_steps": 5},
+}
+
+
+class SettingsError(ValueError):
+    """Settings that cannot be used; the message names the field and the source."""
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SettingsError(f"config file {path} does not exist") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise SettingsError(f"config file {path} is not valid TOML: {e}") from None
+    return data.get("run", data)
+
+
+def build_settings(*layers: dict[str, Any], source: str = "options") -> RunSettings:
+    """Merge layers (defaults < preset < config file < flags) and validate, naming bad fields."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        for k, v in layer.items():
+            if v is None:
+                continue
+            if k == "agent_config" and isinstance(v, dict):
+                merged.setdefault("agent_config", {}).update({a: b for a, b in v.items() if b is not None})
+            else:
+                merged[k] = v
+    try:
+        return RunSettings.model_validate(merged)
+    except ValidationError as e:
+        msgs = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors())
+        raise SettingsError(f"invalid run settings ({source}): {msgs}") from None
+
+
+def preset(name: str) -> dict[str, Any]:
+    if name not in PRESETS:
+        raise SettingsError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
+    return dict(PRESETS[name])

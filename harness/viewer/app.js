@@ -1,0 +1,313 @@
+/* epiharness viewer: a static, self-contained single page over data/index.js and data/ep/<run>/<episode>.js.
+ * Routes (hash): #/?failed=1&type=..&split=..&q=..&run=K  (overview + episode list)
+ *                #/episode/<id>?run=K&vs=J                   (one episode, optionally beside another run)
+ * All text from traces goes into the page through textContent (the el() helper), never parsed as HTML. */
+(function () {
+  "use strict";
+  var INDEX = window.EPI_INDEX || { runs: [] };
+  var loaded = {};   // "run\u0000id" -> episode timeline
+  var waiting = {};  // same key -> [resolve, reject]
+  var PAGE = 200;    // episode rows rendered at once; "show more" adds the next page
+  var FAILURE_NAMES = { retrieve: "Retrieve", perception: "Perception", reading_memory: "Reading-Memory", reasoning: "Reasoning", others: "Others" };
+
+  // ---- DOM helper: every string child becomes a text node ----
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        var v = attrs[k];
+        if (v === null || v === undefined || v === false) return;
+        if (k === "class") node.className = v;
+        else if (k === "text") node.textContent = String(v);
+        else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), v);
+        else node.setAttribute(k, v === true ? "" : String(v));
+      });
+    }
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+  function append(node, child) {
+    if (child === null || child === undefined || child === false) return;
+    if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); return; }
+    node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+  }
+  function fmt(v, digits) {
+    if (v === null || v === undefined) return "–";
+    if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(digits === undefined ? 1 : digits);
+    return String(v);
+  }
+  function failName(t) { return FAILURE_NAMES[t] || t; }
+  function badge(ok) {
+    if (ok === true) return el("span", { class: "badge ok" }, "success");
+    if (ok === false) return el("span", { class: "badge bad" }, "failed");
+    return el("span", { class: "badge unk" }, "unscored");
+  }
+
+  // ---- routing ----
+  function parseHash() {
+    var h = location.hash.replace(/^#/, "") || "/";
+    var q = {}, qi = h.indexOf("?");
+    if (qi >= 0) {
+      h.slice(qi + 1).split("&").forEach(function (kv) {
+        if (!kv) return;
+        var p = kv.split("=");
+        q[decodeURIComponent(p[0])] = decodeURIComponent(p.slice(1).join("=") || "");
+      });
+      h = h.slice(0, qi);
+    }
+    return { path: h, q: q };
+  }
+  function hashOf(path, q) {
+    var parts = Object.keys(q).filter(function (k) { return q[k] !== "" && q[k] !== undefined && q[k] !== null; })
+      .map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(q[k]); });
+    return "#" + path + (parts.length ? "?" + parts.join("&") : "");
+  }
+  function episodeHash(id, run, vs) {
+    var q = { run: run };
+    if (vs !== undefined && vs !== null && vs !== "") q.vs = vs;
+    return hashOf("/episode/" + encodeURIComponent(id), q);
+  }
+
+  // ---- on-demand episode data ----
+  window.epiEpisodeLoaded = function (run, id, data) {
+    var key = run + "\u0000" + id;
+    loaded[key] = data;
+    if (waiting[key]) { waiting[key][0](data); delete waiting[key]; }
+  };
+  function loadEpisode(run, entry) {
+    var key = run + "\u0000" + entry.id;
+    if (loaded[key]) return Promise.resolve(loaded[key]);
+    return new Promise(function (resolve, reject) {
+      waiting[key] = [resolve, reject];
+      var s = el("script", { src: "data/ep/" + run + "/" + encodeURIComponent(entry.file), "data-episode": entry.id, "data-run": run });
+      s.onerror = function () { delete waiting[key]; reject(new Error("cannot load " + s.src)); };
+      document.head.appendChild(s);
+    });
+  }
+  function findEntry(run, id) {
+    var r = INDEX.runs[run];
+    if (!r) return null;
+    for (var i = 0; i < r.episodes.length; i++) if (r.episodes[i].id === id) return r.episodes[i];
+    return null;
+  }
+
+  // ---- overview ----
+  var METRICS = [["episodes", "episodes", 0], ["esr", "ESR %", 1], ["acc_final", "Acc final %", 1], ["acc_pre", "Acc pre %", 1],
+    ["ec", "EC %", 1], ["mg", "MG", 2], ["max_steps_rate", "max-steps %", 1]];
+  var COST = [["total_tokens", "tokens"], ["input_tokens", "input tokens"], ["output_tokens", "output tokens"],
+    ["model_calls", "model calls"], ["tool_calls", "tool calls"], ["wall_time_s", "wall time s"]];
+
+  function scoresTable(run) {
+    var splits = ["easy", "hard", "all"];
+    if (!run.scores || !run.scores.all) return el("p", { class: "muted" }, "This run has no scores.json (not scored).");
+    return el("table", { class: "scores" },
+      el("thead", null, el("tr", null, el("th", null, "metric"), splits.map(function (s) { return el("th", null, s); }))),
+      el("tbody", null, METRICS.map(function (m) {
+        return el("tr", null, el("th", null, m[1]), splits.map(function (s) { return el("td", null, fmt(run.scores[s][m[0]], m[2])); }));
+      })));
+  }
+  function failureTable(run) {
+    if (!run.scores || !run.scores.all) return null;
+    var types = Object.keys(FAILURE_NAMES);
+    return el("table", { class: "scores" },
+      el("thead", null, el("tr", null, el("th", null, "failure type"), ["easy", "hard", "all"].map(function (s) { return el("th", null, s); }))),
+      el("tbody", null, types.map(function (t) {
+        return el("tr", null, el("th", null, failName(t)), ["easy", "hard", "all"].map(function (s) {
+          var n = (run.scores[s].failures || {})[t] || 0;
+          return el("td", { class: n ? "num hot" : "num" }, n);
+        }));
+      })));
+  }
+  function costTable(run) {
+    if (!run.scores || !run.scores.all) return null;
+    var b = run.buckets || {};
+    return el("table", { class: "scores" }, el("tbody", null,
+      COST.map(function (c) { return el("tr", null, el("th", null, c[1]), el("td", null, fmt(run.scores.all[c[0]], 1))); }),
+      Object.keys(b).map(function (k) { return el("tr", null, el("th", null, "no answer: " + k), el("td", null, b[k])); })));
+  }
+
+  function runCard(run, k) {
+    return el("section", { class: "card run" },
+      el("h2", null, run.run_id, el("span", { class: "muted small" }, "  agent " + (run.agent || "?") + (run.model ? " · model " + run.model : "") +
+        (run.labeller ? " · labels by " + run.labeller : ""))),
+      run.note ? el("p", { class: "note" }, run.note) : null,
+      (run.notes || []).map(function (n) { return el("p", { class: "warn" }, n); }),
+      !(run.scores && run.scores.all) ? el("p", { class: "muted" }, "This run is not scored (no scores.json): run `epi score` on it for the tables.") :
+      el("div", { class: "tables" },
+        el("div", null, el("h3", null, "Scores"), scoresTable(run)),
+        el("div", null, el("h3", null, "Failures (one label per failed episode)"), failureTable(run)),
+        el("div", null, el("h3", null, "Cost"), costTable(run))),
+      (run.plots && run.plots.length) ? el("details", { class: "plots", open: k === 0 },
+        el("summary", null, "Plots (" + run.plots.length + ")"),
+        el("div", { class: "plotgrid" }, run.plots.map(function (p) { return el("a", { href: p, target: "_blank" }, el("img", { src: p, alt: p, loading: "lazy" })); }))) : null);
+  }
+
+  function filtered(run, q) {
+    var text = (q.q || "").toLowerCase();
+    return run.episodes.filter(function (e) {
+      if (q.failed === "1" && e.ok !== false) return false;
+      if (q.type && e.fail !== q.type) return false;
+      if (q.split && e.split !== q.split) return false;
+      if (text && e.id.toLowerCase().indexOf(text) < 0) return false;
+      return true;
+    });
+  }
+
+  function episodeList(q) {
+    var k = +(q.run || 0), run = INDEX.runs[k];
+    var rows = filtered(run, q);
+    var shown = +(q.n || PAGE);
+    var others = INDEX.runs.map(function (r, j) { return j; }).filter(function (j) { return j !== k; });
+    var vs = others.length ? others[0] : null;
+    function set(key, value) { var nq = Object.assign({}, q); nq[key] = value; delete nq.n; location.hash = hashOf("/", nq); }
+    var splits = {}; run.episodes.forEach(function (e) { if (e.split) splits[e.split] = 1; });
+    var controls = el("div", { class: "filters" },
+      INDEX.runs.length > 1 ? el("label", null, "run ", el("select", { id: "f-run", onchange: function (ev) { set("run", ev.target.value); } },
+        INDEX.runs.map(function (r, j) { return el("option", { value: j, selected: j === k }, r.run_id); }))) : null,
+      el("label", { class: "check" }, el("input", { type: "checkbox", id: "f-failed", checked: q.failed === "1",
+        onchange: function (ev) { set("failed", ev.target.checked ? "1" : ""); } }), " failed only"),
+      el("label", null, "error type ", el("select", { id: "f-type", onchange: function (ev) { set("type", ev.target.value); } },
+        el("option", { value: "" }, "any"),
+        Object.keys(FAILURE_NAMES).map(function (t) { return el("option", { value: t, selected: q.type === t }, failName(t)); }))),
+      el("label", null, "split ", el("select", { id: "f-split", onchange: function (ev) { set("split", ev.target.value); } },
+        el("option", { value: "" }, "any"),
+        Object.keys(splits).sort().map(function (s) { return el("option", { value: s, selected: q.split === s }, s); }))),
+      el("input", { type: "search", id: "f-q", placeholder: "search episode id", value: q.q || "",
+        onchange: function (ev) { set("q", ev.target.value); } }),
+      el("span", { class: "muted", id: "f-count" }, rows.length + " of " + run.episodes.length + " episodes"));
+    var table = el("table", { class: "episodes", id: "episode-table" },
+      el("thead", null, el("tr", null, ["episode", "split", "task", "result", "failure", "why", "turns", "tool calls", "tokens"]
+        .map(function (h) { return el("th", null, h); }))),
+      el("tbody", null, rows.slice(0, shown).map(function (e) {
+        return el("tr", { class: e.ok === false ? "failed" : "", "data-episode-row": e.id },
+          el("td", null, el("a", { href: episodeHash(e.id, k, vs) }, e.id)),
+          el("td", null, e.split || ""), el("td", null, e.task || ""), el("td", null, badge(e.ok)),
+          el("td", null, e.fail ? el("span", { class: "ftype f-" + e.fail }, failName(e.fail)) : ""),
+          el("td", { class: "why" }, e.why || ""), el("td", { class: "num" }, e.turns),
+          el("td", { class: "num" }, e.calls), el("td", { class: "num" }, e.tokens));
+      })));
+    var more = rows.length > shown ? el("button", { class: "more", onclick: function () {
+      var nq = Object.assign({}, q); nq.n = shown + PAGE; location.hash = hashOf("/", nq); } }, "show " + Math.min(PAGE, rows.length - shown) + " more") : null;
+    lastList = { run: k, ids: rows.map(function (e) { return e.id; }), hash: location.hash || "#/" };
+    return el("section", { class: "card" }, el("h2", null, "Episodes"), controls, table, more);
+  }
+
+  function overview(q) {
+    if (!INDEX.runs.length) return el("p", { class: "warn" }, "No run data: data/index.js is missing or empty. Rebuild with `epi view RUN`.");
+    return [INDEX.runs.map(runCard), episodeList(q)];
+  }
+
+  // ---- episode page ----
+  var lastList = null;
+  function chips(list, cls) { return list.map(function (u) { return el("span", { class: "chip " + (cls || "") }, u); }); }
+
+  function failureMarker(f) {
+    return el("div", { class: "failure-marker", "data-failure-marker": f.type, role: "note" },
+      el("strong", null, "✖ first error · " + failName(f.type)), el("span", null, " " + f.why));
+  }
+
+  function stepRow(s) {
+    var head;
+    if (s.kind === "tool_call") head = el("code", { class: "call" }, s.tool, "(", Object.keys(s.args).map(function (a, i) {
+      var v = s.args[a];
+      return [i ? ", " : "", el("span", { class: "arg" }, a + "="), typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)];
+    }), ")");
+    else head = el("span", { class: "kind k-" + s.kind }, { final_answer: "final answer", budget_exhausted: "budget exhausted", limit_hit: "limit hit", retry: "retry", error: "error" }[s.kind] || s.kind);
+    return el("li", { class: "step s-" + s.kind + (s.failure ? " has-failure" : ""), "data-step": s.step },
+      el("div", { class: "stephead" }, el("span", { class: "stepno", title: "step " + s.step }, s.kind === "tool_call" ? s.step : ""), head,
+        s.budget_left !== null && s.budget_left !== undefined && s.kind === "tool_call" ? el("span", { class: "budget", title: "steps left in this turn's budget" }, s.budget_left + " left") : null),
+      s.reasoning ? el("div", { class: "reasoning" }, s.reasoning) : null,
+      s.summary ? el("div", { class: "summary" + (s.kind === "final_answer" ? " answer" : "") }, s.summary) : null,
+      s.error ? el("div", { class: "error" }, (s.error_kind ? s.error_kind + ": " : "") + s.error) : null,
+      s.evidence && s.evidence.length ? el("div", { class: "evidence" }, el("span", { class: "muted" }, "evidence "), chips(s.evidence)) : null,
+      s.images && s.images.length ? el("div", { class: "images" }, s.images.map(function (im) {
+        return im.path ? el("figure", null, el("a", { href: im.path, target: "_blank" }, el("img", { src: im.path, alt: im.name, class: "figure-image" })), el("figcaption", null, im.name))
+          : el("div", { class: "warn" }, "image " + im.name + " is missing from the run folder");
+      })) : null,
+      s.result_text ? el("details", { class: "result" }, el("summary", null, "full observation (" + s.result_text.length + " chars)"), el("pre", null, s.result_text)) : null,
+      s.failure ? failureMarker(s.failure) : null);
+  }
+
+  function turnBlock(t, n) {
+    var verdict = t.correct === true ? el("span", { class: "badge ok" }, "✓ correct") : t.correct === false ? el("span", { class: "badge bad" }, "✗ wrong") : el("span", { class: "badge unk" }, "unscored");
+    return el("section", { class: "turn" + (t.failure ? " turn-failed" : ""), "data-turn": t.turn },
+      el("h3", null, "Turn " + t.turn + " / " + n, " ", verdict, t.memory_only ? el("span", { class: "badge mem" }, "memory only") : null),
+      el("p", { class: "question" }, t.question),
+      t.cue_text ? el("p", { class: "cue" }, el("span", { class: "muted" }, "cue: "), t.cue_text) : null,
+      t.cue_image && t.cue_image.path ? el("figure", { class: "cueimg" }, el("img", { src: t.cue_image.path, alt: "cue image", class: "figure-image" }), el("figcaption", null, "cue image")) : null,
+      el("p", { class: "meta" }, "tools: " + ((t.allowed_tools || []).join(", ") || "none") + " · budget " + fmt(t.budget) + " · model calls " + t.model_calls + " · tokens " + t.tokens),
+      el("ol", { class: "steps" }, t.steps.length ? t.steps.map(stepRow) : el("li", { class: "warn" }, "this turn did not run")),
+      el("div", { class: "answers" },
+        el("div", { class: "ans agent" }, el("div", { class: "label" }, "agent answer" + (t.answer_source && t.answer_source !== "agent" ? " (" + t.answer_source + ")" : "")), el("div", { class: "val" }, t.answer === null || t.answer === undefined ? "(no answer)" : t.answer)),
+        el("div", { class: "ans gold" }, el("div", { class: "label" }, "gold answer"), el("div", { class: "val" }, t.gold === null || t.gold === undefined ? "(episode file not available)" : t.gold))),
+      el("div", { class: "evid" },
+        el("div", null, el("span", { class: "label" }, "required evidence "), t.required.length ? t.required.map(function (r) {
+          return el("span", { class: "chip " + (r.accessed ? "hit" : "miss"), title: r.accessed ? "accessed" : "not accessed" }, (r.accessed ? "✓ " : "✗ ") + r.unit);
+        }) : el("span", { class: "muted" }, "none annotated")),
+        el("div", null, el("span", { class: "label" }, "accessed" + (t.memory_only ? " (memory)" : "") + " "), t.accessed.length ? chips(t.accessed) : el("span", { class: "muted" }, "none"))));
+  }
+
+  function episodeHeader(ep) {
+    return el("div", { class: "ephead" },
+      el("div", null, badge(ep.success), " ", el("strong", null, ep.run_id), el("span", { class: "muted" }, " · agent " + (ep.agent || "?"))),
+      el("div", { class: "muted small" }, [ep.split, ep.task_type, ep.initiation, ep.n_turns + " turns", "status " + ep.status,
+        ep.bucket ? "bucket " + ep.bucket : null, ep.tool_calls + " tool calls", ep.tokens + " tokens", fmt(ep.wall_s) + " s"].filter(Boolean).join(" · ")),
+      ep.failure ? el("a", { class: "failure-summary", href: "#", onclick: function (ev) {
+        ev.preventDefault(); var m = document.querySelector("[data-failure-marker]"); if (m) m.scrollIntoView({ block: "center" }); } },
+        "✖ " + failName(ep.failure.type) + " at turn " + ep.failure.turn + ", step " + (ep.failure.step || "answer") + ": " + ep.failure.why) : null,
+      (ep.notes || []).map(function (n) { return el("p", { class: "warn" }, n); }));
+  }
+
+  function episodePage(id, q) {
+    var k = +(q.run || 0), vs = q.vs === undefined || q.vs === "" ? null : +q.vs;
+    var box = el("div", { id: "episode" }, el("p", { class: "muted" }, "loading episode…"));
+    var runs = [k].concat(vs !== null && vs !== k && INDEX.runs[vs] ? [vs] : []);
+    var entries = runs.map(function (r) { return findEntry(r, id); });
+    if (!lastList || lastList.run !== k) lastList = { run: k, ids: INDEX.runs[k] ? INDEX.runs[k].episodes.map(function (e) { return e.id; }) : [], hash: hashOf("/", { run: k || "" }) };
+    var nav = el("div", { class: "epnav" }, el("a", { href: lastList ? lastList.hash : "#/" }, "← episode list"));
+    if (lastList && lastList.run === k) {
+      var i = lastList.ids.indexOf(id);
+      if (i > 0) append(nav, el("a", { href: episodeHash(lastList.ids[i - 1], k, vs), id: "prev" }, "‹ previous"));
+      if (i >= 0 && i < lastList.ids.length - 1) append(nav, el("a", { href: episodeHash(lastList.ids[i + 1], k, vs), id: "next" }, "next ›"));
+      if (i >= 0) append(nav, el("span", { class: "muted" }, (i + 1) + " of " + lastList.ids.length + " in the filtered list"));
+    }
+    if (INDEX.runs.length > 1) {
+      append(nav, el("label", null, "compare with ", el("select", { id: "vs", onchange: function (ev) { location.hash = episodeHash(id, k, ev.target.value); } },
+        el("option", { value: "" }, "(none)"),
+        INDEX.runs.map(function (r, j) { return j === k ? null : el("option", { value: j, selected: j === vs }, r.run_id); }))));
+    }
+    Promise.all(entries.map(function (e, j) { return e ? loadEpisode(runs[j], e) : Promise.resolve(null); })).then(function (eps) {
+      box.textContent = "";
+      var present = eps.filter(Boolean);
+      if (!present.length) { append(box, el("p", { class: "warn" }, "Episode " + id + " is not in this run.")); return; }
+      var cols = eps.length;
+      append(box, el("div", { class: "cols c" + cols }, eps.map(function (ep, j) {
+        return ep ? episodeHeader(ep) : el("div", { class: "warn" }, "not in run " + INDEX.runs[runs[j]].run_id);
+      })));
+      var nTurns = Math.max.apply(null, present.map(function (ep) { return ep.turns.length; }));
+      for (var t = 0; t < nTurns; t++) {
+        append(box, el("div", { class: "cols c" + cols }, eps.map(function (ep) {
+          return ep && ep.turns[t] ? turnBlock(ep.turns[t], ep.n_turns) : el("div", { class: "muted" }, "—");
+        })));
+      }
+    }, function (err) { box.textContent = ""; append(box, el("p", { class: "warn" }, String(err.message || err))); });
+    return [el("h1", { class: "eptitle" }, id), nav, box];
+  }
+
+  function render() {
+    var r = parseHash(), app = document.getElementById("app"), crumbs = document.getElementById("crumbs");
+    app.textContent = ""; crumbs.textContent = "";
+    var m = r.path.match(/^\/episode\/(.+)$/);
+    if (m) {
+      var id = decodeURIComponent(m[1]);
+      append(crumbs, [el("a", { href: lastList ? lastList.hash : "#/" }, "runs"), " / ", id]);
+      append(app, episodePage(id, r.q));
+      window.scrollTo(0, 0);
+    } else {
+      append(crumbs, INDEX.runs.map(function (x) { return x.run_id; }).join(" vs "));
+      append(app, overview(r.q));
+    }
+  }
+  window.addEventListener("hashchange", render);
+  render();
+})();

@@ -1,0 +1,298 @@
+"""An episode as a person reads it: turns, steps, evidence, gold against agent answer, failure marker.
+
+Built from the three files a run leaves behind (the trace, the episode file named in run.json and the
+scores), so the terminal replay and the HTML viewer show exactly the same thing. Reads files only.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..episode import Answer, Episode, Turn
+from ..rundir import RunDir, TraceRead
+from ..trace import (
+    BudgetExhausted, EpisodeEnd, EpisodeStart, ErrorEvent, FinalAnswerEvent, LimitHit, ModelCall, Retry,
+    ToolCallEvent, TurnStart,
+)
+from ..scoring.model import EpisodeScore, FailureLabel, TurnScore
+from .run_files import RunFiles
+
+StepKind = Literal["tool_call", "retry", "error", "budget_exhausted", "limit_hit", "final_answer"]
+
+
+class ImageRef(BaseModel):
+    """An image named in the trace, resolved to a file on disk when it exists."""
+
+    name: str
+    path: str | None = Field(default=None, description="absolute file path, None if the file is missing")
+
+
+class StepView(BaseModel):
+    """One row of a turn's timeline: a tool call, or a retry, error, budget or limit event, or the answer."""
+
+    kind: StepKind
+    step: int
+    tool: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    reasoning: str | None = None
+    summary: str = ""
+    result_text: str | None = None
+    evidence: list[str] = Field(default_factory=list, description="evidence units exposed, 'P007 figure:2 p.3'")
+    images: list[ImageRef] = Field(default_factory=list)
+    error: str | None = None
+    error_kind: str | None = None
+    budget_left: int | None = None
+    duration_s: float = 0.0
+    failure: FailureLabel | None = None
+
+
+class EvidenceCheck(BaseModel):
+    """One required evidence unit of a turn and whether the agent accessed it."""
+
+    unit: str
+    accessed: bool
+
+
+class TurnTimeline(BaseModel):
+    turn: int
+    question: str = ""
+    cue_text: str | None = None
+    cue_image: ImageRef | None = None
+    allowed_tools: list[str] = Field(default_factory=list)
+    budget: int | None = None
+    memory_only: bool = False
+    steps: list[StepView] = Field(default_factory=list)
+    answer: str | None = None
+    answer_source: str | None = None
+    gold: str | None = None
+    correct: bool | None = None
+    required: list[EvidenceCheck] = Field(default_factory=list)
+    accessed: list[str] = Field(default_factory=list)
+    model_calls: int = 0
+    tokens: int = 0
+    failure: FailureLabel | None = None
+
+
+class EpisodeTimeline(BaseModel):
+    run_id: str
+    episode_id: str
+    split: str | None = None
+    task_type: str | None = None
+    initiation: str | None = None
+    agent: str | None = None
+    n_turns: int = 0
+    status: str = "incomplete"
+    bucket: str | None = None
+    success: bool | None = None
+    failure: FailureLabel | None = None
+    tool_calls: int = 0
+    model_calls: int = 0
+    tokens: int = 0
+    wall_s: float = 0.0
+    notes: list[str] = Field(default_factory=list, description="problems with the files: truncated, missing, bad lines")
+    turns: list[TurnTimeline] = Field(default_factory=list)
+
+
+def unit_label(paper: str, unit: str, page: int | None = None) -> str:
+    """How an evidence unit is written everywhere in replay and viewer."""
+    return f"{paper} {unit}" + (f" p.{page}" if page else "")
+
+
+def format_gold(answer: Answer) -> str:
+    """The gold answer as a reader wants it: value, tolerance, unit, option text, aliases."""
+    v = answer.value
+    if answer.format == "choice":
+        text = f"{v}"
+        if answer.choices and isinstance(v, str) and v in answer.choices:
+            text += f" ({answer.choices[v]})"
+    elif answer.format == "number":
+        text = f"{v:g}" if isinstance(v, float) else str(v)
+        if answer.tolerance:
+            text += f" ± {answer.tolerance:g}"
+        if answer.unit:
+            text += f" {answer.unit}"
+    elif answer.format == "set":
+        text = "{" + ", ".join(str(x) for x in v) + "}"  # type: ignore[union-attr]
+    else:
+        text = str(v)
+    if answer.aliases:
+        text += f"  [also: {', '.join(answer.aliases)}]"
+    return text
+
+
+def _resolve_image(run: RunDir, episode_id: str, name: str | None) -> ImageRef | None:
+    if not name:
+        return None
+    p = Path(name)
+    candidates = [p] if p.is_absolute() else [run.path / p, run.assets_dir(episode_id) / p, run.traces_dir / p]
+    for c in candidates:
+        if c.is_file():
+            return ImageRef(name=p.name, path=str(c.resolve()))
+    return ImageRef(name=p.name, path=None)
+
+
+def _evidence_of(ev: ToolCallEvent) -> list[tuple[str, str, int | None]]:
+    out: list[tuple[str, str, int | None]] = []
+    for prov in ev.provenance:
+        paper, unit = str(prov.get("paper", "?")), str(prov.get("unit", "?"))
+        page = prov.get("page")
+        out.append((paper, unit, page if isinstance(page, int) else None))
+    return out
+
+
+# Which row a failure's step number means when several events share it (harness/scoring/attribution.py):
+# perception fires at the call that exposed the unit, budget trouble at its event, the rest at the answer.
+_PREFERRED_ROW: dict[str, tuple[str, ...]] = {
+    "retrieve": ("final_answer", "tool_call"),
+    "perception": ("tool_call", "final_answer"),
+    "reading_memory": ("final_answer", "tool_call"),
+    "reasoning": ("final_answer", "tool_call"),
+    "others": ("budget_exhausted", "limit_hit", "error", "tool_call", "final_answer"),
+}
+
+
+def _place_failure(tl: EpisodeTimeline, mark: FailureLabel) -> None:
+    """Attach the failure to its turn and to the step where it fired (the answer row if no step)."""
+    if mark.turn == 0:  # nothing ran: the header shows it
+        return
+    turn = next((t for t in tl.turns if t.turn == mark.turn), None)
+    if turn is None:
+        tl.notes.append(f"failure {mark.type} names turn {mark.turn}, which the trace does not have")
+        return
+    turn.failure = mark
+    at_step = [s for s in turn.steps if s.step == mark.step] if mark.step else []
+    target = None
+    for kind in _PREFERRED_ROW.get(mark.type, ("final_answer",)):
+        target = target or next((s for s in at_step if s.kind == kind), None)
+    target = target or (at_step[0] if at_step else None)
+    target = target or next((s for s in reversed(turn.steps) if s.kind == "final_answer"), None)
+    if target is None:
+        target = StepView(kind="error", step=mark.step, summary="(the trace has no event at this point)")
+        turn.steps.append(target)
+    target.failure = mark
+
+
+def build_timeline(files: RunFiles, episode_id: str) -> EpisodeTimeline:
+    """The readable timeline of one episode of a run (trace + gold + score)."""
+    run = files.run
+    trace: TraceRead = run.read_trace(episode_id)
+    episode: Episode | None = files.episodes.get(episode_id)
+    score = files.scores.get(episode_id)
+    tl = EpisodeTimeline(run_id=files.run_id, episode_id=episode_id)
+    if episode is not None:
+        tl.split, tl.task_type, tl.initiation, tl.n_turns = (
+            episode.split, episode.task_type, episode.initiation, len(episode.turns))
+    if trace.missing:
+        tl.notes.append("no trace file: the episode did not start in this run")
+    elif trace.truncated:
+        tl.notes.append("trace is truncated (no episode_end): shown as far as it goes")
+    if trace.bad_lines:
+        tl.notes.append(f"unreadable trace lines skipped: {trace.bad_lines[:10]}")
+    turns: dict[int, TurnTimeline] = {}
+    memory_units: list[str] = []
+
+    def turn_of(n: int) -> TurnTimeline:
+        if n not in turns:
+            turns[n] = TurnTimeline(turn=n)
+        return turns[n]
+
+    for ev in trace.events:
+        if isinstance(ev, EpisodeStart):
+            tl.split, tl.task_type, tl.initiation = ev.split, ev.task_type, ev.initiation
+            tl.agent, tl.n_turns = ev.agent, ev.n_turns
+        elif isinstance(ev, TurnStart):
+            t = turn_of(ev.turn)
+            t.question, t.cue_text, t.allowed_tools = ev.question, ev.cue_text, ev.allowed_tools
+            t.budget, t.memory_only = ev.budget, ev.memory_only
+            t.cue_image = _resolve_image(run, episode_id, ev.cue_image)
+        elif isinstance(ev, ModelCall):
+            t = turn_of(ev.turn)
+            t.model_calls += 1
+            t.tokens += ev.usage.total
+        elif isinstance(ev, ToolCallEvent):
+            t = turn_of(ev.turn)
+            units = _evidence_of(ev)
+            for paper, unit, _ in units:
+                key = unit_label(paper, unit)
+                if key not in t.accessed:
+                    t.accessed.append(key)
+                if key not in memory_units:
+                    memory_units.append(key)
+            t.steps.append(StepView(
+                kind="tool_call", step=ev.step, tool=ev.tool, args=ev.args, reasoning=ev.reasoning,
+                summary=ev.result_summary, result_text=ev.result_text,
+                evidence=[unit_label(*u) for u in units],
+                images=[i for i in (_resolve_image(run, episode_id, n) for n in ev.images) if i],
+                error=ev.error, error_kind=ev.error_kind, budget_left=ev.budget_left, duration_s=ev.duration_s))
+        elif isinstance(ev, Retry):
+            turn_of(ev.turn).steps.append(StepView(
+                kind="retry", step=ev.step, summary=f"retry {ev.attempt} after {ev.wait_s:.1f}s", error=ev.error))
+        elif isinstance(ev, ErrorEvent):
+            turn_of(ev.turn).steps.append(StepView(
+                kind="error", step=ev.step, summary=ev.message, error=ev.detail or ev.message, error_kind=ev.bucket))
+        elif isinstance(ev, BudgetExhausted):
+            turn_of(ev.turn).steps.append(StepView(
+                kind="budget_exhausted", step=ev.step, summary=f"step budget of {ev.budget} used up", budget_left=0))
+        elif isinstance(ev, LimitHit):
+            turn_of(ev.turn).steps.append(StepView(
+                kind="limit_hit", step=ev.step, summary=f"{ev.limit} limit hit: {ev.value:g} of {ev.cap:g}"))
+        elif isinstance(ev, FinalAnswerEvent):
+            t = turn_of(ev.turn)
+            t.answer, t.answer_source = ev.answer, ev.source
+            t.steps.append(StepView(
+                kind="final_answer", step=ev.step, reasoning=ev.reasoning, summary=ev.answer or "(no answer)"))
+            if t.memory_only:  # a memory-only turn has accessed everything already in memory
+                t.accessed = list(memory_units)
+        elif isinstance(ev, EpisodeEnd):
+            tl.status, tl.bucket = ev.status, ev.bucket
+            tl.tool_calls, tl.model_calls, tl.tokens = ev.tool_calls, ev.model_calls, ev.usage.total
+    if trace.events:
+        tl.wall_s = max(0.0, trace.events[-1].ts - trace.events[0].ts + trace.events[-1].duration_s)
+    if episode is not None:
+        for i, gold_turn in enumerate(episode.turns, 1):
+            _add_gold(turn_of(i), gold_turn)
+    tl.turns = [turns[k] for k in sorted(turns)]
+    tl.n_turns = tl.n_turns or len(tl.turns)
+    if score is not None:
+        _apply_score(tl, score)
+    if not tl.tool_calls:
+        tl.tool_calls = sum(1 for t in tl.turns for s in t.steps if s.kind == "tool_call")
+    return tl
+
+
+def _add_gold(t: TurnTimeline, gold: Turn) -> None:
+    t.question = t.question or gold.question
+    t.gold = format_gold(gold.answer)
+    t.memory_only = t.memory_only or gold.memory_only
+    if t.cue_text is None and gold.cue is not None:
+        t.cue_text = gold.cue.text
+    accessed_keys = set(t.accessed)
+    t.required = [EvidenceCheck(unit=unit_label(e.paper, e.unit), accessed=unit_label(e.paper, e.unit) in accessed_keys)
+                  for e in gold.evidence]
+
+
+def _apply_score(tl: EpisodeTimeline, score: EpisodeScore) -> None:
+    """Scoring's verdicts are authoritative: correctness, gold text, required and accessed units."""
+    tl.success = score.success
+    tl.split, tl.task_type = tl.split or score.split, tl.task_type or score.task_type
+    tl.agent = tl.agent or score.agent or None
+    tl.status = score.status if score.status in ("truncated", "missing") else tl.status
+    tl.bucket = tl.bucket or score.bucket
+    by_turn: dict[int, TurnScore] = {ts.turn: ts for ts in score.turns}
+    for t in tl.turns:
+        ts = by_turn.get(t.turn)
+        if ts is None or not ts.ran:
+            continue
+        t.correct = ts.correct
+        t.gold = t.gold or ts.gold or None
+        accessed = [unit_label(u.paper, u.unit) for u in ts.accessed]
+        t.accessed = accessed or t.accessed
+        t.required = [EvidenceCheck(unit=unit_label(u.paper, u.unit), accessed=u.key in {a.key for a in ts.accessed})
+                      for u in ts.required] or t.required
+    if score.failure is not None:
+        tl.failure = score.failure
+        _place_failure(tl, score.failure)
+    if score.cost.total_tokens and not tl.tokens:
+        tl.tokens = score.cost.total_tokens

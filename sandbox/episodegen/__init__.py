@@ -1,0 +1,23 @@
+"""The episode generator: builds the sandbox benchmark (episodes/sandbox-v1.jsonl) from the corpus ground truth.
+
+Deterministic from a seed. See episodes/README.md for how the set is made and what is checked.
+"""
+from ._checks import check_episode, step_exposes
+from ._cues import PaperCue, matching_papers
+from ._facts import CorpusFacts, Group, ValueFact
+from ._generate import (
+    DEFAULT_COUNT,
+    DEFAULT_SEED,
+    GENERATOR_VERSION,
+    GenerationError,
+    generate_episodes,
+    plan_slots,
+    write_episodes,
+)
+from ._model import DraftEpisode
+
+__all__ = [
+    "check_episode", "step_exposes", "PaperCue", "matching_papers", "CorpusFacts", "Group", "ValueFact",
+    "DEFAULT_COUNT", "DEFAULT_SEED", "GENERATOR_VERSION", "GenerationError", "generate_episodes", "plan_slots",
+    "write_episodes", "DraftEpisode",
+]

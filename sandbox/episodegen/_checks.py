@@ -1,0 +1,83 @@
+"""Rules every generated episode must keep; the generator refuses to write one that breaks any.
+
+Replaying an episode's checklists must expose all its evidence (so the oracle agent scores evidence
+correctness 1.0): a tool turn's evidence comes from its own checklist, a memory-only turn's from the
+checklists of earlier turns. Checklist arguments name papers, figures and tables that exist.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ._facts import CorpusFacts
+from ._model import DraftEpisode
+
+KNOWN_TOOLS = ("web_search", "pdf_extract", "pdf_rag", "figure_extract", "table_extract", "code_exec")
+
+
+def step_exposes(tool: str, args: dict[str, Any]) -> set[tuple[str, str]]:
+    """Units one checklist step exposes when replayed; web_search exposes none."""
+    paper = args.get("paper")
+    if tool in ("pdf_extract", "pdf_rag"):
+        return {(paper, "text")}
+    if tool == "figure_extract":
+        return {(paper, f"figure:{args['figure']}")}
+    if tool == "table_extract":
+        return {(paper, f"table:{args['table']}")}
+    return set()
+
+
+def _unit_exists(cf: CorpusFacts, paper: str, unit: str) -> bool:
+    if paper not in cf.papers:
+        return False
+    if unit == "text":
+        return True
+    kind, n = unit.split(":")
+    found = cf.figure(paper, int(n)) if kind == "figure" else cf.table(paper, int(n))
+    return found is not None
+
+
+def check_episode(ep: DraftEpisode, cf: CorpusFacts) -> list[str]:
+    """Every broken rule of one generated episode, as readable strings (empty when all hold)."""
+    problems: list[str] = []
+    earlier: set[tuple[str, str]] = set()
+    first = ep.turns[0]
+    if first.cue is None or not first.checklist or first.checklist[0].tool != "web_search" \
+            or first.checklist[0].args.get("query") != first.cue.text:
+        problems.append("turn 1 must have a cue and start its checklist with web_search(query=cue text)")
+    if not ep.turns[-1].memory_only:
+        problems.append("the final turn must be memory-only")
+    for ti, turn in enumerate(ep.turns, start=1):
+        if not turn.evidence:
+            problems.append(f"turn {ti}: no evidence")
+        if turn.memory_only and turn.checklist:
+            problems.append(f"turn {ti}: memory-only turn with a checklist")
+        if not turn.memory_only and not turn.checklist:
+            problems.append(f"turn {ti}: tool turn without a checklist")
+        own: set[tuple[str, str]] = set()
+        for step in turn.checklist:
+            if step.tool not in KNOWN_TOOLS:
+                problems.append(f"turn {ti}: unknown tool {step.tool}")
+                continue
+            for key in step_exposes(step.tool, step.args):
+                if not _unit_exists(cf, *key):
+                    problems.append(f"turn {ti}: checklist names a missing unit {key}")
+            own |= step_exposes(step.tool, step.args)
+        reach = earlier if turn.memory_only else own
+        for ev in turn.evidence:
+            if ev.key not in reach:
+                problems.append(f"turn {ti}: evidence {ev.key} not exposed by the checklist it may use")
+            if not _unit_exists(cf, ev.paper, ev.unit):
+                problems.append(f"turn {ti}: evidence names a missing unit {ev.key}")
+            elif ev.unit.startswith("figure:"):
+                fig = cf.figure(ev.paper, int(ev.unit.split(":")[1]))
+                if fig is not None and fig.values_in_text:
+                    problems.append(f"turn {ti}: {ev.key} has values printed in the text")
+        if turn.memory_only and len({ev.paper for ev in turn.evidence}) < 2:
+            problems.append(f"turn {ti}: a memory-only turn must fuse evidence from at least two papers")
+        a = turn.answer
+        if a.format == "number" and a.tolerance is None:
+            problems.append(f"turn {ti}: number answer without tolerance")
+        if a.format == "choice" and (not a.choices or a.value not in a.choices):
+            problems.append(f"turn {ti}: choice answer not among its options")
+        earlier |= own
+    return problems

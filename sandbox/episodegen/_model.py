@@ -1,0 +1,66 @@
+"""What the generator writes: one JSON object per episode in the public episode format.
+
+The sandbox room may not import the harness, so these models mirror the field names of
+`harness.episode.Episode` (the public contract); tests load every generated line with that schema.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+AnswerFormat = Literal["choice", "number", "text", "set"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DraftAnswer(_Strict):
+    format: AnswerFormat
+    value: str | float | int | list[str]
+    tolerance: float | None = None
+    unit: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    choices: dict[str, str] | None = None
+
+
+class DraftRef(_Strict):
+    paper: str
+    unit: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.paper, self.unit)
+
+
+class DraftStep(_Strict):
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class DraftCue(_Strict):
+    text: str
+
+
+class DraftTurn(_Strict):
+    question: str
+    cue: DraftCue | None = None
+    answer: DraftAnswer
+    evidence: list[DraftRef]
+    memory_only: bool = False
+    checklist: list[DraftStep] = Field(default_factory=list)
+    note: str | None = None
+
+
+class DraftEpisode(_Strict):
+    id: str
+    split: Literal["easy", "hard"]
+    task_type: Literal["constraint", "comparison", "aggregation"]
+    initiation: Literal["direct_title", "citation", "indirect_hint"]
+    area: str
+    turns: list[DraftTurn]
+    source: str
+
+    def to_json_line(self) -> str:
+        return self.model_dump_json(exclude_none=True)

@@ -1,0 +1,222 @@
+"""The protocol rules the runner enforces: allowed tools, budgets, fallback, memory-only turns, buckets."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.agent import FinalAnswer, ModelUsage, ProviderError, ToolCall
+from harness.episode import Episode
+from harness.episode_runner import EpisodeRunner
+from harness.rundir import RunDir
+from harness.session import RateLimiter
+from harness.settings import RunSettings
+from tools import EvidenceUnit, ToolResult, World, tool
+
+
+class TinyWorld(World):
+    async def search(self, query, k):
+        return []
+
+    async def resolve(self, ref):
+        raise NotImplementedError
+
+    async def pdf_bytes(self, paper):
+        return b""
+
+
+@tool
+async def echo(world: World, paper: str) -> ToolResult:
+    """Show the text of a paper.
+
+    Args:
+        paper: paper id
+    """
+    return ToolResult(text=f"text of {paper}", provenance=[EvidenceUnit(paper=paper, unit="text")])
+
+
+@tool
+async def broken(world: World, paper: str) -> ToolResult:
+    """A tool with a bug in our code.
+
+    Args:
+        paper: paper id
+    """
+    raise RuntimeError("boom")
+
+
+def _episode(eid="e1", final_memory_only=True) -> Episode:
+    return Episode.model_validate({
+        "id": eid, "split": "easy", "task_type": "comparison", "initiation": "direct_title", "area": "vision",
+        "turns": [
+            {"question": "q1", "answer": {"format": "text", "value": "a"}, "evidence": [{"paper": "P1", "unit": "text"}],
+             "checklist": [{"tool": "echo", "args": {"paper": "P1"}}]},
+            {"question": "q2", "answer": {"format": "text", "value": "b"}, "evidence": [{"paper": "P1", "unit": "text"}],
+             "memory_only": final_memory_only},
+        ],
+    })
+
+
+class ScriptedAgent:
+    """Plays a list of actions per turn and records every view it was shown."""
+
+    name = "scripted"
+    uses_gold = False
+
+    def __init__(self, per_turn: dict[int, list], record_calls: bool = False):
+        self.per_turn = {k: list(v) for k, v in per_turn.items()}
+        self.views = []
+        self.record_calls = record_calls
+
+    async def start_episode(self, info):
+        pass
+
+    async def step(self, ctx):
+        v = ctx.view
+        self.views.append(v.model_copy(deep=True))
+        if self.record_calls:
+            ctx.record_model_call(model="m", request={"n": len(self.views)}, response=None,
+                                  usage=ModelUsage(input_tokens=100, output_tokens=10), latency_s=0.0,
+                                  tools_offered=v.tool_names)
+        if v.fallback:
+            return FinalAnswer(answer="from fallback")
+        queue = self.per_turn.get(v.turn, [])
+        action = queue.pop(0) if queue else FinalAnswer(answer="done")
+        if isinstance(action, Exception):
+            raise action
+        return action
+
+    async def end_episode(self):
+        pass
+
+
+def _runner(tmp_path: Path, agent, tools=None, **settings) -> tuple[EpisodeRunner, RunDir]:
+    rd = RunDir(tmp_path / "run")
+    rd.traces_dir.mkdir(parents=True)
+    s = RunSettings(**settings)
+    r = EpisodeRunner(
+        settings=s, world=TinyWorld(tmp_path), tools=tools or {"echo": echo}, run_dir=rd,
+        limiter=RateLimiter(None), episodes_dir=tmp_path, make_agent=lambda: agent,
+    )
+    return r, rd
+
+
+def _events(rd: RunDir, eid="e1"):
+    tr = rd.read_trace(eid)
+    assert tr.complete and not tr.bad_lines
+    return tr.events
+
+
+async def test_disallowed_tool_is_an_error_observation_and_counts_a_step(tmp_path):
+    agent = ScriptedAgent({1: [ToolCall(tool="pdf_rag", args={"paper": "P1"}), ToolCall(tool="echo", args={"paper": "P1"})]})
+    r, rd = _runner(tmp_path, agent, max_steps=5)
+    await r.run(_episode())
+    calls = [e for e in _events(rd) if e.kind == "tool_call"]
+    assert [c.tool for c in calls] == ["pdf_rag", "echo"]
+    assert calls[0].error and "not available" in calls[0].error and calls[0].budget_left == 4
+    assert calls[1].error is None and calls[1].provenance[0]["unit"] == "text" and calls[1].budget_left == 3
+    # the agent saw the refusal in memory before its next decision
+    assert agent.views[1].memory[0].error is not None
+
+
+async def test_bad_arguments_are_an_error_observation_and_count_a_step(tmp_path):
+    agent = ScriptedAgent({1: [ToolCall(tool="echo", args={"papr": "P1"})]})
+    r, rd = _runner(tmp_path, agent, max_steps=5)
+    await r.run(_episode())
+    call = next(e for e in _events(rd) if e.kind == "tool_call")
+    assert call.error_kind == "bad_arguments" and call.budget_left == 4
+
+
+async def test_budget_exhaustion_gives_exactly_one_no_tool_fallback(tmp_path):
+    agent = ScriptedAgent({1: [ToolCall(tool="echo", args={"paper": "P1"})] * 10})
+    r, rd = _runner(tmp_path, agent, max_steps=3)
+    await r.run(_episode())
+    ev = [e for e in _events(rd) if e.turn == 1]
+    kinds = [e.kind for e in ev]
+    assert kinds.count("tool_call") == 3 and kinds.count("budget_exhausted") == 1
+    fallback_views = [v for v in agent.views if v.turn == 1 and v.fallback]
+    assert len(fallback_views) == 1 and fallback_views[0].tools == []
+    fa = next(e for e in ev if e.kind == "final_answer")
+    assert fa.source == "budget_fallback" and fa.answer == "from fallback"
+    assert kinds.index("budget_exhausted") < kinds.index("final_answer")
+
+
+async def test_memory_only_final_turn_offers_no_tools_and_refuses_calls(tmp_path):
+    agent = ScriptedAgent({1: [ToolCall(tool="echo", args={"paper": "P1"})], 2: [ToolCall(tool="echo", args={"paper": "P1"})]})
+    r, rd = _runner(tmp_path, agent, max_steps=4)
+    await r.run(_episode())
+    ev = _events(rd)
+    ts2 = next(e for e in ev if e.kind == "turn_start" and e.turn == 2)
+    assert ts2.allowed_tools == [] and ts2.memory_only
+    v2 = [v for v in agent.views if v.turn == 2][0]
+    assert v2.tools == [] and len(v2.memory) == 1 and v2.history[0].answer == "done"
+    call2 = next(e for e in ev if e.kind == "tool_call" and e.turn == 2)
+    assert call2.error and "no tools are offered" in call2.error
+
+
+async def test_final_turn_tools_ablation_offers_tools_on_memory_only_turn(tmp_path):
+    agent = ScriptedAgent({})
+    r, rd = _runner(tmp_path, agent, final_turn_tools=True)
+    await r.run(_episode())
+    ts2 = next(e for e in _events(rd) if e.kind == "turn_start" and e.turn == 2)
+    assert ts2.allowed_tools == ["echo"]
+
+
+async def test_agent_exception_fails_episode_with_pipeline_bucket_and_answers_none(tmp_path):
+    agent = ScriptedAgent({1: [RuntimeError("agent bug")]})
+    r, rd = _runner(tmp_path, agent)
+    out = await r.run(_episode())
+    assert out.status == "failed" and out.bucket == "pipeline"
+    ev = _events(rd)
+    err = next(e for e in ev if e.kind == "error")
+    assert err.bucket == "pipeline" and "agent bug" in err.message
+    finals = [e for e in ev if e.kind == "final_answer"]
+    assert [f.turn for f in finals] == [1, 2] and all(f.answer is None for f in finals)
+    assert ev[-1].kind == "episode_end" and ev[-1].status == "failed"
+
+
+async def test_provider_error_gets_provider_bucket(tmp_path):
+    agent = ScriptedAgent({1: [ProviderError("429 after 4 retries")]})
+    r, rd = _runner(tmp_path, agent)
+    out = await r.run(_episode())
+    assert out.bucket == "provider"
+
+
+async def test_bug_inside_a_tool_fails_the_episode_not_the_run(tmp_path):
+    agent = ScriptedAgent({1: [ToolCall(tool="broken", args={"paper": "P1"})]})
+    r, rd = _runner(tmp_path, agent, tools={"broken": broken})
+    out = await r.run(_episode())
+    assert out.bucket == "pipeline"
+    err = next(e for e in _events(rd) if e.kind == "error")
+    assert "RuntimeError" in err.message and "boom" in (err.detail or "")
+
+
+async def test_garbage_action_is_a_model_failure(tmp_path):
+    agent = ScriptedAgent({1: ["not an action"]})
+    r, rd = _runner(tmp_path, agent)
+    out = await r.run(_episode())
+    assert out.bucket == "model"
+
+
+async def test_token_limit_fires_and_is_recorded(tmp_path):
+    agent = ScriptedAgent({1: [ToolCall(tool="echo", args={"paper": "P1"})] * 5}, record_calls=True)
+    r, rd = _runner(tmp_path, agent, max_episode_tokens=250)
+    out = await r.run(_episode())
+    ev = _events(rd)
+    lim = next(e for e in ev if e.kind == "limit_hit")
+    assert lim.limit == "tokens" and lim.value >= 250
+    assert out.status == "failed"
+    assert next(e for e in ev if e.kind == "final_answer" and e.turn == 1).source == "limit_fallback"
+    assert ev[-1].usage.input_tokens >= 200
+
+
+async def test_trace_is_written_as_part_then_committed(tmp_path):
+    agent = ScriptedAgent({})
+    r, rd = _runner(tmp_path, agent)
+    await r.run(_episode())
+    assert rd.trace_path("e1").is_file()
+    assert not list(rd.traces_dir.glob("*.part"))
+    lines = rd.trace_path("e1").read_text().splitlines()
+    assert all(json.loads(l)["schema_version"] == 1 for l in lines)
+    assert rd.completed_episodes() == {"e1"}

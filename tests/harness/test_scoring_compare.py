@@ -1,0 +1,47 @@
+"""Several runs in one leaderboard and the ablation comparison that `epi ablate` writes."""
+import json
+
+from rich.console import Console
+
+from harness.scoring import compare_runs, score_run, write_comparison
+from harness.scoring.compare import leaderboard_table
+
+from .scoring_fixture import NUM, TraceBuilder, episode, main_run, turn, write_run
+
+
+def _runs(tmp_path):
+    (tmp_path / "a").mkdir()
+    a = main_run(tmp_path / "a")
+    b_root = tmp_path / "b"
+    b_root.mkdir()
+    eps = [episode("E1", "easy", [turn("t1", NUM, [("P001", "table:2")], checklist=1)])]
+    tb = TraceBuilder("E1", n_turns=1).turn(budget=5).model(10, 1).call("table_extract", ("P001", "table:2")).answer("35.2").end()
+    b = write_run(b_root, eps, {"E1": tb.lines()}, run_id="steps5-no-rag",
+                  config={"max_steps": 5, "disable_tools": ["pdf_rag"], "final_turn_tools": True})
+    return a, b
+
+
+def test_write_comparison_tables_and_ablation_plots(tmp_path):
+    a, b = _runs(tmp_path)
+    md_path = write_comparison([a, b], tmp_path / "cmp")
+    md = md_path.read_text()
+    assert "| fixture-run (steps=10, final-tools off) | 50.00 | 50.00 | 100.00 | 0.00 | 50.00 | 33.33 |" in md
+    assert "| steps5-no-rag (steps=5, final-tools on, without pdf_rag) | 100.00 | 100.00 | n/a |" in md
+    for png in ("failure_types", "ablation", "budget", "cost_vs_success"):
+        assert (tmp_path / "cmp" / "plots" / f"{png}.png").stat().st_size > 1000
+        assert f"plots/{png}.png" in md
+    assert (b / "scores.json").is_file()  # unscored runs are scored first, from files only
+
+
+def test_leaderboard_lists_every_run_with_its_settings(tmp_path):
+    a, b = _runs(tmp_path)
+    cfg = json.loads((b / "run.json").read_text())
+    score_run(a)
+    runs = compare_runs([a, b])
+    out = Console(width=250, record=True)
+    out.print(leaderboard_table(runs))
+    text = out.export_text()
+    assert "fixture-run (steps=10, final-tools off)" in text and "steps5-no-rag" in text
+    row = next(line for line in text.splitlines() if line.startswith("fixture-run"))
+    assert row.split()[4:9] == ["50.0", "50.0", "100.0", "100.0", "1.50"]
+    assert cfg["max_steps"] == 5 and runs[1].ablation.disable_tools == ["pdf_rag"]

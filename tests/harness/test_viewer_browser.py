@@ -1,0 +1,157 @@
+"""The viewer in a real browser: Debian's headless Chromium driven by Playwright, opening index.html from disk."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from viewer_runs import INJECTION, make_run  # noqa: E402
+
+from harness.viewer import build_viewer  # noqa: E402
+from test_viewer import read_index  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.is_file(), reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"),
+]
+
+
+@pytest.fixture()
+async def browser():
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        b = await p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        await b.close()
+
+
+async def _open(browser, url: str):
+    page = await browser.new_page(viewport={"width": 1300, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    await page.goto(url)
+    return page, errors
+
+
+async def test_failed_filter_episode_page_failure_marker_and_figure(browser, tmp_path: Path) -> None:
+    viewer = build_viewer([make_run(tmp_path / "runs", n=40)]).parent
+    page, errors = await _open(browser, viewer.joinpath("index.html").as_uri())
+    await page.wait_for_selector("#episode-table")
+    assert await page.locator("#episode-table tbody tr").count() == 40
+    await page.check("#f-failed")
+    await page.wait_for_function("document.querySelectorAll('#episode-table tbody tr').length < 40")
+    rows = page.locator("#episode-table tbody tr")
+    n_failed = await rows.count()
+    assert n_failed == sum(1 for i in range(40) if i % 5 == 4 or i % 3 == 2)
+    assert await page.locator("#episode-table tbody .badge.ok").count() == 0
+    await page.select_option("#f-type", "perception")
+    await page.wait_for_function(f"document.querySelectorAll('#episode-table tbody tr').length < {n_failed}")
+    first = page.locator("#episode-table tbody tr").first
+    eid = await first.get_attribute("data-episode-row")
+    await first.locator("a").click()
+
+    marker = page.locator("[data-failure-marker]")
+    await marker.wait_for()
+    assert await marker.count() == 1
+    assert await marker.get_attribute("data-failure-marker") == "perception"
+    assert "gold is 81.5" in await marker.inner_text()
+    # the marker sits on the step where it fired: turn 1, the figure_extract step
+    step = page.locator("li.step.has-failure")
+    assert await step.get_attribute("data-step") == "3" and "figure_extract" in await step.inner_text()
+    img = step.locator("img.figure-image")
+    await img.wait_for()
+    await page.wait_for_function("[...document.querySelectorAll('img.figure-image')].every(i => i.complete)")
+    assert await img.evaluate("i => i.naturalWidth") > 0
+    # only the opened episode's data was loaded
+    loaded = await page.evaluate("[...document.querySelectorAll('script[data-episode]')].map(s => s.dataset.episode)")
+    assert loaded == [eid]
+    gold = await page.locator(".turn").first.locator(".ans.gold .val").inner_text()
+    assert gold == "81.5 ± 0.5 %"
+    await page.screenshot(path=str(tmp_path / "episode.png"), full_page=True)
+    assert (tmp_path / "episode.png").stat().st_size > 10_000
+    await page.click("#next")  # walk to the next episode of the filtered list
+    await page.wait_for_function(f"document.querySelector('h1.eptitle').textContent !== {eid!r}")
+    assert errors == []
+
+
+async def test_model_text_is_not_html_and_two_runs_side_by_side(browser, tmp_path: Path) -> None:
+    a = make_run(tmp_path, "run-a", n=3)
+    b = make_run(tmp_path, "run-b", n=3, agent="other")
+    viewer = build_viewer([a, b]).parent
+    page, errors = await _open(browser, viewer.joinpath("index.html").as_uri() + "#/episode/ep-000?run=0&vs=1")
+    await page.wait_for_selector(".cols.c2 .turn")
+    assert await page.locator(".cols.c2").first.locator(".ephead").count() == 2
+    assert await page.locator(".cols.c2 .turn").count() == 4  # 2 turns x 2 runs, aligned in rows
+    assert await page.evaluate("window.__pwned") is None
+    assert await page.locator(".reasoning", has_text=INJECTION).count() == 2
+    assert await page.locator(".reasoning img, .reasoning script").count() == 0
+    assert errors == []
+
+
+async def test_screenshots_show_the_failed_list_and_a_failure_with_its_figure(tmp_path: Path) -> None:
+    from harness.viewer.screenshot import pick_showcase_episode, take_screenshots
+
+    viewer = build_viewer([make_run(tmp_path / "runs", n=6)]).parent
+    assert pick_showcase_episode(viewer) == "ep-002"  # ep-004 failed too, but at a step without a figure
+    shots = await take_screenshots(viewer / "index.html", tmp_path / "shots", width=1000, height=700)
+    assert [s.name for s in shots] == ["viewer.png", "viewer_episode.png"]
+    for s in shots:
+        assert s.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and s.stat().st_size > 20_000
+
+
+def _epi(args: list[str], env: dict[str, str]) -> None:
+    r = subprocess.run([sys.executable, "-m", "harness", *args], cwd=REPO, env=env, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=300)
+    assert r.returncode == 0, f"epi {' '.join(args)} failed:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+
+
+@pytest.fixture(scope="module")
+def heuristic_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real run: a tiny sandbox (8 papers), 3 generated episodes, the heuristic agent through the runner."""
+    root = tmp_path_factory.mktemp("real")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "EPI_SANDBOX_DIR": str(root / "sandbox"), "COLUMNS": "200"}
+    _epi(["sandbox", "build", "--papers", "8"], env)
+    _epi(["sandbox", "episodes", "--out", str(root / "episodes.jsonl"), "--count", "3"], env)
+    _epi(["run", "--agent", "heuristic", "--episodes", str(root / "episodes.jsonl"), "--run-id", "heur",
+          "--results", str(root / "results"), "--quiet"], env)
+    return root / "results" / "heur"
+
+
+async def test_real_heuristic_run_failed_episode_shows_marker_and_extracted_figure(
+        browser, heuristic_run: Path, tmp_path: Path) -> None:
+    from harness.viewer.screenshot import pick_showcase_episode
+
+    viewer = build_viewer([heuristic_run]).parent
+    index = read_index(viewer)
+    failed = [e for e in index["runs"][0]["episodes"] if e["ok"] is False]
+    assert failed, "the heuristic agent is expected to fail some sandbox episodes"
+    page, errors = await _open(browser, (viewer / "index.html").as_uri())
+    await page.wait_for_selector("#episode-table")
+    await page.check("#f-failed")
+    await page.wait_for_function(f"document.querySelector('#f-count').textContent.startsWith('{len(failed)} of')")
+    eid = pick_showcase_episode(viewer)
+    await page.locator(f"#episode-table tr[data-episode-row='{eid}'] a").click()
+    marker = page.locator("[data-failure-marker]")
+    await marker.wait_for()
+    entry = next(e for e in failed if e["id"] == eid)
+    assert await marker.get_attribute("data-failure-marker") == entry["fail"]
+    imgs = page.locator("img.figure-image")
+    assert await imgs.count() >= 1
+    await page.wait_for_function("[...document.querySelectorAll('img.figure-image')].every(i => i.complete)")
+    widths = await imgs.evaluate_all("l => l.map(i => i.naturalWidth)")
+    assert min(widths) > 100, widths  # real figure crops, not broken links
+    await page.screenshot(path=str(tmp_path / "real_episode.png"), full_page=True)
+    assert errors == []

@@ -1,0 +1,89 @@
+"""HybridIndex: persisted BM25 + dense retrieval that finds papers from citation cues and indirect hints."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tools.search_index import HybridIndex, SearchIndexError, tokenize
+
+from .search_fixtures import CUE_QUERIES, HINT_QUERIES, paper_docs
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("index")
+    HybridIndex.build(paper_docs(), out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def index(index_dir):
+    return HybridIndex.load(index_dir)
+
+
+def _top1(index: HybridIndex, queries, mode: str) -> int:
+    return sum(index.search(q, 1, mode=mode)[0][0] == want for q, want in queries if index.search(q, 1, mode=mode))
+
+
+def test_citation_cues_find_the_paper_first(index):
+    misses = [(q, want, index.search(q, 3)) for q, want in CUE_QUERIES if index.search(q, 1)[0][0] != want]
+    assert not misses, misses
+
+
+def test_indirect_hints_find_the_paper_in_top3_and_mostly_first(index):
+    top3_misses = [(q, want) for q, want in HINT_QUERIES if want not in [d for d, _ in index.search(q, 3)]]
+    assert not top3_misses, top3_misses
+    assert _top1(index, HINT_QUERIES, "hybrid") >= len(HINT_QUERIES) - 1
+
+
+def test_hybrid_is_at_least_as_good_as_either_side_alone(index):
+    queries = CUE_QUERIES + HINT_QUERIES
+    hybrid = _top1(index, queries, "hybrid")
+    assert hybrid >= _top1(index, queries, "bm25")
+    assert hybrid >= _top1(index, queries, "dense")
+
+
+def test_the_cited_paper_outranks_papers_that_cite_it(index):
+    # P006, P010 and P018 cite P001 in their references; the cue names P001's own header
+    ranked = [d for d, _ in index.search("Okafor et al. 2021 CVPR graph", 5)]
+    assert ranked[0] == "P001"
+    assert set(ranked) & {"P006", "P010", "P018"}  # they are found, but below
+
+
+def test_persisted_index_gives_the_same_ranking(index_dir, index):
+    rebuilt = HybridIndex.build(paper_docs(), None)
+    for q, _ in CUE_QUERIES[:3] + HINT_QUERIES[:3]:
+        assert [d for d, _ in index.search(q, 5)] == [d for d, _ in rebuilt.search(q, 5)]
+    assert json.loads((index_dir / "ids.json").read_text())["ids"][0] == "P001"
+
+
+def test_scores_are_descending_and_k_is_respected(index):
+    hits = index.search("graph neural networks", 7)
+    assert len(hits) == 7
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    assert len(index.search("graph", 500)) <= len(index)
+    assert index.search("   ", 5) == [] and index.search("graph", 0) == []
+
+
+def test_query_of_only_stopwords_still_answers_from_the_dense_side(index):
+    assert tokenize("the paper that was about it") == []
+    assert len(index.search("the paper that was about it", 3)) == 3
+
+
+def test_tokenizer_keeps_years_names_and_folds_plurals_and_accents():
+    assert tokenize("Müller et al., NeurIPS 2021: Graphs and Networks") == ["muller", "neurip", "2021", "graph", "network"]
+
+
+def test_bad_build_input_and_missing_index_are_clear_errors(tmp_path):
+    with pytest.raises(ValueError, match="no documents"):
+        HybridIndex.build([], tmp_path / "x")
+    with pytest.raises(ValueError, match="duplicate document ids \\['a'\\]"):
+        HybridIndex.build([("a", "one"), ("a", "two")], None)
+    with pytest.raises(SearchIndexError, match=str(tmp_path / "nothing")):
+        HybridIndex.load(tmp_path / "nothing")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "ids.json").write_text(json.dumps({"format": 1, "ids": ["a"]}))
+    with pytest.raises(SearchIndexError, match="unreadable"):
+        HybridIndex.load(broken)

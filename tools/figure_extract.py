@@ -1,0 +1,41 @@
+"""figure_extract: one figure as a PNG crop (>= 150 dpi) with its caption and the text that mentions it."""
+from __future__ import annotations
+
+import asyncio
+
+from ._tool import tool
+from ._types import EvidenceUnit, ToolError, ToolImage, ToolResult
+from ._world import World
+from .pdf import crop_figure, load_paper
+from .pdf._present import float_listing, nearby_text
+
+
+@tool
+async def figure_extract(world: World, paper: str, figure: int) -> ToolResult:
+    """Extract a figure from a paper as an image, with its caption and the paragraphs that mention it.
+
+    Args:
+        paper: paper id, title, URL or arXiv id
+        figure: the figure number as printed in its caption (Figure N)
+    """
+    loaded = await load_paper(world, paper)
+    meta, parsed = loaded.meta, loaded.parsed
+    ref = parsed.figure(figure)
+    if ref is None:
+        raise ToolError(
+            f"paper {meta.id} has no Figure {figure}; its figures are: {float_listing(parsed.figures)}"
+            f" (tables: {float_listing(parsed.tables)})",
+            kind="not_found", data={"figures": [f.n for f in parsed.figures], "tables": [t.n for t in parsed.tables]})
+    crop = await asyncio.to_thread(crop_figure, loaded.data, ref)
+    bbox = ref.bbox or ref.caption_bbox
+    near = nearby_text(parsed, ref)
+    text = f"Figure {ref.n} (page {ref.page}) of {meta.id}: {ref.caption}"
+    if ref.bbox is None:
+        text += "\n(The figure body could not be located; the image shows the area above its caption.)"
+    if near:
+        text += "\n\nText that mentions it:\n" + near
+    image = ToolImage.from_png(f"{meta.id}_figure{ref.n}.png", crop.png, caption=ref.caption)
+    return ToolResult(
+        text=text, images=[image],
+        data={"n": ref.n, "page": ref.page, "bbox": list(bbox), "caption": ref.caption},
+        provenance=[EvidenceUnit(paper=meta.id, unit=f"figure:{ref.n}", page=ref.page, bbox=bbox)])

@@ -1,0 +1,172 @@
+"""Tell captions, headings, body paragraphs and page furniture apart, from text and font cues.
+
+A caption is a block whose first line STARTS with a float label and number followed by ':' '.' '|'
+or a dash (or a bold label, or the label alone on its line), in a font no larger than the body; a body
+sentence that begins "Table 1 presents ..." is not one. Each float number is taken once: the first
+real caption in page order wins.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ._layout import Block, Geometry, Line, PageText, union
+
+CAPTION_RE = re.compile(
+    r"^(?P<label>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?P<n>\d{1,3})(?P<rest>.*)$"
+)
+_PUNCT_RE = re.compile(r"^\s*(?:[:.|]|[—–-]\s)(?!\d)")
+_NUMBERED_HEADING = re.compile(r"^(?P<num>(?:\d+(?:\.\d+)*\.?)|(?:[A-H](?:\.\d+)*\.?)|(?:[IVX]+\.))\s+(?P<title>\S.*)$")
+
+
+@dataclass
+class CaptionHit:
+    kind: str  # "figure" | "table"
+    n: int
+    block: Block
+
+
+def _caption_label(line: Line, next_lines: list[Line], geom: Geometry) -> tuple[str, int] | None:
+    m = CAPTION_RE.match(line.text)
+    if not m:
+        return None
+    if line.size > geom.body_size + 1.5:
+        return None
+    rest = m.group("rest")
+    ok = bool(_PUNCT_RE.match(rest))
+    if not ok and not rest.strip():
+        ok = bool(next_lines) or line.label_bold  # "Figure 3" alone on its line, caption below
+    if not ok and line.label_bold and rest[:1] == " ":
+        # bold label followed by plain text ("**Figure 1** Results ...")
+        ok = not line.bold
+    if not ok:
+        return None
+    kind = "table" if m.group("label").lower().startswith("tab") else "figure"
+    return kind, int(m.group("n"))
+
+
+def _split_block(block: Block, at: int) -> tuple[Block, Block]:
+    a, b = block.lines[:at], block.lines[at:]
+    return (Block(a, union([l.bbox for l in a]), block.page, block.kind),
+            Block(b, union([l.bbox for l in b]), block.page, block.kind))
+
+
+def _caption_extent(lines: list[Line]) -> int:
+    """How many lines from the first belong to the caption (stop at a font change or a wide gap)."""
+    first = lines[0]
+    for i in range(1, len(lines)):
+        prev, cur = lines[i - 1], lines[i]
+        gap = cur.bbox[1] - prev.bbox[3]
+        if abs(cur.size - first.size) > 0.8 or gap > 0.9 * first.size:
+            return i
+    return len(lines)
+
+
+def find_captions(pages: list[PageText], geom: Geometry) -> list[CaptionHit]:
+    """Mark caption blocks (splitting blocks where a caption starts mid-block) and return them."""
+    hits: list[CaptionHit] = []
+    seen: set[tuple[str, int]] = set()
+    for page in pages:
+        new_blocks: list[Block] = []
+        for block in page.blocks:
+            pending = [block]
+            while pending:
+                blk = pending.pop(0)
+                hit_at = None
+                for i, ln in enumerate(blk.lines):
+                    if i > 0:
+                        prev = blk.lines[i - 1]
+                        separated = (ln.bbox[1] - prev.bbox[3] > 0.4 * ln.size or abs(ln.size - prev.size) > 0.8
+                                     or prev.text.rstrip().endswith((".", ":")))
+                        if not separated:
+                            continue
+                    if _caption_label(ln, blk.lines[i + 1:], geom):
+                        hit_at = i
+                        break
+                if hit_at is None:
+                    new_blocks.append(blk)
+                    continue
+                if hit_at > 0:
+                    head, blk = _split_block(blk, hit_at)
+                    new_blocks.append(head)
+                extent = _caption_extent(blk.lines)
+                if extent < len(blk.lines):
+                    blk, tail = _split_block(blk, extent)
+                    pending.insert(0, tail)
+                kind, n = _caption_label(blk.lines[0], blk.lines[1:], geom)  # type: ignore[misc]
+                if blk.bbox[3] < geom.y0 - 2 or blk.bbox[1] > geom.y1 + 2 or (kind, n) in seen:
+                    new_blocks.append(blk)  # page furniture or a repeated number: not a new float
+                    continue
+                blk.kind = "caption"
+                blk.float_key = f"{kind}:{n}"
+                seen.add((kind, n))
+                hits.append(CaptionHit(kind, n, blk))
+                new_blocks.append(blk)
+        page.blocks = new_blocks
+    return hits
+
+
+def heading_parts(block: Block, geom: Geometry) -> tuple[str, int] | None:
+    """(title, level) if the block is a section heading, else None."""
+    if len(block.lines) > 3:
+        return None
+    for a, b in zip(block.lines, block.lines[1:]):
+        if b.bbox[1] < a.bbox[3] - 2:  # two lines side by side: a table row, not a heading
+            return None
+    if any(l.gaps > 2.0 * l.size for l in block.lines):
+        return None
+    text = " ".join(" ".join(l.text.split()) for l in block.lines)
+    if not (2 <= len(text) <= 120) or not any(c.isalpha() for c in text):
+        return None
+    size = max(l.size for l in block.lines)
+    bold = all(l.bold for l in block.lines)
+    bigger = size >= geom.body_size + 0.9
+    if not (bold or bigger) or size < geom.body_size - 0.6:
+        return None
+    if text.endswith((",", ";")) or (text.endswith(".") and len(text.split()) > 8):
+        return None
+    m = _NUMBERED_HEADING.match(text)
+    if m:
+        level = m.group("num").rstrip(".").count(".") + 1
+    else:
+        if not bigger and (len(text.split()) > 6 or text.endswith(("?", ":", "."))):
+            return None  # a bold run-in phrase, not a heading
+        level = 1 if bigger else 2
+    return text, min(level, 3)
+
+
+def classify_blocks(pages: list[PageText], geom: Geometry) -> None:
+    """Label every non-caption block as margin, heading, paragraph or other (float content candidates)."""
+    for page in pages:
+        for block in page.blocks:
+            if block.kind == "caption":
+                continue
+            x0, y0, x1, y1 = block.bbox
+            if y1 < geom.y0 - 2 or y0 > geom.y1 + 2 or x1 < geom.x0 - 10 or x0 > geom.x1 + 10:
+                block.kind = "margin"
+            elif heading_parts(block, geom):
+                block.kind = "heading"
+            elif is_paragraph(block, geom):
+                block.kind = "paragraph"
+            else:
+                block.kind = "other"
+
+
+def is_paragraph(block: Block, geom: Geometry) -> bool:
+    """Running body text: body font size and lines that fill most of a column without table-like gaps."""
+    if abs(block.size - geom.body_size) > 0.8:
+        return False
+    text = "".join(block.text.split())
+    if sum(c.isdigit() for c in text) > 0.3 * max(1, len(text)):
+        return False  # rows of numbers: a table
+    min_w = 0.55 * geom.column_width
+    wide = [l for l in block.lines if l.width >= min_w and l.gaps < 0.9 * l.size]
+    if len(block.lines) == 1:
+        line = block.lines[0]
+        if bool(wide) and len(line.text) >= 30:
+            return True
+        # the last line of a paragraph carried over from the previous page or column
+        letters = sum(c.isalpha() for c in text)
+        return (len(line.text.split()) >= 4 and line.text.rstrip().endswith((".", "?", "!"))
+                and line.gaps < 0.9 * line.size and letters > 0.8 * len(text))
+    return len(wide) >= 0.5 * len(block.lines)

@@ -1,0 +1,94 @@
+"""parse_pdf: bytes in, ParsedPaper out (captions, float regions, sections, blocks, markdown).
+
+Only pages that hold a caption have their vector paths and images looked at, which is what keeps
+parsing far cheaper than running a layout model over every page.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import pymupdf
+
+from ._classify import classify_blocks, find_captions
+from ._errors import PdfError
+from ._layout import PageText, measure_geometry, read_page, union
+from ._reading import read_document
+from ._regions import locate_regions, mark_float_blocks
+from .model import FloatRef, ParsedPaper
+
+PARSER_VERSION = "epi-pdf-1"
+DEFAULT_MAX_PAGES = 300
+
+
+def open_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES) -> pymupdf.Document:
+    """Open PDF bytes, refusing with a PdfError what cannot or should not be read."""
+    if not data:
+        raise PdfError("empty file: 0 bytes, not a PDF")
+    head = data[:1024]
+    if b"%PDF-" not in head:
+        shown = data[:16].decode("latin-1")
+        raise PdfError(f"not a PDF: the file does not start with a %PDF- header (starts with {shown!r})")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as e:  # mupdf raises its own types for damaged files
+        raise PdfError(f"corrupt PDF: PyMuPDF could not open it ({e})") from None
+    if doc.needs_pass and not doc.authenticate(""):
+        doc.close()
+        raise PdfError("encrypted PDF: it needs a password, which we do not have")
+    if doc.page_count == 0:
+        doc.close()
+        raise PdfError("corrupt PDF: it has no readable pages")
+    if doc.page_count > max_pages:
+        n = doc.page_count
+        doc.close()
+        raise PdfError(f"PDF has {n} pages, more than the cap of {max_pages} pages; it is not parsed")
+    return doc
+
+
+def _read_pages(doc: pymupdf.Document) -> list[PageText]:
+    pages: list[PageText] = []
+    for i in range(doc.page_count):
+        try:
+            pages.append(read_page(doc[i], i + 1))
+        except Exception as e:  # a damaged page stream
+            raise PdfError(f"corrupt PDF: page {i + 1} cannot be read ({e})") from None
+    return pages
+
+
+def _caption_text(block_text: str) -> str:
+    return " ".join(block_text.split())
+
+
+def parse_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES) -> ParsedPaper:
+    """Parse a paper's PDF into markdown, sections, text blocks and captioned figures and tables."""
+    sha = hashlib.sha256(data).hexdigest()
+    doc = open_pdf(data, max_pages=max_pages)
+    try:
+        pages = _read_pages(doc)
+        if not any(p.blocks for p in pages):
+            raise PdfError("PDF has no text layer (scanned images only?); nothing to extract")
+        geom = measure_geometry(pages)
+        captions = find_captions(pages, geom)
+        classify_blocks(pages, geom)
+        regions = locate_regions(doc, pages, captions, geom)
+    finally:
+        doc.close()
+    mark_float_blocks(pages, regions)
+    floats: dict[str, FloatRef] = {}
+    for cap in captions:
+        key = cap.block.float_key or ""
+        reg = regions.get(key)
+        cb = cap.block.bbox
+        bbox = union([reg.body, cb]) if reg and reg.body else None
+        floats[key] = FloatRef(kind=cap.kind, n=cap.n, page=cap.block.page, caption=_caption_text(cap.block.text),
+                               caption_bbox=_round(cb), bbox=_round(bbox) if bbox else None)
+    read = read_document(pages, geom, floats)
+    figures = sorted((f for f in floats.values() if f.kind == "figure"), key=lambda f: f.n)
+    tables = sorted((f for f in floats.values() if f.kind == "table"), key=lambda f: f.n)
+    return ParsedPaper(sha256=sha, pages=len(pages), title=read.title, sections=read.sections, blocks=read.blocks,
+                       figures=figures, tables=tables, markdown=read.markdown, two_column=geom.two_column,
+                       parser_version=PARSER_VERSION)
+
+
+def _round(b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    return (round(b[0], 1), round(b[1], 1), round(b[2], 1), round(b[3], 1))

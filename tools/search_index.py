@@ -1,0 +1,221 @@
+"""A persisted hybrid text index: BM25 (bm25s) for exact cues, MiniLM + faiss for meaning, fused by rank.
+
+BM25 catches what a citation cue names literally (author surnames, a year, a venue, a method name);
+the dense side catches paraphrases and indirect hints. Both scores are brought to [0, 1] and mixed. Used by the sandbox world's search
+(one document per paper) and by pdf_rag (one document per chunk of a paper).
+"""
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from .embed import EMBED_DIM, embed
+
+INDEX_FORMAT = 1
+BM25_WEIGHT = 0.35  # share of the lexical side in the fused score; tuned on tests/tools/search_fixtures.py
+SearchMode = Literal["hybrid", "bm25", "dense"]
+
+# English function words plus words that every citation cue carries and that therefore say nothing
+# about which paper is meant ("the paper by X et al. that introduced ...").
+STOPWORDS = frozenset(
+    """a an and are as at be been being but by can could did do does for from had has have how i if in
+    into is it its itself may might more most no nor not of on or our over so such than that the their them
+    then there these they this those through to too under up us very was we were what when where which while
+    who whom why will with would you your also about after again all any both each few other same some only
+    own just should now et al paper papers work works study studies article introduced introduces introduce
+    proposed proposes propose presented presents present described describes called named one"""
+    .split()
+)
+_TOKEN_RE = re.compile(r"[a-z0-9]+")
+
+
+def _strip_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _light_stem(tok: str) -> str:
+    """Fold plurals and a few common endings so 'graphs'/'graph', 'networks'/'network' meet."""
+    if tok.isdigit() or len(tok) <= 3:
+        return tok
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", "")):
+        if tok.endswith(suffix) and len(tok) - len(suffix) >= 4:
+            return tok[: -len(suffix)] + repl
+    if tok.endswith("s") and not tok.endswith(("ss", "us", "is")):
+        return tok[:-1]
+    return tok
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased, accent-folded word tokens without stopwords, lightly stemmed; years and numbers kept."""
+    text = _strip_accents(text.lower())
+    out = []
+    for tok in _TOKEN_RE.findall(text):
+        if tok in STOPWORDS or (len(tok) == 1 and not tok.isdigit()):
+            continue
+        out.append(_light_stem(tok))
+    return out
+
+
+class SearchIndexError(ValueError):
+    """The index files are missing, unreadable or from another format version."""
+
+
+@dataclass
+class HybridIndex:
+    """BM25 + dense index over (doc_id, text) documents; `search` returns (doc_id, fused score)."""
+
+    ids: list[str]
+    bm25: "object" = field(repr=False)  # bm25s.BM25
+    dense: "object" = field(repr=False)  # faiss.IndexFlatIP
+    out_dir: Path | None = None
+    _ceilings: np.ndarray | None = field(default=None, repr=False)
+
+    # ---- building and loading -------------------------------------------------------------
+    @classmethod
+    def build(cls, docs: list[tuple[str, str]], out_dir: Path | None) -> "HybridIndex":
+        """Index the documents and, when out_dir is given, persist the index there."""
+        import bm25s
+        import faiss
+
+        if not docs:
+            raise ValueError("HybridIndex.build: no documents to index")
+        ids = [d for d, _ in docs]
+        if len(set(ids)) != len(ids):
+            dupes = sorted({d for d in ids if ids.count(d) > 1})
+            raise ValueError(f"HybridIndex.build: duplicate document ids {dupes[:5]}")
+        texts = [t or "" for _, t in docs]
+        bm25 = bm25s.BM25()
+        # an empty token list would break bm25s; a placeholder keeps the row (it never matches a query)
+        bm25.index([tokenize(t) or ["\u2205"] for t in texts], show_progress=False)
+        dense = faiss.IndexFlatIP(EMBED_DIM)
+        dense.add(embed(texts))
+        index = cls(ids=ids, bm25=bm25, dense=dense, out_dir=None)
+        if out_dir is not None:
+            index.save(Path(out_dir))
+        return index
+
+    def save(self, out_dir: Path) -> None:
+        import faiss
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        self.bm25.save(str(out_dir / "bm25"), show_progress=False)
+        faiss.write_index(self.dense, str(out_dir / "dense.faiss"))
+        meta = {"format": INDEX_FORMAT, "embed_dim": EMBED_DIM, "ids": self.ids}
+        # written last: its presence marks a complete index
+        tmp = out_dir / "ids.json.tmp"
+        tmp.write_text(json.dumps(meta), encoding="utf-8")
+        tmp.replace(out_dir / "ids.json")
+        self.out_dir = out_dir
+
+    @classmethod
+    def load(cls, out_dir: Path) -> "HybridIndex":
+        """Load an index persisted by `build`; raise SearchIndexError naming the folder if it is not one."""
+        import bm25s
+        import faiss
+
+        out_dir = Path(out_dir)
+        meta_path = out_dir / "ids.json"
+        if not meta_path.is_file():
+            raise SearchIndexError(f"no search index in {out_dir} (ids.json missing); build it first")
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            if meta.get("format") != INDEX_FORMAT:
+                raise SearchIndexError(f"search index in {out_dir} has format {meta.get('format')}, expected {INDEX_FORMAT}; rebuild it")
+            bm25 = bm25s.BM25.load(str(out_dir / "bm25"), show_progress=False, verbosity=0)
+            dense = faiss.read_index(str(out_dir / "dense.faiss"))
+        except SearchIndexError:
+            raise
+        except Exception as e:  # corrupt files of any kind: say which folder and how to fix it
+            raise SearchIndexError(f"search index in {out_dir} is unreadable ({type(e).__name__}: {e}); rebuild it") from e
+        ids = list(meta["ids"])
+        if dense.ntotal != len(ids):
+            raise SearchIndexError(f"search index in {out_dir} is inconsistent ({dense.ntotal} vectors, {len(ids)} ids); rebuild it")
+        return cls(ids=ids, bm25=bm25, dense=dense, out_dir=out_dir)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    # ---- querying --------------------------------------------------------------------------
+    def _term_ceilings(self) -> np.ndarray:
+        """Per vocabulary term, its best BM25 contribution in any document (0 for unused terms)."""
+        if self._ceilings is None:
+            data, indptr = self.bm25.scores["data"], self.bm25.scores["indptr"]
+            ceil = np.zeros(len(indptr) - 1, dtype=np.float32)
+            nonempty = np.flatnonzero(np.diff(indptr) > 0)
+            if len(nonempty):
+                ceil[nonempty] = np.maximum.reduceat(data, indptr[nonempty])
+            self._ceilings = ceil
+        return self._ceilings
+
+    def bm25_ranking(self, query: str, depth: int) -> list[tuple[int, float]]:
+        """(row, score in [0, 1]) of documents sharing a query term, best first.
+
+        The score is BM25 divided by the sum of each query term's best score anywhere, so a document
+        matching one weak word of a long cue scores low, and one matching every word scores near 1.
+        """
+        vocab = self.bm25.vocab_dict
+        tok_ids = sorted({vocab[t] for t in tokenize(query) if t in vocab})
+        if not tok_ids:
+            return []
+        scores = self.bm25.get_scores_from_ids(tok_ids)
+        ceiling = float(self._term_ceilings()[tok_ids].sum()) or 1.0
+        order = np.argsort(-scores, kind="stable")[:depth]
+        return [(int(i), float(scores[i]) / ceiling) for i in order if scores[i] > 0]
+
+    def dense_ranking(self, query: str, depth: int) -> list[tuple[int, float]]:
+        """(row, cosine) of the nearest documents, best first."""
+        scores, rows = self.dense.search(embed([query]), min(depth, len(self.ids)))
+        return [(int(r), float(s)) for r, s in zip(rows[0], scores[0]) if r >= 0]
+
+    def search(self, query: str, k: int, mode: SearchMode = "hybrid") -> list[tuple[str, float]]:
+        """The k best documents for the query as (doc_id, score), best first.
+
+        hybrid: a convex combination of the normalised BM25 score (see bm25_ranking) and the dense
+        cosine min-max scaled over the top 50, BM25_WEIGHT on the lexical side (Bruch et al. 2023
+        found such a combination beats reciprocal-rank fusion); bm25 / dense return one side only.
+        """
+        if k <= 0 or not query.strip():
+            return []
+        if mode == "bm25":
+            return [(self.ids[r], s) for r, s in self.bm25_ranking(query, k)]
+        if mode == "dense":
+            return [(self.ids[r], s) for r, s in self.dense_ranking(query, k)]
+        depth = max(50, 4 * k)
+        lexical = dict(self.bm25_ranking(query, depth))
+        dense = dict(self.dense_ranking(query, depth))
+        lo, hi = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)
+        span = (hi - lo) or 1.0
+        fused = {
+            row: BM25_WEIGHT * lexical.get(row, 0.0) + (1 - BM25_WEIGHT) * (dense.get(row, lo) - lo) / span
+            for row in lexical.keys() | dense.keys()
+        }
+        best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return [(self.ids[r], round(s, 6)) for r, s in best]
+
+
+def paper_document_text(
+    title: str,
+    authors: list[str],
+    venue: str | None,
+    year: int | None,
+    abstract: str | None,
+    references: list[str] | tuple[str, ...] = (),
+) -> str:
+    """The text to index for one paper so citation cues find it.
+
+    The paper's own header (title, author surnames and full names, venue, year) comes first and is
+    repeated once, so BM25 weighs it above the reference strings at the end, which mention other
+    papers' authors and years; the dense encoder reads the first ~256 word pieces (header + abstract).
+    """
+    surnames = " ".join(a.split()[-1] for a in authors if a.strip())
+    header = f"{title}. {', '.join(authors)}. {venue or ''} {year or ''}".strip()
+    parts = [header + ".", abstract or "", f"{title} {surnames} {venue or ''} {year or ''}"]
+    if references:
+        parts.append("References: " + " ".join(references))
+    return "\n".join(p for p in parts if p)
