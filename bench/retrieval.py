@@ -9,6 +9,7 @@ report gives hybrid / BM25 ratios. Targets (issue 3): p95 under 20 ms per query 
 from __future__ import annotations
 
 import argparse
+import os
 import asyncio
 import random
 import statistics
@@ -120,7 +121,7 @@ def main() -> None:
 
     t = time.perf_counter()
     get_encoder()
-    print(f"encoder load: {time.perf_counter() - t:.2f} s (once per process)")
+    print(f"encoder load: {time.perf_counter() - t:.2f} s (once per process); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     papers, source = load_papers(rng)
     docs = [(p.id, paper_document_text(p.title, p.authors, p.venue, p.year, p.abstract)) for p in papers]
     with tempfile.TemporaryDirectory() as tmp:

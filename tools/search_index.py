@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from .embed import EMBED_DIM, embed
+from .embed import EMBED_DIM, embed, embed_query
 
 INDEX_FORMAT = 1
 BM25_WEIGHT = 0.35  # share of the lexical side in the fused score; tuned on tests/tools/search_fixtures.py
@@ -170,7 +170,7 @@ class HybridIndex:
 
     def dense_ranking(self, query: str, depth: int) -> list[tuple[int, float]]:
         """(row, cosine) of the nearest documents, best first."""
-        scores, rows = self.dense.search(embed([query]), min(depth, len(self.ids)))
+        scores, rows = self.dense.search(embed_query(query), min(depth, len(self.ids)))
         return [(int(r), float(s)) for r, s in zip(rows[0], scores[0]) if r >= 0]
 
     def search(self, query: str, k: int, mode: SearchMode = "hybrid") -> list[tuple[str, float]]:

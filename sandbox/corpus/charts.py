@@ -65,6 +65,12 @@ def _style() -> dict[str, object]:
     }
 
 
+def _legend_columns(fig: FigureGT, width_pt: float) -> int:
+    """As many legend columns (up to 3) as fit above the axes without running off the figure."""
+    entry = max(len(s.label) for s in fig.series) * 6.8 * 0.6 + 28
+    return max(1, min(3, len(fig.series), int(width_pt * 0.92 // entry)))
+
+
 def _draw(fig: FigureGT, width_pt: float, height_pt: float) -> plt.Figure:
     with plt.rc_context(_style()):
         f, ax = plt.subplots(figsize=(width_pt / 72, height_pt / 72))
@@ -77,7 +83,7 @@ def _draw(fig: FigureGT, width_pt: float, height_pt: float) -> plt.Figure:
                 xs = [j + (i - (n - 1) / 2) * width for j in range(len(cats))]
                 ax.bar(xs, s.y, width=width * 0.92, label=s.label, color=_COLORS[i % 5], edgecolor="black",
                        linewidth=0.5, hatch=_HATCHES[i % 5], zorder=3)
-            ax.set_xticks(range(len(cats)), [textwrap.fill(c.replace(" (", "\n("), 14) for c in cats])
+            ax.set_xticks(range(len(cats)), [textwrap.fill(c.replace(" (", "\n("), 10) for c in cats])
             lo, hi, step = axis_limits(all_y + [min(all_y) - 2 * tick_step(min(all_y), max(all_y))])
         else:
             for i, s in enumerate(fig.series):
@@ -109,7 +115,7 @@ def _draw(fig: FigureGT, width_pt: float, height_pt: float) -> plt.Figure:
             ax.grid(True, axis="x", linewidth=0.3, color="#d0d0d0", zorder=0)
         ax.set_xlabel(fig.x_label)
         ax.set_ylabel(fig.y_label)
-        ax.legend(frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(3, len(fig.series)),
+        ax.legend(frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=_legend_columns(fig, width_pt),
                   handlelength=1.6, columnspacing=1.0, borderaxespad=0.2)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)

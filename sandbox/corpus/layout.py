@@ -93,6 +93,9 @@ def _chunks(p: PaperGT, refs: list[str]) -> list[tuple[str, list[str]]]:
     seen: set[str] = set()
     for s in p.sections:
         level = "h2" if "." not in s.number else "h3"
+        if cur:  # a heading starts a new chunk so it is never left alone at a column bottom
+            out.append(("".join(cur), []))
+            cur = []
         cur.append(f"<{level}>{s.number}&#160;&#160;{html.escape(s.title)}</{level}>")
         for i, para in enumerate(s.paragraphs):
             lead = s.title == "Related Work" and i < len(s.paragraphs) - 1
@@ -158,6 +161,8 @@ class _Flow:
 
     def text(self, body: str, css: str) -> None:
         story = pymupdf.Story(body, user_css=css)
+        if body.startswith("<h") and self.bottom - self.y < self.g.font * 7:
+            self.new_column()
         while True:
             if self.bottom - self.y < self.g.font * 2:
                 self.new_column()

@@ -11,16 +11,10 @@ import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from viewer_runs import INJECTION, make_run, png_bytes  # noqa: E402
+from viewer_runs import INJECTION, make_run, png_bytes, read_index  # noqa: E402
 
 from harness.viewer import build_viewer  # noqa: E402
 from harness.viewer.serve import make_server  # noqa: E402
-
-
-def read_index(viewer: Path) -> dict:
-    text = (viewer / "data" / "index.js").read_text()
-    assert text.startswith("window.EPI_INDEX = ") and text.rstrip().endswith(";")
-    return json.loads(text[len("window.EPI_INDEX = "):].rstrip().rstrip(";"))
 
 
 def read_episode(viewer: Path, run: int, file: str) -> tuple[int, str, dict]:

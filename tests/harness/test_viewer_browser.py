@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from viewer_runs import INJECTION, make_run  # noqa: E402
+from viewer_runs import INJECTION, make_run, read_index  # noqa: E402
 
 from harness.viewer import build_viewer  # noqa: E402
-from test_viewer import read_index  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -118,3 +118,10 @@ def make_run(results: Path, run_id: str = "fixture-run", n: int = 6, *, agent: s
     if scored:
         (rd.path / "episode_scores.jsonl").write_text("".join(s.model_dump_json() + "\n" for s in scores))
     return rd.path
+
+
+def read_index(viewer: Path) -> dict:
+    """The data of a built viewer's data/index.js."""
+    text = (viewer / "data" / "index.js").read_text()
+    assert text.startswith("window.EPI_INDEX = ") and text.rstrip().endswith(";")
+    return json.loads(text[len("window.EPI_INDEX = "):].rstrip().rstrip(";"))
