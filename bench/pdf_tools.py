@@ -23,7 +23,7 @@ import pymupdf  # noqa: E402
 
 from tools import PaperMeta, PaperNotFound, SearchHit, World, get_tool  # noqa: E402
 
-REAL = Path("/work/shared/realpdfs")
+REAL = Path(__file__).resolve().parents[1].parent / "shared" / "realpdfs"
 
 
 class FolderWorld(World):

@@ -269,7 +269,7 @@
       var i = lastList.ids.indexOf(id);
       if (i > 0) append(nav, el("a", { href: episodeHash(lastList.ids[i - 1], k, vs), id: "prev" }, "‹ previous"));
       if (i >= 0 && i < lastList.ids.length - 1) append(nav, el("a", { href: episodeHash(lastList.ids[i + 1], k, vs), id: "next" }, "next ›"));
-      if (i >= 0) append(nav, el("span", { class: "muted" }, (i + 1) + " of " + lastList.ids.length + " in the filtered list"));
+      if (i >= 0) append(nav, el("span", { class: "muted" }, (i + 1) + " of " + lastList.ids.length + " in the filtered list (keys j / k)"));
     }
     if (INDEX.runs.length > 1) {
       append(nav, el("label", null, "compare with ", el("select", { id: "vs", onchange: function (ev) { location.hash = episodeHash(id, k, ev.target.value); } },
@@ -309,5 +309,11 @@
     }
   }
   window.addEventListener("hashchange", render);
+  // j / k walk the filtered episode list from an episode page (the keys of most log viewers)
+  document.addEventListener("keydown", function (ev) {
+    if (ev.target && /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName)) return;
+    var link = ev.key === "j" ? document.getElementById("next") : ev.key === "k" ? document.getElementById("prev") : null;
+    if (link) { ev.preventDefault(); location.hash = link.getAttribute("href"); }
+  });
   render();
 })();

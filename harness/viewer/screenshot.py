@@ -14,8 +14,11 @@ from urllib.parse import quote
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-# Show the failing turn from its top when the marker then stays in view, else centre the marker.
+# Show the page from the top, else the failing turn from its top, as long as the marker stays in view;
+# else centre the marker.
 _SCROLL_TO_FAILURE = """m => {
+  window.scrollTo(0, 0);
+  if (m.getBoundingClientRect().bottom <= window.innerHeight - 8) return;
   const turn = m.closest('section.turn');
   turn.scrollIntoView({block: 'start'});
   window.scrollBy(0, -56);
@@ -63,6 +66,7 @@ async def take_screenshots(index_html: Path, out_dir: Path, *, chromium: Path = 
             await page.screenshot(path=str(shots[-1]))
             eid = pick_showcase_episode(index_html.parent)
             if eid is not None:
+                await page.set_viewport_size({"width": width, "height": int(height * 1.3)})  # header + failing turn
                 await page.goto(base + f"#/episode/{quote(eid, safe='')}?run=0")
                 marker = page.locator("[data-failure-marker]").first
                 await marker.wait_for()

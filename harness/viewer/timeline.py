@@ -180,7 +180,7 @@ def build_timeline(files: RunFiles, episode_id: str) -> EpisodeTimeline:
     trace: TraceRead = run.read_trace(episode_id)
     episode: Episode | None = files.episodes.get(episode_id)
     score = files.scores.get(episode_id)
-    tl = EpisodeTimeline(run_id=files.run_id, episode_id=episode_id)
+    tl = EpisodeTimeline(run_id=files.run_id, episode_id=episode_id, notes=list(files.notes))
     if episode is not None:
         tl.split, tl.task_type, tl.initiation, tl.n_turns = (
             episode.split, episode.task_type, episode.initiation, len(episode.turns))

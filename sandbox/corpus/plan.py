@@ -14,7 +14,7 @@ from .model import FigureGT, GroundTruth, PaperGT, SeriesGT, TableGT
 from .prose import PaperContext, write_paper_text
 from .vocab import AREAS, FAMILY_NAMES, GIVEN_NAMES, STEM_HEADS, STEM_TAILS, VENUES_BY_PARITY, Area, Dataset
 
-GENERATOR_VERSION = "corpus-1.0"
+GENERATOR_VERSION = "corpus-1.1"
 DEFAULT_PAPERS = 96
 _NUM_RE = re.compile(r"\d+(?:\.\d+)?")
 
@@ -191,6 +191,9 @@ def _authors(rng: random.Random) -> list[str]:
 def _plan_floats(p: PaperGT, area: Area, scores: _Scores, rng: random.Random, cited_same_area: list[str]) -> None:
     datasets = [d for d in area.datasets if d.name in p.datasets]
     others = cited_same_area[-4:]
+    # a paper reports beating the prior work it compares with (its own scores are not drawn yet)
+    best_prior = max((scores.quality[m] for m in others), default=-1.0)
+    scores.quality[p.method] = max(scores.quality[p.method], best_prior + rng.uniform(0.04, 0.1))
     base = [m for m in area.baselines[: rng.randint(1, 2)]]
     n_tables = rng.choice((1, 2, 2, 3))
     tables = [_main_table(1, p, area, datasets, base + others + [p.method], scores)]

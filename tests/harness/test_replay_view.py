@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 sys.path.insert(0, str(Path(__file__).parent))
-from viewer_runs import INJECTION, make_run  # noqa: E402
+from viewer_runs import make_run  # noqa: E402
 
 from harness.replay_view import FAILURE_TAG, ReplayError, render_episode, replay  # noqa: E402
 from harness.viewer import RunFiles, build_timeline  # noqa: E402
@@ -112,21 +112,40 @@ def test_unscored_run_is_scored_on_first_look(tmp_path: Path) -> None:
     assert tl.turns[0].failure is not None
 
 
-def _epi(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "400"}
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=REPO, capture_output=True, text=True,
-                          env=env, stdin=subprocess.DEVNULL, timeout=120)
+def test_cli_replay_failed_non_interactive_and_user_errors(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+    from harness.cli._apps import UserError
+
+    path = make_run(tmp_path, n=6)
+    runner = CliRunner()
+    r = runner.invoke(app, ["replay", str(path), "--failed", "--width", "160"])
+    assert r.exit_code == 0, r.output
+    assert r.output.count("episode ep-") == 3 and "ep-000" not in r.output
+    r = runner.invoke(app, ["replay", str(tmp_path / "missing-run"), "ep-000"])
+    assert isinstance(r.exception, UserError) and "is not a folder" in str(r.exception)
+    r = runner.invoke(app, ["replay", str(path), "ep-000", "--from-turn", "2"])
+    assert isinstance(r.exception, UserError) and "--agent" in str(r.exception)
 
 
 @pytest.mark.slow
-def test_cli_replay_failed_non_interactive_and_user_errors(tmp_path: Path) -> None:
-    path = make_run(tmp_path, n=6)
-    r = _epi("replay", str(path), "--failed")
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.count("episode ep-") == 3 and "ep-000" not in r.stdout
-    r = _epi("replay", str(path), "ep-999")
+def test_cli_unknown_episode_exits_2_with_a_message(tmp_path: Path) -> None:
+    path = make_run(tmp_path, n=2)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "400"}
+    r = subprocess.run([sys.executable, "-m", "harness", "replay", str(path), "ep-999"], cwd=REPO, capture_output=True,
+                       text=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
     assert r.returncode == 2 and "'ep-999' is not in run" in r.stderr and "Traceback" not in r.stderr
-    r = _epi("replay", str(tmp_path / "missing-run"), "ep-000")
-    assert r.returncode == 2 and "is not a folder" in r.stderr
-    r = _epi("replay", str(path), "ep-000", "--from-turn", "2")
-    assert r.returncode == 2 and "--agent" in r.stderr
+
+
+def test_run_without_its_episode_file_is_replayed_unscored_with_a_note(tmp_path: Path) -> None:
+    path = make_run(tmp_path, n=2, scored=False)
+    (tmp_path / "fixture-run-episodes.jsonl").unlink()
+    files = RunFiles.open(path)
+    assert any("could not score" in n for n in files.notes) and not files.scores
+    console = Console(record=True, width=160)
+    replay(files, "ep-001", failed=False, console=console)
+    out = console.export_text()
+    assert "not scored" in out and "(episode file not available)" in out and "figure_extract(" in out
+    with pytest.raises(ReplayError, match="has no scores"):
+        replay(files, None, failed=True, console=console)

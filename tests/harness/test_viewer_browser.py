@@ -83,6 +83,8 @@ async def test_failed_filter_episode_page_failure_marker_and_figure(browser, tmp
     assert (tmp_path / "episode.png").stat().st_size > 10_000
     await page.click("#next")  # walk to the next episode of the filtered list
     await page.wait_for_function(f"document.querySelector('h1.eptitle').textContent !== {eid!r}")
+    await page.keyboard.press("k")  # and back with the keyboard
+    await page.wait_for_function(f"document.querySelector('h1.eptitle').textContent === {eid!r}")
     assert errors == []
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from tools.pdf import PdfError, parse_pdf
 
-REAL = Path("/work/shared/realpdfs/N18-3011.pdf")
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realpdfs" / "N18-3011.pdf"
 
 
 def _small_pdf(pages: int = 1, text: str = "Hello") -> bytes:

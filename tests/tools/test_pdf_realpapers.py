@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import harness.cli  # noqa: F401  (registers the command groups)
 from harness.cli._apps import app
 
-REAL = Path("/work/shared/realpdfs")
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realpdfs"
 pytestmark = pytest.mark.skipif(not (REAL / "ground_truth.json").is_file(), reason=f"{REAL} not present")
 
 
@@ -92,10 +92,11 @@ def test_every_table_has_rows_and_columns_from_the_page(paper: str) -> None:
         else:
             assert len(filled_cols) >= 2, f"{paper} table {t['n']}: fewer than two filled columns: {rows}"
         page_text = _page_text(REAL / paper, t["page"])
+        unbroken = page_text.replace("-", "")  # cells that wrapped at a hyphen are joined without it
         for r in rows:
             for cell in r:
                 for word in unicodedata.normalize("NFKC", cell).split():
-                    assert word in page_text, (paper, t["n"], cell)
+                    assert word in page_text or word.replace("-", "") in unbroken, (paper, t["n"], cell)
         assert res["markdown"].count("\n") == len(rows)
 
 

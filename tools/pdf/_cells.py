@@ -14,6 +14,7 @@ import pymupdf
 
 from ._crop import body_box
 from ._parse import open_pdf
+from ._rows import GridRow, Rule, logical_rows
 from .model import FloatRef
 
 _WORD_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
@@ -42,22 +43,42 @@ def rows_to_markdown(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _rulings(page: pymupdf.Page, clip: pymupdf.Rect) -> tuple[int, int]:
-    """Distinct vertical and horizontal ruling lines inside the clip."""
+def _near(r: pymupdf.Rect, clip: pymupdf.Rect, pad: float = 2.0) -> bool:
+    """Overlap test that also works for zero-width or zero-height rects (which Rect.intersects calls empty)."""
+    return r.x0 <= clip.x1 + pad and r.x1 >= clip.x0 - pad and r.y0 <= clip.y1 + pad and r.y1 >= clip.y0 - pad
+
+
+def _join_segments(segments: list[tuple[float, float, float]]) -> list[Rule]:
+    """Horizontal segments at one height whose gaps are under 3pt (dotted or dashed rules) as one rule."""
+    rules: list[Rule] = []
+    for x0, x1, y in sorted(segments, key=lambda s: (round(s[2]), s[0])):
+        last = rules[-1] if rules else None
+        if last and abs(last.y - y) < 0.8 and x0 <= last.x1 + 3:
+            last.x1 = max(last.x1, x1)
+        else:
+            rules.append(Rule(x0, x1, y))
+    return [r for r in rules if r.x1 - r.x0 >= 4]
+
+
+def _rulings(page: pymupdf.Page, clip: pymupdf.Rect) -> tuple[int, int, list[Rule]]:
+    """Distinct vertical and horizontal ruling lines inside the clip, and the horizontal rules themselves."""
     vx: set[int] = set()
     hy: set[int] = set()
+    segments: list[tuple[float, float, float]] = []
     for d in page.get_drawings():
         r = d["rect"]
-        if not r.intersects(clip + (-2, -2, 2, 2)):
+        if not _near(r, clip):
             continue
         if r.width <= 2 and r.height >= 6:
             vx.add(round(r.x0))
-        elif r.height <= 2 and r.width >= 0.3 * clip.width:
-            hy.add(round(r.y0))
+        elif r.height <= 2:
+            segments.append((r.x0, r.x1, (r.y0 + r.y1) / 2))
         elif d.get("items") and r.width > 6 and r.height > 6 and any(it[0] == "re" for it in d["items"]):
             vx.update({round(r.x0), round(r.x1)})
             hy.update({round(r.y0), round(r.y1)})
-    return len(vx), len(hy)
+    rules = _join_segments(segments)
+    hy.update(round(r.y) for r in rules if r.x1 - r.x0 >= 0.3 * clip.width)
+    return len(vx), len(hy), rules
 
 
 def _from_grid(page: pymupdf.Page, clip: pymupdf.Rect) -> list[list[str]] | None:
@@ -98,7 +119,9 @@ def _cells_of_row(row: list[Word], h: float) -> list[Cell]:
         gap = w[0] - prev[2]
         new_line = (w[5], w[6]) != (prev[5], prev[6])
         numbers = bool(_NUMBER.match(prev[4]) and _NUMBER.match(w[4]))
-        if gap > 0.4 * h or (new_line and gap > 0.25 * h) or (numbers and gap > 0.1 * h):
+        # one PyMuPDF line stretched by justification keeps its words together up to 0.8h
+        wide = gap > (0.8 * h if not new_line and not numbers else 0.4 * h)
+        if wide or (new_line and gap > 0.25 * h) or (numbers and gap > 0.1 * h):
             cells.append([w])
         else:
             cells[-1].append(w)
@@ -128,11 +151,40 @@ def _slot_of(slots: list[list[float]], x0: float, x1: float) -> int:
     return k
 
 
-def _align(words: list[Word]) -> list[list[str]]:
+def _span_of(slots: list[list[float]], k: int, x0: float, x1: float, y1: float, h: float,
+             rules: list[Rule], free: set[int]) -> tuple[int, int] | None:
+    """The slots a header cell covers: those centred under it, those under the rule drawn just below it
+    (booktabs \\cmidrule), or the run of empty slots around it whose middle is the cell's middle."""
+    centre = lambda sl: (sl[0] + sl[1]) / 2
+    covered = {i for i, sl in enumerate(slots) if x0 - 2 <= centre(sl) <= x1 + 2}
+    cx = (x0 + x1) / 2
+    for r in rules:
+        if y1 - 1 <= r.y <= y1 + 1.2 * h and r.x0 - 2 <= cx <= r.x1 + 2:
+            covered |= {i for i, sl in enumerate(slots) if r.x0 - 2 <= centre(sl) <= r.x1 + 2}
+    covered.add(k)
+    lo, hi = min(covered), max(covered)
+    if lo == hi and abs(centre(slots[k]) - cx) > 6:  # centred over a run of columns, not over its own
+        for a in range(k, -1, -1):
+            if a != k and a not in free:
+                break
+            for b in range(k, len(slots)):
+                if b != k and b not in free:
+                    break
+                if b > a and abs((slots[a][0] + slots[b][1]) / 2 - cx) < max(3.0, 0.1 * (slots[b][1] - slots[a][0])):
+                    return (a, b)
+    return (lo, hi) if hi > lo else None
+
+
+def _align(words: list[Word], rules: list[Rule] | None = None) -> list[GridRow]:
+    """Visual lines of the table as GridRows over column slots found from the fullest lines."""
     if not words:
         return []
+    rules = rules or []
+    width = max(w[2] for w in words) - min(w[0] for w in words)
+    part_rules = [r for r in rules if r.x1 - r.x0 < 0.8 * width]  # \\cmidrule under a spanning header
     h = median([w[3] - w[1] for w in words])
-    rows = [_cells_of_row(r, h) for r in _rows_of_words(words)]
+    word_rows = _rows_of_words(words)
+    rows = [_cells_of_row(r, h) for r in word_rows]
     most = max(len(r) for r in rows)
     fullest = [r for r in rows if len(r) == most]
     full = fullest if len(fullest) >= 2 else [r for r in rows if len(r) >= max(2, 0.8 * most)] or rows
@@ -144,26 +196,44 @@ def _align(words: list[Word]) -> list[list[str]]:
         else:
             slots.append([x0, x1])
     slots = _supported(slots, rows)
-    out: list[list[str]] = []
-    for r in rows:
-        cells = [""] * len(slots)
+    out: list[GridRow] = []
+    for wr, r in zip(word_rows, rows):
+        grid = GridRow(min(w[1] for w in wr), max(w[3] for w in wr), [""] * len(slots))
         data_row = len(r) >= 0.6 * most
+        numeric_row = any(_NUMBER.match(c[2]) for c in r[1:])  # header cells may span columns, data cells not
+        taken = {_slot_of(slots, c[0], c[1]) for c in r}
+        free = set(range(len(slots))) - taken
         for x0, x1, text, cell_words in r:
             touched = {i for i, s in enumerate(slots) if min(x1, s[1]) - max(x0, s[0]) > 0.5}
             fits = [next((i for i, sl in enumerate(slots)
                           if sl[0] <= (w[0] + w[2]) / 2 <= sl[1] and w[2] - w[0] <= 1.5 * (sl[1] - sl[0]) + 4), None)
                     for w in cell_words]
             clean = None not in fits and len(set(fits)) == len(fits)
-            if len(touched) > 1 and (data_row or clean):  # cells glued together: split word by word
+            if len(touched) > 1 and (clean or (numeric_row and data_row)):  # glued cells: split word by word
                 for w in cell_words:
                     k = _slot_of(slots, w[0], w[2])
-                    cells[k] = f"{cells[k]} {w[4]}".strip()
+                    grid.cells[k] = f"{grid.cells[k]} {w[4]}".strip()
                 continue
             k = _slot_of(slots, x0, x1)
-            cells[k] = f"{cells[k]} {text}".strip()
-        out.append(cells)
-    keep = [j for j in range(len(slots)) if any(r[j] for r in out)]
-    return [[r[j] for j in keep] for r in out if any(r)]
+            grid.cells[k] = f"{grid.cells[k]} {text}".strip()
+            span = _span_of(slots, k, x0, x1, max(w[3] for w in cell_words), h, part_rules, free)
+            if span and not numeric_row:
+                grid.spans[k] = span
+        out.append(grid)
+    keep = [j for j in range(len(slots)) if any(r.cells[j] for r in out)]
+    for r in out:
+        r.cells = [r.cells[j] for j in keep]
+        r.spans = {keep.index(j): (_first_kept(keep, lo), _last_kept(keep, hi))
+                   for j, (lo, hi) in r.spans.items() if j in keep}
+    return [r for r in out if any(r.cells)]
+
+
+def _first_kept(keep: list[int], j: int) -> int:
+    return next((i for i, k in enumerate(keep) if k >= j), len(keep) - 1)
+
+
+def _last_kept(keep: list[int], j: int) -> int:
+    return max((i for i, k in enumerate(keep) if k <= j), default=0)
 
 
 def extract_table(data: bytes, ref: FloatRef) -> TableCells:
@@ -175,7 +245,7 @@ def extract_table(data: bytes, ref: FloatRef) -> TableCells:
     try:
         page = doc[ref.page - 1]
         clip = pymupdf.Rect(box) + (-1, -1, 1, 1)
-        n_vertical, n_horizontal = _rulings(page, clip)
+        n_vertical, n_horizontal, rules = _rulings(page, clip)
         if n_vertical >= 3 and n_horizontal >= 2:
             grid = _from_grid(page, clip)
             if grid:
@@ -186,6 +256,6 @@ def extract_table(data: bytes, ref: FloatRef) -> TableCells:
             cx, cy = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
             if clip.contains(pymupdf.Point(cx, cy)) and not cap.contains(pymupdf.Point(cx, cy)):
                 words.append((w[0], w[1], w[2], w[3], w[4], w[5], w[6]))
-        return TableCells(rows=_align(words), method="text")
+        return TableCells(rows=logical_rows(_align(words, rules), rules, clip.width), method="text")
     finally:
         doc.close()

@@ -13,8 +13,17 @@ from dataclasses import dataclass
 from ._layout import Block, Geometry, Line, PageText, union
 
 CAPTION_RE = re.compile(
-    r"^(?P<label>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?P<n>\d{1,3})(?P<rest>.*)$"
+    r"^(?P<label>(?i:figure|fig\.?|table|tab\.))\s*(?P<n>\d{1,3}|[IVXL]{1,6}(?![A-Za-z]))(?P<rest>.*)$"
 )
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
+
+
+def label_number(n: str) -> int:
+    """The float number of "3" or of an IEEE-style roman "IV"."""
+    if n.isdigit():
+        return int(n)
+    vals = [_ROMAN[c] for c in n]
+    return sum(-v if i + 1 < len(vals) and vals[i + 1] > v else v for i, v in enumerate(vals))
 _PUNCT_RE = re.compile(r"^\s*(?:[:.|]|[—–-]\s)(?!\d)")
 _NUMBERED_HEADING = re.compile(r"^(?P<num>(?:\d+(?:\.\d+)*\.?)|(?:[A-H](?:\.\d+)*\.?)|(?:[IVX]+\.))\s+(?P<title>\S.*)$")
 
@@ -32,17 +41,24 @@ def _caption_label(line: Line, next_lines: list[Line], geom: Geometry) -> tuple[
         return None
     if line.size > geom.body_size + 1.5:
         return None
-    rest = m.group("rest")
+    label, rest = m.group("label"), m.group("rest")
+    if label[0].islower() and label.lower() != label:
+        return None  # "fIGURE": not a label
+    roman = not m.group("n").isdigit()
+    if roman and not label.lower().startswith("tab"):
+        return None  # roman numbers only number tables (IEEE "TABLE IV")
     ok = bool(_PUNCT_RE.match(rest))
-    if not ok and not rest.strip():
+    if label[0].islower():  # small caps set as lowercase glyphs: only with punctuation after the number
+        ok = ok and line.size <= geom.body_size + 0.5
+    elif not ok and not rest.strip():
         ok = bool(next_lines) or line.label_bold  # "Figure 3" alone on its line, caption below
-    if not ok and line.label_bold and rest[:1] == " ":
+    if not ok and line.label_bold and rest[:1] == " " and not label[0].islower():
         # bold label followed by plain text ("**Figure 1** Results ...")
         ok = not line.bold
     if not ok:
         return None
-    kind = "table" if m.group("label").lower().startswith("tab") else "figure"
-    return kind, int(m.group("n"))
+    kind = "table" if label.lower().startswith("tab") else "figure"
+    return kind, label_number(m.group("n"))
 
 
 def _split_block(block: Block, at: int) -> tuple[Block, Block]:
@@ -57,7 +73,8 @@ def _caption_extent(lines: list[Line]) -> int:
     for i in range(1, len(lines)):
         prev, cur = lines[i - 1], lines[i]
         gap = cur.bbox[1] - prev.bbox[3]
-        if abs(cur.size - first.size) > 0.8 or gap > 0.9 * first.size:
+        font_change = abs(cur.size - first.size) > 0.8 and abs(cur.peak - first.peak) > 0.8  # small caps keep the peak
+        if font_change or gap > 0.9 * first.size:
             return i
     return len(lines)
 
@@ -102,8 +119,30 @@ def find_captions(pages: list[PageText], geom: Geometry) -> list[CaptionHit]:
                 seen.add((kind, n))
                 hits.append(CaptionHit(kind, n, blk))
                 new_blocks.append(blk)
-        page.blocks = new_blocks
+        page.blocks = _absorb_caption_text(new_blocks)
     return hits
+
+
+def _absorb_caption_text(blocks: list[Block]) -> list[Block]:
+    """A caption that is only its label ("TABLE IV" on its own line, IEEE style) takes in the block set
+    directly under it, which holds the caption text."""
+    out = list(blocks)
+    for cap in [b for b in blocks if b.kind == "caption" and len(b.lines) == 1]:
+        m = CAPTION_RE.match(cap.lines[0].text)
+        if not m or m.group("rest").strip(" .:|\u2014\u2013-"):
+            continue
+        size = cap.lines[0].size
+        below = [b for b in out if b is not cap and b.kind != "caption"
+                 and -1 <= b.bbox[1] - cap.bbox[3] <= 1.2 * size
+                 and min(b.bbox[2], cap.bbox[2]) - max(b.bbox[0], cap.bbox[0]) > 0
+                 and b.size <= size + 0.8 and len(b.lines) <= 4]
+        if not below:
+            continue
+        nxt = min(below, key=lambda b: b.bbox[1])
+        cap.lines = cap.lines + nxt.lines
+        cap.bbox = union([cap.bbox, nxt.bbox])
+        out.remove(nxt)
+    return out
 
 
 def heading_parts(block: Block, geom: Geometry) -> tuple[str, int] | None:
