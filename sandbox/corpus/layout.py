@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import io
+import math
 import re
 from dataclasses import dataclass
 
@@ -249,7 +250,8 @@ def _finish(p: PaperGT, text_pdf: bytes, placed: list[tuple[int, float, float, F
     for page_no, x, y, box in placed:
         rect = draw_float(doc[page_no], box, x, y)
         box.gt.page = page_no + 1
-        box.gt.bbox = tuple(round(v, 2) for v in (rect.x0, rect.y0, rect.x1, rect.y1))  # type: ignore[assignment]
+        box.gt.bbox = (math.floor(rect.x0 * 100) / 100, math.floor(rect.y0 * 100) / 100,  # rounded outwards
+                       math.ceil(rect.x1 * 100) / 100, math.ceil(rect.y1 * 100) / 100)
         if box.kind == "figure":
             fig_rects.setdefault(page_no, []).append(rect)
     first = doc[0]

@@ -81,7 +81,9 @@ def _rulings(page: pymupdf.Page, clip: pymupdf.Rect) -> tuple[int, int, list[Rul
     return len(vx), len(hy), rules
 
 
-def _from_grid(page: pymupdf.Page, clip: pymupdf.Rect) -> list[list[str]] | None:
+def _from_grid(page: pymupdf.Page, clip: pymupdf.Rect, words: list[Word]) -> list[list[str]] | None:
+    """Cells of a fully ruled table from find_tables' cell boxes, each filled with the words centred in
+    it (find_tables' own text extraction reorders punctuation such as the comma in "25,000")."""
     try:
         found = page.find_tables(clip=clip, strategy="lines")
     except Exception:  # find_tables can fail on odd drawings; alignment is the fallback
@@ -89,7 +91,19 @@ def _from_grid(page: pymupdf.Page, clip: pymupdf.Rect) -> list[list[str]] | None
     best = max(found.tables, key=lambda t: t.row_count * t.col_count, default=None)
     if best is None or best.row_count < 2 or best.col_count < 2:
         return None
-    return [[" ".join((c or "").split()) for c in row] for row in best.extract()]
+    rows: list[list[str]] = []
+    for row in best.rows:
+        cells: list[str] = []
+        for box in row.cells:
+            if box is None:  # the continuation of a merged cell
+                cells.append("")
+                continue
+            x0, y0, x1, y1 = box
+            inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+            inside.sort(key=lambda w: (w[5], w[6], w[0]))
+            cells.append(" ".join(w[4] for w in inside))
+        rows.append(cells)
+    return rows
 
 
 def _rows_of_words(words: list[Word]) -> list[list[Word]]:
@@ -246,16 +260,16 @@ def extract_table(data: bytes, ref: FloatRef) -> TableCells:
         page = doc[ref.page - 1]
         clip = pymupdf.Rect(box) + (-1, -1, 1, 1)
         n_vertical, n_horizontal, rules = _rulings(page, clip)
-        if n_vertical >= 3 and n_horizontal >= 2:
-            grid = _from_grid(page, clip)
-            if grid:
-                return TableCells(rows=grid, method="lines")
         cap = pymupdf.Rect(ref.caption_bbox)
         words: list[Word] = []
         for w in page.get_text("words", flags=_WORD_FLAGS):  # unclipped: clipping glues cut-off letters on
             cx, cy = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
             if clip.contains(pymupdf.Point(cx, cy)) and not cap.contains(pymupdf.Point(cx, cy)):
                 words.append((w[0], w[1], w[2], w[3], w[4], w[5], w[6]))
+        if n_vertical >= 3 and n_horizontal >= 2:
+            grid = _from_grid(page, clip, words)
+            if grid:
+                return TableCells(rows=grid, method="lines")
         return TableCells(rows=logical_rows(_align(words, rules), rules, clip.width), method="text")
     finally:
         doc.close()

@@ -16,7 +16,7 @@ from ._reading import read_document
 from ._regions import locate_regions, mark_float_blocks
 from .model import FloatRef, ParsedPaper
 
-PARSER_VERSION = "epi-pdf-1"
+PARSER_VERSION = "epi-pdf-2"
 DEFAULT_MAX_PAGES = 300
 
 

@@ -6,6 +6,7 @@ placeholder line at their caption: `[Figure N (page P): caption]`.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .model import FloatRef, Section, TextBlock
@@ -64,12 +65,24 @@ def find_title(pages: list[PageText], geom: Geometry) -> list[Block]:
     return same[lo:hi + 1]
 
 
+_FRONT_SECTIONS = re.compile(
+    r"^(?:(?:\d+|[IVX]+)\.?\s+)?(?:abstract|introduction|background|overview|motivation|summary|keywords"
+    r"|index terms|preliminaries|related work)\b", re.I)
+_ABSTRACT_START = re.compile(r"^abstract(?![a-z])", re.I)
+
+
 def _front_matter_end(page: PageText) -> float:
-    """Top of the first body paragraph on page 1: headings above it are authors and affiliations."""
-    abstract = [b.bbox[1] for b in page.blocks if b.text.strip().lower().rstrip(".:") == "abstract"]
+    """Top of the abstract (heading or run-in "Abstract—") or else of the first body paragraph on page 1:
+    bold or large lines above it are authors and affiliations, not sections."""
+    abstract = [b.bbox[1] for b in page.blocks if _ABSTRACT_START.match(b.text.strip())]
     if abstract:
         return min(abstract)
     return min((b.bbox[1] for b in page.blocks if b.kind == "paragraph" and len(b.lines) >= 2), default=0.0)
+
+
+def _is_front_matter(b: Block, front_end: float) -> bool:
+    """A page-1 heading-like block above the abstract that is not a known opening section."""
+    return b.bbox[1] < front_end - 1 and not _FRONT_SECTIONS.match(b.text.strip())
 
 
 @dataclass
@@ -107,7 +120,7 @@ def read_document(pages: list[PageText], geom: Geometry, floats: dict[str, Float
                 if ref is not None:
                     md.append(_placeholder(ref))
                     continue
-            if b.kind == "heading" and page.number == 1 and b.bbox[1] < front_end - 1:
+            if b.kind == "heading" and page.number == 1 and _is_front_matter(b, front_end):
                 b.kind = "other"  # authors and affiliations above the first paragraph
             if b.kind == "heading":
                 parts = heading_parts(b, geom)
