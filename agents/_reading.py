@@ -30,34 +30,56 @@ def fmt_number(v: float) -> str:
     return str(int(r)) if float(r).is_integer() else f"{r:g}"
 
 
-def table_cell(rows: list[list[str]], label: str, column: str) -> float | None:
-    """The number in row `label` (first cell) under header `column`, matching names loosely."""
-    if not rows:
-        return None
-    header = [norm(c) for c in rows[0]]
-    want_col = norm(column)
-    col = next((i for i, h in enumerate(header) if h == want_col), None)
-    if col is None:
-        col = next((i for i, h in enumerate(header) if want_col in h or (h and h in want_col)), None)
-    if col is None:
-        return None
-    for row in rows[1:]:
-        if row and norm(row[0]) == norm(label) and col < len(row):
-            return first_number(row[col])
-    return None
+def _is_number(cell: str) -> bool:
+    return bool(re.fullmatch(r"[-+\u2212]?\d+(?:\.\d+)?\s*%?\*?", cell.strip()))
+
+
+def _compact(row: list[str]) -> tuple[str, list[str]]:
+    """A body row as (label, value cells): leading text cells joined as the label, then the rest.
+
+    Extracted tables often spread one printed cell over several columns (a label split in two, empty
+    spacer columns); reading by position in the non-empty cells is what a person does.
+    """
+    cells = [c.strip() for c in row if c and c.strip()]
+    i = 0
+    while i < len(cells) and not _is_number(cells[i]):
+        i += 1
+    return " ".join(cells[:i]), cells[i:]
+
+
+def table_columns(rows: list[list[str]]) -> list[str]:
+    """The header's non-empty cells after the row-header cell."""
+    header = [c.strip() for c in rows[0] if c and c.strip()] if rows else []
+    return header[1:]
 
 
 def column_values(rows: list[list[str]], column: str) -> dict[str, float]:
-    """Row label -> number in `column`, for every body row that has one."""
+    """Row label -> number in `column`, for every body row whose cells line up with the header."""
     out: dict[str, float] = {}
-    if not rows:
+    cols = [norm(c) for c in table_columns(rows)]
+    want = norm(column)
+    idx = next((i for i, c in enumerate(cols) if c == want), None)
+    if idx is None:
+        idx = next((i for i, c in enumerate(cols) if want in c or (c and c in want)), None)
+    if idx is None:
         return out
     for row in rows[1:]:
-        if row:
-            v = table_cell(rows, row[0], column)
+        label, values = _compact(row)
+        if label and len(values) == len(cols):
+            v = first_number(values[idx])
             if v is not None:
-                out[row[0].strip()] = v
+                out[label] = v
     return out
+
+
+def table_cell(rows: list[list[str]], label: str, column: str) -> float | None:
+    """The number in row `label` under header `column`, matching names loosely."""
+    values = column_values(rows, column)
+    want = norm(label)
+    for name, v in values.items():
+        if norm(name) == want:
+            return v
+    return None
 
 
 def letter_for(choices: dict[str, str] | None, text: str) -> str | None:
@@ -82,7 +104,7 @@ class FactRef:
 _FACT_PATTERNS = [
     re.compile(r'the "(?P<at>[^"]+)" value of "(?P<label>[^"]+)" in (?P<kind>Table) (?P<n>\d+) of the paper from turn (?P<t>\d+)'),
     re.compile(r'the height of the "(?P<label>[^"]+)" bar at "(?P<at>[^"]+)" in (?P<kind>Figure) (?P<n>\d+) of the paper from turn (?P<t>\d+)'),
-    re.compile(r'the [^"]*? of "(?P<label>[^"]+)" at [^=]+? = (?P<at>[^;?]+?) in (?P<kind>Figure) (?P<n>\d+) of the paper from turn (?P<t>\d+)'),
+    re.compile(r'the [^";()]*?(?:\([^)]*\)[^";()]*?)* of "(?P<label>[^"]+)" at [^=]+? = (?P<at>[^;?]+?) in (?P<kind>Figure) (?P<n>\d+) of the paper from turn (?P<t>\d+)'),
 ]
 
 
@@ -104,14 +126,35 @@ def fact_refs(text: str) -> list[FactRef]:
     return out
 
 
-def top_hit_paper(obs: Observation) -> str | None:
-    """The paper id (or URL) of the first web_search hit."""
-    hits = (obs.data or {}).get("hits") or []
-    for h in hits:
-        ref = h.get("paper_id") or h.get("url")
-        if ref:
-            return str(ref)
-    return None
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_SURNAME = re.compile(r"\b([A-Z][\w'\-]+) et al\.")
+_VENUE = re.compile(r"\b([A-Z]{2,}[a-zA-Z]*)\b")
+
+
+def _hit_fit(cue: str, hit: dict[str, object]) -> int:
+    """How many bibliographic facts stated in the cue (year, venue, first author) a hit shows; -1 per clash."""
+    text = f"{hit.get('title', '')} {hit.get('snippet', '')}"
+    score = 0
+    years = set(_YEAR.findall(cue))
+    if years:
+        score += 1 if years & set(_YEAR.findall(text)) else -1
+    for venue in set(_VENUE.findall(cue)) - {"A"}:
+        if re.search(rf"\b{re.escape(venue)}\b", text):
+            score += 1
+    m = _SURNAME.search(cue)
+    if m:
+        first_author = str(hit.get("snippet", "")).split(",")[0].split(".")[0]
+        score += 1 if first_author.endswith(m.group(1)) else -1
+    return score
+
+
+def best_hit_paper(obs: Observation, cue: str | None) -> str | None:
+    """The paper id (or URL) of the hit that fits the cue's year/venue/author best; search rank breaks ties."""
+    hits = [h for h in (obs.data or {}).get("hits") or [] if h.get("paper_id") or h.get("url")]
+    if not hits:
+        return None
+    best = max(enumerate(hits), key=lambda ih: (_hit_fit(cue or "", ih[1]), -ih[0]))[1]
+    return str(best.get("paper_id") or best.get("url"))
 
 
 def latest_table(memory: list[Observation], paper: str, n: int) -> list[list[str]] | None:

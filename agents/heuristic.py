@@ -1,6 +1,6 @@
 """A deterministic baseline with no model: an honest floor that really reads what the tools return.
 
-Per turn: search with the cue and take the top hit (or stay with the paper of an earlier turn), open
+Per turn: search with the cue and take the hit that fits its year, venue and first author (or stay with the paper of an earlier turn), open
 the table, figure or text the question names, and read the answer: a table cell matched by the
 quoted row and column names, the best row of a column, or the method name from "we introduce X".
 It cannot see images, so figure values are guessed from the text around the figure: it fails those
@@ -16,6 +16,7 @@ from statistics import mean
 from harness.agent import AgentConfig, AnswerSpec, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView
 
 from ._reading import (
+    best_hit_paper,
     FactRef,
     column_values,
     fact_refs,
@@ -26,13 +27,13 @@ from ._reading import (
     method_name,
     norm,
     table_cell,
-    top_hit_paper,
 )
 
 _STAY = re.compile(r"^Stay with the paper from turn (\d+)")
 _TABLE = re.compile(r"\bTable (\d+)")
 _FIGURE = re.compile(r"\bFigure (\d+)")
 _QUOTED = re.compile(r'"([^"]+)"')
+_INTRODUCED = re.compile(r"the one that introduced ([\w\-]+)")
 _RANK = re.compile(r"\b(highest|lowest)\b")
 
 
@@ -73,10 +74,10 @@ class HeuristicAgent:
         else:
             search = done("web_search")
             if search is None:
-                call = want("web_search", {"query": (view.cue_text or view.question)[:400]})
+                call = want("web_search", {"query": search_query(view)})
                 if call:
                     return call
-            paper = top_hit_paper(search) if search else None
+            paper = best_hit_paper(search, view.cue_text) if search else None
         if paper is None:
             return FinalAnswer(answer=None, reasoning="no paper found")
         self.paper_by_turn[view.turn] = paper
@@ -172,6 +173,8 @@ class HeuristicAgent:
         if not values or any(v is None for v in values):
             return None
         nums = [float(v) for v in values if v is not None]
+        if "highest of them exceed the lowest" in q:
+            return fmt_number(max(nums) - min(nums))
         if q.startswith("Which is higher") and len(nums) >= 2:
             return fmt_number(nums[0] - nums[1])
         if "sum of" in q:
@@ -185,12 +188,14 @@ class HeuristicAgent:
     def _constraint(self, view: TurnView) -> str | None:
         """Candidates of an earlier table that pass the first condition (later conditions are not read)."""
         q = view.question
-        group = re.match(r"Consider every (method listed in|series in) (Table|Figure) (\d+) of the paper from turn (\d+)", q)
+        group = re.match(r"Consider every (?:\w+ listed in|series in) (Table|Figure) (\d+) of the paper from turn (\d+)", q)
         cond = re.search(r'a "([^"]+)" value (higher|lower) than (.+?)(?:, and also|\. Which|\?)', q)
-        if not group or not cond or group.group(2) != "Table":
-            return None  # figure series: no values to compare
-        paper = self.paper_by_turn.get(int(group.group(4)))
-        rows = latest_table(view.memory, paper, int(group.group(3))) if paper else None
+        if not group or not cond or group.group(1) != "Table":
+            # figure series: no values to compare; guess the first option of a choice
+            return sorted(view.answer_spec.choices)[0] if view.answer_spec.choices else None
+        n_table, paper_turn = int(group.group(2)), int(group.group(3))
+        paper = self.paper_by_turn.get(paper_turn)
+        rows = latest_table(view.memory, paper, n_table) if paper else None
         refs = fact_refs(cond.group(3))
         threshold = self._value(view, refs[0]) if refs else None
         if not rows or threshold is None:
@@ -201,6 +206,13 @@ class HeuristicAgent:
         if view.answer_spec.format == "choice":
             return letter_for(view.answer_spec.choices, passing[0]) if len(passing) == 1 else None
         return "; ".join(passing) if passing else None
+
+
+def search_query(view: TurnView) -> str:
+    """The cue as a query; a cue naming a method ("the one that introduced X") searches for the name."""
+    cue = view.cue_text or view.question
+    m = _INTRODUCED.search(cue)
+    return m.group(1) if m else cue[:400]
 
 
 def _as_answer(spec: AnswerSpec, label: str) -> str:

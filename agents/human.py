@@ -9,8 +9,8 @@ parameters and a summary of the episode memory; the person types a command:
     help                                                                  list the commands
 
 Mistyped commands are explained and asked again (they cost no step). For tests and scripted
-sessions, `config.extra["input"]` is a text stream to read from and `config.extra["output"]` a file
-to print to.
+sessions, `config.extra["input"]` is a file (path or text stream) to read commands from and
+`config.extra["output"]` a file to print to. Prefer paths: run.json serialises the config.
 """
 from __future__ import annotations
 
@@ -67,6 +67,13 @@ def parse_args(text: str) -> dict[str, Any]:
     return out
 
 
+def _open(where: Any, mode: str) -> TextIO | None:
+    """A stream given directly, or a file path (a path keeps run.json serialisable and the stream unread)."""
+    if where is None or hasattr(where, "readline" if mode == "r" else "write"):
+        return where
+    return open(str(where), mode, encoding="utf-8")  # noqa: SIM115 - lives as long as the agent
+
+
 class HumanAgent:
     """Interactive terminal player."""
 
@@ -75,8 +82,8 @@ class HumanAgent:
 
     def __init__(self, config: AgentConfig):
         self.config = config
-        self.stream: TextIO | None = config.extra.get("input")
-        out = config.extra.get("output")
+        self.stream: TextIO | None = _open(config.extra.get("input"), "r")
+        out = _open(config.extra.get("output"), "a")
         self.console = Console(file=out, width=110, highlight=False) if out is not None else Console(highlight=False)
 
     async def start_episode(self, info: EpisodeInfo) -> None:
@@ -118,7 +125,15 @@ class HumanAgent:
             self.console.print(f"earlier turn {rec.turn}: you answered {rec.answer!r}")
 
     def _ask(self) -> str:
-        return Prompt.ask("[bold green]>[/]", console=self.console, stream=self.stream)
+        """One line from the person; EOFError when the input ends (Prompt would return '' forever)."""
+        if self.stream is None:
+            return Prompt.ask("[bold green]>[/]", console=self.console)
+        self.console.print("[bold green]>[/] ", end="")
+        line = self.stream.readline()
+        if line == "":
+            raise EOFError
+        self.console.print(line.rstrip("\n"), highlight=False)
+        return line
 
     def _decide(self, view: TurnView) -> ToolCall | FinalAnswer:
         self._show(view)

@@ -149,6 +149,9 @@ class OpenAIChatAgent:
         self._awaiting = None
         self._calls_made = []
         self._mem_seen = len(view.memory)
+        if len(self.messages) == 1 and view.history:
+            # turns played by someone else (replay hand-over): start from what they gathered
+            self.messages.append({"role": "user", "content": memory_digest(view, per_obs_chars=4000)})
         self._turn_start = len(self.messages)
         text = turn_message_text(view)
         if view.cue_image and self.send_images and Path(view.cue_image).is_file():

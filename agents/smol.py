@@ -22,10 +22,10 @@ from harness.agent import (
     BudgetExhaustedError,
     EpisodeInfo,
     FinalAnswer,
-    ModelOutputError,
     ModelUsage,
     Observation,
     ProviderError,
+    ToolCall,
     ToolSpec,
     TurnContext,
 )
@@ -35,12 +35,14 @@ from ._prompt import (
     FINAL_NO_TOOL_SUFFIX,
     SYSTEM_PROMPT,
     clean_final_answer,
+    memory_digest,
     strip_data_urls,
     turn_message_text,
 )
 from ._retry import call_with_retries_sync
 from ._smol_tools import make_smol_tools
 
+EMPTY_MESSAGE_TOOL = "__empty_message__"
 AUTHORIZED_IMPORTS = ["math", "statistics", "json", "re"]
 CODE_TIMEOUT_S = 20
 
@@ -205,6 +207,8 @@ class _SmolAgentBase:
             images.append(Image.open(view.cue_image).convert("RGB"))
         task = turn_message_text(view)
         first_run = not agent.memory.steps
+        if first_run and view.history:  # turns played by someone else (replay hand-over)
+            task = memory_digest(view, per_obs_chars=4000) + "\n\n" + task
         try:
             output = await asyncio.to_thread(
                 agent.run, task, reset=first_run, images=images or None, max_steps=max(1, view.budget_left) + 2,
@@ -220,7 +224,7 @@ class _SmolAgentBase:
         text = None if output is None else str(output)
         return FinalAnswer(answer=clean_final_answer(text), reasoning=text)
 
-    async def step(self, ctx: TurnContext) -> FinalAnswer:
+    async def step(self, ctx: TurnContext) -> ToolCall | FinalAnswer:
         """A turn without tools (memory-only, or the budget fallback): exactly one request, no tools."""
         assert self._bridge is not None, "start_episode was not called"
         from smolagents.models import ChatMessage, MessageRole
@@ -233,6 +237,11 @@ class _SmolAgentBase:
         else:
             messages = [ChatMessage(role=MessageRole.SYSTEM, content=[{"type": "text", "text": SYSTEM_PROMPT}])]
         prompt = turn_message_text(view)
+        if self._agent is None and view.history:
+            prompt = memory_digest(view, per_obs_chars=4000) + "\n\n" + prompt
+        empties = sum(1 for o in view.memory if o.turn == view.turn and o.tool == EMPTY_MESSAGE_TOOL)
+        if empties:
+            prompt += f"\nYour last {empties} repl{'y was' if empties == 1 else 'ies were'} empty; each counted as a step."
         if view.fallback:
             prompt += "\n" + FINAL_NO_TOOL_SUFFIX
         else:
@@ -246,7 +255,8 @@ class _SmolAgentBase:
 
             self._agent.memory.steps.append(TaskStep(task=f"{prompt}\n(You answered: {text.strip()})"))
         if not text.strip() and not view.fallback:
-            raise ModelOutputError("the model returned an empty message to a no-tool request")
+            # an empty reply counts as a step (the session refuses the non-tool); the budget ends the turn
+            return ToolCall(tool=EMPTY_MESSAGE_TOOL, args={}, reasoning="the model returned an empty message")
         return FinalAnswer(answer=clean_final_answer(text), reasoning=text or None)
 
 

@@ -180,7 +180,7 @@ async def run_episodes(
         from agents import make_agent
 
         agent_factory = lambda: make_agent(settings.agent, settings.agent_config)  # noqa: E731
-        await _preflight(agent_factory)
+    await _preflight(agent_factory)
     rd.traces_dir.mkdir(parents=True, exist_ok=True)
     kept: set[str] = set()
     if resume:
@@ -285,13 +285,20 @@ class HandoverAgent:
         await self.replay.end_episode()
         await self.target.end_episode()
 
+    async def preflight(self) -> None:
+        for agent in (self.replay, self.target):
+            check = getattr(agent, "preflight", None)
+            if check is not None:
+                await check()
+
 
 async def continue_episode(
     run_dir: Path, episode_id: str, from_turn: int, agent: str, *, results_dir: Path, run_id: str | None = None,
-    progress: ProgressFn | None = None,
+    progress: ProgressFn | None = None, agent_options: dict[str, Any] | None = None,
 ) -> Path:
     """Reproduce turns < from_turn of a recorded episode with real tool calls, then let `agent` go on.
 
+    `agent_options` (model, base_url, ...) override the source run's agent config for the new agent.
     Returns the new run's directory. The source run is never modified.
     """
     from agents import make_agent
@@ -306,7 +313,7 @@ async def continue_episode(
     if n_turns is None or not 1 <= from_turn <= n_turns:
         raise RunSetupError(f"--from-turn must be between 1 and {n_turns or '?'} for episode {episode_id!r}")
     base = settings_from_run(src)
-    cfg = base.agent_config.model_copy(deep=True)
+    cfg = base.agent_config.model_copy(update=agent_options or {}, deep=True)
     new_id = run_id or f"{src.run_id}--{episode_id}--from{from_turn}-{agent}"
     settings = base.model_copy(
         update={"agent": agent, "episode_ids": [episode_id], "limit": None, "run_id": new_id, "results": Path(results_dir)}
@@ -317,7 +324,7 @@ async def continue_episode(
         return HandoverAgent(make_agent("replay", replay_cfg), make_agent(agent, cfg), from_turn)
 
     summary = await run_episodes(
-        settings, agent_factory=factory, progress=progress,
+        settings.model_copy(update={"agent_config": cfg}), agent_factory=factory, progress=progress,
         extra_config={"continued_from": {"run": str(src.path), "episode": episode_id, "from_turn": from_turn}},
     )
     return summary.run_dir

@@ -20,7 +20,7 @@ for _m in _COMMAND_MODULES:
 
 def main() -> None:
     """Entry point: user mistakes become a one-line message and exit code 2."""
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     try:
         app()
     except UserError as e:

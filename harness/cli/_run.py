@@ -101,6 +101,7 @@ def run_cmd(
     max_episode_tokens: Optional[int] = typer.Option(None, "--max-episode-tokens", help=_h("max_episode_tokens")),
     max_episode_seconds: Optional[float] = typer.Option(None, "--max-episode-seconds", help=_h("max_episode_seconds")),
     seed: Optional[int] = typer.Option(None, "--seed", help=_h("seed")),
+    step_timeout: Optional[float] = typer.Option(None, "--step-timeout", help=_h("step_timeout_s") + " (raise it for the human player)"),
     model: Optional[str] = typer.Option(None, "--model", help="model name at the endpoint"),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL"),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="environment variable holding the API key"),
@@ -131,13 +132,15 @@ def run_cmd(
                 "final_turn_tools": final_turn_tools, "concurrency": concurrency, "model_rps": model_rps,
                 "limit": limit, "episode_ids": episode or None, "run_id": run_id, "results": results,
                 "max_episode_tokens": max_episode_tokens, "max_episode_seconds": max_episode_seconds,
-                "seed": seed, "score": False if no_score else None,
+                "seed": seed, "score": False if no_score else None, "step_timeout_s": step_timeout,
                 "agent_config": {
                     "model": model, "base_url": base_url, "api_key_env": api_key_env, "temperature": temperature,
                     "max_tokens": max_tokens, "reasoning_effort": reasoning_effort, "memory_mode": memory_mode,
                     "context_tokens": context_tokens,
                 },
             }
+            if agent == "human" and step_timeout is None:
+                flags["step_timeout_s"] = 24 * 3600.0  # a person may think for a long time
             layers = [preset(preset_name)] if preset_name else []
             if config:
                 layers.append(load_toml(config))

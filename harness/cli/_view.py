@@ -44,6 +44,9 @@ def replay_cmd(
     run_id: Optional[str] = typer.Option(None, "--run-id", help="id of the new run made by --from-turn"),
     results: Path = typer.Option(Path("results"), "--results", help="folder holding run folders"),
     width: Optional[int] = typer.Option(None, "--width", help="terminal width to render for"),
+    model: Optional[str] = typer.Option(None, "--model", help="with --from-turn: model of the agent that takes over"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="with --from-turn: its OpenAI-compatible endpoint"),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="with --from-turn: env variable with its API key"),
 ) -> None:
     """Replay an episode turn by turn: steps, evidence, gold against agent answer, the first error marked."""
     if (from_turn is None) != (agent is None):
@@ -53,7 +56,9 @@ def replay_cmd(
     if from_turn is not None and agent is not None:
         if episode is None:
             raise UserError("--from-turn needs the EPISODE to continue")
-        _continue(files, episode, from_turn, agent, results, run_id, console)
+        overrides = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
+        _continue(files, episode, from_turn, agent, results, run_id, console,
+                  {k: v for k, v in overrides.items() if v is not None})
         return
     ask = None
     if failed and sys.stdin.isatty() and sys.stdout.isatty():
@@ -67,13 +72,14 @@ def replay_cmd(
 
 
 def _continue(files: RunFiles, episode: str, from_turn: int, agent: str, results: Path, run_id: Optional[str],
-              console: Console) -> None:
+              console: Console, agent_options: dict) -> None:
     from ..runner import RunSetupError, continue_episode
 
     if episode not in files.episode_ids():
         raise UserError(f"episode {episode!r} is not in run {files.run_id}")
     try:
-        new_dir = asyncio.run(continue_episode(files.run.path, episode, from_turn, agent, results_dir=results, run_id=run_id))
+        new_dir = asyncio.run(continue_episode(files.run.path, episode, from_turn, agent, results_dir=results, run_id=run_id,
+                                                   agent_options=agent_options))
     except RunSetupError as e:
         raise UserError(str(e)) from None
     console.print(f"continued {episode} from turn {from_turn} with agent {agent}: new run at {new_dir}", highlight=False)

@@ -1,8 +1,6 @@
 """The human player driven by scripted input, and the replay agent reproducing its run."""
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from harness.agent import AgentConfig
@@ -27,10 +25,11 @@ SESSION = "\n".join([
 
 
 async def _human_run(tmp_path, episodes_file, run_id="human"):
-    out = io.StringIO()
-    cfg = AgentConfig(extra={"input": io.StringIO(SESSION), "output": out})
+    (tmp_path / "session.txt").write_text(SESSION)
+    out = tmp_path / f"{run_id}-screen.txt"
+    cfg = AgentConfig(extra={"input": str(tmp_path / "session.txt"), "output": str(out)})
     summary, rd = await run_agent("human", cfg, episodes_file, tmp_path / "res", run_id=run_id)
-    return summary, rd, out.getvalue()
+    return summary, rd, out.read_text()
 
 
 async def test_human_plays_an_episode_through_the_tools(tmp_path, episodes_file):
@@ -69,3 +68,30 @@ async def test_replay_until_turn_and_missing_run(tmp_path, episodes_file):
     assert summary.outcomes[0].answers == [TITLE, None]
     with pytest.raises(RunSetupError, match="no run to replay"):
         await run_agent("replay", AgentConfig(replay_run=tmp_path / "nope"), episodes_file, tmp_path / "res", run_id="x")
+
+
+async def test_model_agent_taking_over_after_replayed_turns_sees_what_they_gathered(
+        tmp_path, episodes_file, model_server, api_key_env):
+    from harness.runner import HandoverAgent, run_episodes
+    from harness.settings import RunSettings
+
+    from agents.openai_chat import OpenAIChatAgent
+    from agents.replay import ReplayAgent
+
+    from .conftest import NON_SEARCH_TOOLS, TinyWorld, agent_config
+
+    _, src, _ = await _human_run(tmp_path, episodes_file)
+    srv = model_server([{"content": "Final answer: A"}])
+    cfg = agent_config(srv, api_key_env)
+
+    def factory():
+        replay = ReplayAgent(AgentConfig(replay_run=src.path, extra={"until_turn": 1}))
+        return HandoverAgent(replay, OpenAIChatAgent(cfg), from_turn=2)
+
+    settings = RunSettings(agent="openai", episodes=episodes_file, results=tmp_path / "res", run_id="handover",
+                           disable_tools=NON_SEARCH_TOOLS, score=False, agent_config=cfg)
+    summary = await run_episodes(settings, agent_factory=factory, world=TinyWorld(tmp_path))
+    assert summary.outcomes[0].answers == [TITLE, "A"]
+    (req,) = srv.chat_requests
+    digest = req.body["messages"][1]["content"]
+    assert digest.startswith("Summary of earlier turns") and TITLE in digest and "web_search" in digest

@@ -39,6 +39,7 @@ async def test_tool_calling_agent_completes_with_every_call_traced(model_server,
 async def test_tool_calling_agent_sends_bad_calls_to_the_session_and_stops_at_the_budget(
         model_server, api_key_env, episodes_file, tmp_path):
     srv = model_server([
+        {"fault": "empty"},  # smolagents reports the unparseable step back to the model
         {"tool_calls": [{"name": "web_search", "arguments": "{'query': oops"}]},
         {"tool_calls": [{"name": "open_browser", "arguments": {"url": "x"}}]},
         {"tool_calls": [SEARCH]},
@@ -53,8 +54,9 @@ async def test_tool_calling_agent_sends_bad_calls_to_the_session_and_stops_at_th
     assert len(events(rd, EP, "budget_exhausted")) == 1
     final = events(rd, EP, "final_answer")[0]
     assert final.source == "budget_fallback" and final.answer == TITLE
-    assert len(srv.chat_requests) == 5  # no model request between the last allowed call and the fallback
-    assert "tools" not in srv.chat_requests[3].body
+    assert len(srv.chat_requests) == 6  # no model request between the last allowed call and the fallback
+    assert "tools" not in srv.chat_requests[4].body
+    assert "tools" in srv.chat_requests[1].body and "parsing" in json.dumps(srv.chat_requests[1].body["messages"]).lower()
 
 
 async def test_code_agent_runs_tools_from_code_in_the_local_executor(model_server, api_key_env, episodes_file, tmp_path):
@@ -94,3 +96,16 @@ async def test_code_that_runs_forever_is_stopped(model_server, api_key_env, epis
     summary, rd = await run_agent("smol-code", cfg, episodes_file, tmp_path / "res")
     assert summary.outcomes[0].answers == [TITLE, "A"]
     assert "exceeded the maximum execution time" in json.dumps(srv.chat_requests[1].body["messages"])
+
+
+async def test_empty_reply_on_a_memory_only_turn_is_a_counted_step(model_server, api_key_env, episodes_file, tmp_path):
+    srv = model_server([
+        {"tool_calls": [{"name": "final_answer", "arguments": {"answer": TITLE}}]},
+        {"fault": "empty"},
+        {"content": "Final answer: A"},
+    ])
+    summary, rd = await run_agent("smol-tools", agent_config(srv, api_key_env), episodes_file, tmp_path / "res")
+    assert summary.outcomes[0].answers == [TITLE, "A"]
+    (empty,) = events(rd, EP, "tool_call")
+    assert empty.turn == 2 and empty.tool == "__empty_message__" and empty.error_kind == "refused"
+    assert "repl" in json.dumps(srv.chat_requests[2].body["messages"][-1]) and "empty" in json.dumps(srv.chat_requests[2].body["messages"][-1])

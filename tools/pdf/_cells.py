@@ -65,10 +65,13 @@ def _rulings(page: pymupdf.Page, clip: pymupdf.Rect) -> tuple[int, int, list[Rul
     vx: set[int] = set()
     hy: set[int] = set()
     segments: list[tuple[float, float, float]] = []
+    inner = clip + (-3, -3, 3, 3)
     for d in page.get_drawings():
         r = d["rect"]
         if not _near(r, clip):
             continue
+        if not (inner.x0 <= r.x0 and r.x1 <= inner.x1 and inner.y0 <= r.y0 and r.y1 <= inner.y1):
+            continue  # a shape reaching out of the table (a neighbouring figure) rules nothing in it
         if r.width <= 2 and r.height >= 6:
             vx.add(round(r.x0))
         elif r.height <= 2:
@@ -103,6 +106,9 @@ def _from_grid(page: pymupdf.Page, clip: pymupdf.Rect, words: list[Word]) -> lis
             inside.sort(key=lambda w: (w[5], w[6], w[0]))
             cells.append(" ".join(w[4] for w in inside))
         rows.append(cells)
+    filled = sum(1 for r in rows for c in r if c)
+    if filled < 0.5 * sum(len(r) for r in rows):  # mostly empty: a chart's grid, not the table
+        return None
     return rows
 
 
@@ -176,7 +182,11 @@ def _span_of(slots: list[list[float]], k: int, x0: float, x1: float, y1: float, 
         if y1 - 1 <= r.y <= y1 + 1.2 * h and r.x0 - 2 <= cx <= r.x1 + 2:
             covered |= {i for i, sl in enumerate(slots) if r.x0 - 2 <= centre(sl) <= r.x1 + 2}
     covered.add(k)
-    lo, hi = min(covered), max(covered)
+    lo = hi = k  # a spanning cell never covers another cell of its row
+    while lo - 1 in covered and lo - 1 in free:
+        lo -= 1
+    while hi + 1 in covered and hi + 1 in free:
+        hi += 1
     if lo == hi and abs(centre(slots[k]) - cx) > 6:  # centred over a run of columns, not over its own
         for a in range(k, -1, -1):
             if a != k and a not in free:
@@ -250,6 +260,19 @@ def _last_kept(keep: list[int], j: int) -> int:
     return max((i for i, k in enumerate(keep) if k <= j), default=0)
 
 
+def _within_outer_rules(words: list[Word], rules: list[Rule]) -> list[Word]:
+    """Drop words above the top rule and below the bottom rule of a ruled (booktabs) table: they are
+    body text the region caught, not cells."""
+    if not words:
+        return words
+    width = max(w[2] for w in words) - min(w[0] for w in words)
+    ys = sorted(r.y for r in rules if r.x1 - r.x0 >= 0.6 * width)
+    between = [w for w in words if ys and ys[0] <= (w[1] + w[3]) / 2 <= ys[-1]]
+    if len(ys) < 2 or len(between) < 0.6 * len(words):
+        return words
+    return between
+
+
 def extract_table(data: bytes, ref: FloatRef) -> TableCells:
     """The table's cells as rows of strings, header row first."""
     box = body_box(ref)
@@ -270,6 +293,7 @@ def extract_table(data: bytes, ref: FloatRef) -> TableCells:
             grid = _from_grid(page, clip, words)
             if grid:
                 return TableCells(rows=grid, method="lines")
+        words = _within_outer_rules(words, rules)
         return TableCells(rows=logical_rows(_align(words, rules), rules, clip.width), method="text")
     finally:
         doc.close()

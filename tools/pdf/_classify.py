@@ -111,7 +111,8 @@ def find_captions(pages: list[PageText], geom: Geometry) -> list[CaptionHit]:
                     blk, tail = _split_block(blk, extent)
                     pending.insert(0, tail)
                 kind, n = _caption_label(blk.lines[0], blk.lines[1:], geom)  # type: ignore[misc]
-                if blk.bbox[3] < geom.y0 - 2 or blk.bbox[1] > geom.y1 + 2 or (kind, n) in seen:
+                top, bottom = min(geom.y0 - 2, 0.06 * page.height), max(geom.y1 + 2, 0.94 * page.height)
+                if blk.bbox[3] < top or blk.bbox[1] > bottom or (kind, n) in seen:
                     new_blocks.append(blk)  # page furniture or a repeated number: not a new float
                     continue
                 blk.kind = "caption"

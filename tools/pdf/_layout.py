@@ -46,6 +46,7 @@ class Block:
     page: int
     kind: BlockKind = "other"
     float_key: str | None = None  # "figure:N"/"table:N" for caption blocks and float bodies
+    raw: list[Line] = field(default_factory=list)  # PyMuPDF's lines before same-row merging
 
     @property
     def size(self) -> float:
@@ -141,8 +142,8 @@ def read_page(page: pymupdf.Page, number: int) -> PageText:
             lines.append(Line(text=text, bbox=tuple(ln["bbox"]), size=size, bold=bold_chars >= 0.8 * chars,
                               label_bold=_is_bold(spans[0]), gaps=gaps, peak=max(s["size"] for s in spans)))
         if lines:
-            lines = _merge_rows(lines)
-            out.blocks.append(Block(lines=lines, bbox=_union([l.bbox for l in lines]), page=number))
+            merged = _merge_rows(lines)
+            out.blocks.append(Block(lines=merged, bbox=_union([l.bbox for l in lines]), page=number, raw=lines))
     return out
 
 
@@ -170,6 +171,9 @@ def _merge_rows(lines: list[Line]) -> list[Line]:
                         size=sum(l.size * len(l.text) for l in row) / chars, bold=all(l.bold for l in row),
                         label_bold=row[0].label_bold, gaps=gaps, peak=max(l.peak for l in row)))
     return out
+
+
+merge_rows = _merge_rows
 
 
 def _union(boxes: list[Rect]) -> Rect:
@@ -200,6 +204,7 @@ def measure_geometry(pages: list[PageText]) -> Geometry:
     q = lambda v, f: v[min(len(v) - 1, int(f * len(v)))]
     x0, x1 = q(xs0, 0.02), q(xs1, 0.98)
     y0, y1 = q(ys0, 0.005), q(ys1, 0.995)
+    y0, y1 = _stretch_to_content(pages, body, y0, y1)
     width = x1 - x0
     widths = [ln.width for ln in body_lines]
     narrow = sum(1 for w in widths if w < 0.6 * width)
@@ -207,3 +212,35 @@ def measure_geometry(pages: list[PageText]) -> Geometry:
     right = sum(1 for ln in body_lines if ln.bbox[0] > mid - 2 and ln.width < 0.6 * width)
     two_col = narrow > 0.6 * len(widths) and right > 0.2 * len(widths) and median(widths) < 0.6 * width
     return Geometry(body, x0, x1, y0, y1, two_col, pw, ph)
+
+
+def _stretch_to_content(pages: list[PageText], body: float, y0: float, y1: float) -> tuple[float, float]:
+    """Widen the text area to non-furniture text at most body-sized, for papers whose pages all open
+    with a float or a title (body lines alone would put the top margin below the first table).
+
+    Furniture is what repeats at the same height on several pages (running heads, footers) and bare
+    page numbers; it is left outside.
+    """
+    def key(ln: Line) -> tuple[int, str]:
+        return (round(ln.bbox[1] / 3), re.sub(r"[\d\s]+", "", ln.text).lower())
+
+    seen: Counter[tuple[int, str]] = Counter()
+    for p in pages:
+        for k in {key(ln) for b in p.blocks for ln in b.lines}:
+            seen[k] += 1
+    tops: list[float] = []
+    bottoms: list[float] = []
+    for p in pages:
+        for b in p.blocks:
+            for ln in b.lines:
+                if ln.size > body + 1.5 or not re.search(r"[A-Za-z]{2}", ln.text) or (len(pages) > 1 and seen[key(ln)] > 1):
+                    continue
+                if abs(ln.bbox[0] - ln.bbox[2]) < 3 * ln.size and abs(ln.bbox[1] - ln.bbox[3]) > 3 * ln.size:
+                    continue  # vertical text in the margin (arXiv stamp)
+                tops.append(ln.bbox[1])
+                bottoms.append(ln.bbox[3])
+    if len(tops) < 20:
+        return y0, y1
+    tops.sort()
+    bottoms.sort()
+    return min(y0, tops[min(len(tops) - 1, int(0.002 * len(tops)))]), max(y1, bottoms[int(0.998 * (len(bottoms) - 1))])

@@ -11,12 +11,13 @@ import pymupdf
 
 from ._classify import classify_blocks, find_captions
 from ._errors import PdfError
+from ._gutter import split_at_gutter
 from ._layout import PageText, measure_geometry, read_page, union
 from ._reading import read_document
 from ._regions import locate_regions, mark_float_blocks
 from .model import FloatRef, ParsedPaper
 
-PARSER_VERSION = "epi-pdf-2"
+PARSER_VERSION = "epi-pdf-3"
 DEFAULT_MAX_PAGES = 300
 
 
@@ -68,6 +69,8 @@ def parse_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES) -> ParsedPaper
         if not any(p.blocks for p in pages):
             raise PdfError("PDF has no text layer (scanned images only?); nothing to extract")
         geom = measure_geometry(pages)
+        if split_at_gutter(pages, geom):
+            geom = measure_geometry(pages)
         captions = find_captions(pages, geom)
         classify_blocks(pages, geom)
         regions = locate_regions(doc, pages, captions, geom)
