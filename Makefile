@@ -28,8 +28,8 @@ sandbox: install
 
 # The main job: the built-in agents on the sandbox benchmark, scored, compared, with a viewer.
 run: sandbox
-	$(BIN)/epi run --agent oracle --run-id oracle-$(TAG) --results $(RESULTS) --quiet
-	$(BIN)/epi run --agent heuristic --run-id heuristic-$(TAG) --results $(RESULTS) --quiet
+	$(BIN)/epi run --agent oracle --run-id oracle-$(TAG) --results $(RESULTS)
+	$(BIN)/epi run --agent heuristic --run-id heuristic-$(TAG) --results $(RESULTS)
 	$(BIN)/epi compare $(RESULTS)/heuristic-$(TAG) $(RESULTS)/oracle-$(TAG) --out $(RESULTS)/leaderboard-$(TAG)
 	$(BIN)/epi view $(RESULTS)/heuristic-$(TAG) $(RESULTS)/oracle-$(TAG)
 	@echo ""

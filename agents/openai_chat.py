@@ -12,7 +12,9 @@ identical calls (annotated as repeats). The step budget then ends the turn by th
 """
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +81,12 @@ def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return n
 
 
+@functools.lru_cache(maxsize=1)
+def _ssl_context() -> ssl.SSLContext:
+    """One TLS context for every episode's client: loading the CA store costs ~20 ms each time."""
+    return ssl.create_default_context()
+
+
 class OpenAIChatAgent:
     """Chat completions with function calling against `config.base_url` (OpenAI, vLLM, Ollama, ...)."""
 
@@ -111,6 +119,7 @@ class OpenAIChatAgent:
             self._client = openai.AsyncOpenAI(
                 base_url=self.config.base_url, api_key=api_key(self.config),
                 timeout=self.config.request_timeout_s, max_retries=0,
+                http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context()),
             )
         return self._client
 

@@ -3,8 +3,8 @@
 1. Overhead: the same no-op tool called N times directly (baseline) and through the harness (tool
    session, trace writing, memory) by an agent that does nothing else. The difference per step is the
    harness's own cost (target: under 1 ms).
-2. Throughput: episodes whose agent waits 200 ms per model request (a scripted model server when
-   available, else a simulated latency), run with concurrency 1 and 16 (target: >= 12x).
+2. Throughput: the OpenAI-compatible agent against the scripted model server, which answers every
+   request after 200 ms, over real HTTP on loopback; concurrency 1 and 16 (target: >= 12x).
 """
 from __future__ import annotations
 
@@ -99,8 +99,15 @@ async def overhead(tmp: Path, n_episodes: int = 40, steps: int = 9) -> tuple[flo
     return direct, through
 
 
-async def throughput(tmp: Path, conc: int, n: int, latency: float = 0.2) -> float:
-    r = runner(tmp, lambda: StepAgent(1, latency), f"conc{conc}")
+async def throughput(tmp: Path, conc: int, n: int, base_url: str) -> float:
+    import os
+
+    from agents import make_agent
+    from harness.agent import AgentConfig
+
+    os.environ["EPI_BENCH_KEY"] = "not-a-real-key"
+    cfg = AgentConfig(model="scripted", base_url=base_url, api_key_env="EPI_BENCH_KEY", max_retries=0)
+    r = runner(tmp, lambda: make_agent("openai", cfg), f"conc{conc}")
     sem = asyncio.Semaphore(conc)
 
     async def one(i: int) -> None:
@@ -112,6 +119,28 @@ async def throughput(tmp: Path, conc: int, n: int, latency: float = 0.2) -> floa
     return n / (time.perf_counter() - t0)
 
 
+def start_model_server(tmp: Path) -> tuple[str, "subprocess.Popen[bytes]"]:
+    """The scripted model server in its own process, as a real endpoint would be (not sharing our GIL)."""
+    import json
+    import socket
+    import subprocess
+
+    script = tmp / "script.json"
+    script.write_text(json.dumps({"responses": [], "default": {"content": "Final answer: a", "delay_s": 0.2}}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "sandbox", "model-server", "--script", str(script),
+                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return f"http://127.0.0.1:{port}/v1", proc
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -120,9 +149,14 @@ async def main() -> None:
         print(f"direct tool call       {direct * 1e3:8.3f} ms")
         print(f"through the harness    {through * 1e3:8.3f} ms")
         print(f"harness overhead/step  {(through - direct) * 1e3:8.3f} ms   (target < 1 ms)  ratio {through / direct:.1f}x")
-        t1 = statistics.median([await throughput(tmp / f"a{i}", 1, 4) for i in range(1)])
-        t16 = await throughput(tmp / "b", 16, 64)
-        print("== throughput with 200 ms simulated model latency ==")
+        base_url, server = start_model_server(tmp)
+        try:
+            t1 = statistics.median([await throughput(tmp / f"a{i}", 1, 6, base_url) for i in range(2)])
+            t16 = await throughput(tmp / "b", 16, 96, base_url)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+        print("== throughput: openai agent, scripted model server answering after 200 ms ==")
         print(f"concurrency 1    {t1:6.2f} episodes/s")
         print(f"concurrency 16   {t16:6.2f} episodes/s   ratio {t16 / t1:.1f}x (target >= 12x)")
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools import UNIT_RE
+from tools import Unit
 
 Split = Literal["easy", "hard"]
 TaskType = Literal["constraint", "comparison", "aggregation"]
@@ -66,14 +66,7 @@ class EvidenceRef(_Strict):
     """A required evidence unit: a paper id and `figure:N`, `table:N` or `text`."""
 
     paper: str
-    unit: str
-
-    @field_validator("unit")
-    @classmethod
-    def _unit(cls, v: str) -> str:
-        if not UNIT_RE.match(v):
-            raise ValueError(f"unit must be 'figure:N', 'table:N' or 'text', got {v!r}")
-        return v
+    unit: Unit
 
     @property
     def key(self) -> tuple[str, str]:

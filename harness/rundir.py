@@ -79,9 +79,13 @@ class RunDir:
     def load_config(self) -> dict[str, Any]:
         return json.loads(self.run_json.read_text())
 
-    def read_trace(self, episode_id: str) -> TraceRead:
+    def read_trace(self, episode_id: str, *, include_partial: bool = False) -> TraceRead:
+        """The episode's events. With include_partial, an unfinished `<episode>.jsonl.part` (a crashed
+        run) is read when there is no finished trace: it reads as truncated, never silently dropped."""
         p = self.trace_path(episode_id)
         out = TraceRead(episode_id=episode_id)
+        if not p.is_file() and include_partial:
+            p = p.with_name(p.name + ".part")
         if not p.is_file():
             out.missing = True
             return out
@@ -93,6 +97,8 @@ class RunDir:
                     out.events.append(parse_event(line))
                 except (ValidationError, ValueError):
                     out.bad_lines.append(i)
+        if not out.events and not out.bad_lines:
+            out.missing = True
         return out
 
     def completed_episodes(self) -> set[str]:

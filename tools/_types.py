@@ -3,11 +3,21 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AfterValidator, BaseModel, Field
 
 UNIT_RE = re.compile(r"^(figure:[1-9][0-9]*|table:[1-9][0-9]*|text)$")
+
+
+def check_unit(v: str) -> str:
+    """An evidence unit is `figure:N`, `table:N` or `text`."""
+    if not UNIT_RE.match(v):
+        raise ValueError(f"unit must be 'figure:N', 'table:N' or 'text', got {v!r}")
+    return v
+
+
+Unit = Annotated[str, AfterValidator(check_unit)]
 
 ErrorKind = Literal["bad_arguments", "not_found", "data_access", "refused", "limit", "runtime"]
 
@@ -16,16 +26,9 @@ class EvidenceUnit(BaseModel):
     """One unit of evidence a tool exposed: a paper and `figure:N`, `table:N` or `text`."""
 
     paper: str
-    unit: str
+    unit: Unit
     page: int | None = Field(default=None, description="1-based page the unit sits on, if known")
     bbox: tuple[float, float, float, float] | None = Field(default=None, description="x0,y0,x1,y1 in PDF points")
-
-    @field_validator("unit")
-    @classmethod
-    def _check_unit(cls, v: str) -> str:
-        if not UNIT_RE.match(v):
-            raise ValueError(f"unit must be 'figure:N', 'table:N' or 'text', got {v!r}")
-        return v
 
     @property
     def key(self) -> tuple[str, str]:

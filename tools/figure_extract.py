@@ -4,10 +4,10 @@ from __future__ import annotations
 import asyncio
 
 from ._tool import tool
-from ._types import EvidenceUnit, ToolError, ToolImage, ToolResult
+from ._types import EvidenceUnit, ToolImage, ToolResult
 from ._world import World
 from .pdf import crop_figure, load_paper
-from .pdf._present import float_listing, nearby_text
+from .pdf._present import nearby_text, require_float
 
 
 @tool
@@ -20,12 +20,7 @@ async def figure_extract(world: World, paper: str, figure: int) -> ToolResult:
     """
     loaded = await load_paper(world, paper)
     meta, parsed = loaded.meta, loaded.parsed
-    ref = parsed.figure(figure)
-    if ref is None:
-        raise ToolError(
-            f"paper {meta.id} has no Figure {figure}; its figures are: {float_listing(parsed.figures)}"
-            f" (tables: {float_listing(parsed.tables)})",
-            kind="not_found", data={"figures": [f.n for f in parsed.figures], "tables": [t.n for t in parsed.tables]})
+    ref = require_float(parsed, meta.id, "figure", figure)
     crop = await asyncio.to_thread(crop_figure, loaded.data, ref)
     bbox = ref.bbox or ref.caption_bbox
     near = nearby_text(parsed, ref)

@@ -4,10 +4,10 @@ from __future__ import annotations
 import asyncio
 
 from ._tool import tool
-from ._types import EvidenceUnit, ToolError, ToolResult
+from ._types import EvidenceUnit, ToolResult
 from ._world import World
 from .pdf import extract_table, load_paper
-from .pdf._present import float_listing, nearby_text
+from .pdf._present import nearby_text, require_float
 
 
 @tool
@@ -20,12 +20,7 @@ async def table_extract(world: World, paper: str, table: int) -> ToolResult:
     """
     loaded = await load_paper(world, paper)
     meta, parsed = loaded.meta, loaded.parsed
-    ref = parsed.table(table)
-    if ref is None:
-        raise ToolError(
-            f"paper {meta.id} has no Table {table}; its tables are: {float_listing(parsed.tables)}"
-            f" (figures: {float_listing(parsed.figures)})",
-            kind="not_found", data={"tables": [t.n for t in parsed.tables], "figures": [f.n for f in parsed.figures]})
+    ref = require_float(parsed, meta.id, "table", table)
     cells = await asyncio.to_thread(extract_table, loaded.data, ref)
     bbox = ref.bbox or ref.caption_bbox
     text = f"Table {ref.n} (page {ref.page}) of {meta.id}: {ref.caption}\n\n"

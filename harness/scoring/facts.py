@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pydantic import ValidationError
-
 from harness.rundir import RunDir, TraceRead
 from harness.trace import (
     BudgetExhausted, EpisodeEnd, EpisodeStart, ErrorEvent, FinalAnswerEvent, LimitHit, ModelCall, ToolCallEvent,
-    TurnStart, parse_event,
+    TurnStart,
 )
 
 from .model import BUCKETS, CostTotals, UnitRef
@@ -180,24 +178,5 @@ def read_facts(trace: TraceRead) -> EpisodeFacts:
 
 
 def read_episode_trace(rd: RunDir, episode_id: str) -> TraceRead:
-    """The episode's trace; if only the unfinished `<episode>.jsonl.part` exists (a crashed run), that one,
-    which reads as truncated, so an interrupted episode is scored as far as it went rather than dropped."""
-    tr = rd.read_trace(episode_id)
-    if not tr.missing:
-        return tr
-    final = rd.trace_path(episode_id)
-    part = final.with_name(final.name + ".part")
-    if not part.is_file():
-        return tr
-    out = TraceRead(episode_id=episode_id)
-    with part.open("r", encoding="utf-8", errors="replace") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                out.events.append(parse_event(line))
-            except (ValidationError, ValueError):
-                out.bad_lines.append(i)
-    if not out.events and not out.bad_lines:
-        out.missing = True
-    return out
+    """The episode's trace, or its unfinished `.part` file after a crash (scored as far as it went)."""
+    return rd.read_trace(episode_id, include_partial=True)

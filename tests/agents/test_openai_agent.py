@@ -64,6 +64,9 @@ async def test_bad_model_actions_become_counted_error_steps(model_server, api_ke
     assert len(events(rd, EP, "budget_exhausted")) == 1
     finals = events(rd, EP, "final_answer")
     assert finals[0].source == "budget_fallback" and finals[0].answer == TITLE
+    turn1_calls = [c for c in events(rd, EP, "model_call") if c.turn == 1]
+    assert len(turn1_calls) == 4 + 1  # one request per step, then exactly one no-tool fallback request
+    assert [c.purpose for c in turn1_calls] == ["step"] * 4 + ["budget_fallback"]
     fallback_req = srv.chat_requests[4].body
     assert "tools" not in fallback_req
     tool_texts = [m["content"] for m in fallback_req["messages"] if m["role"] == "tool"]

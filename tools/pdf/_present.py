@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from .._types import ToolError
 from .model import FloatRef, ParsedPaper, TextBlock
 
 PART_CHARS = 12_000
@@ -52,3 +53,16 @@ def nearby_text(parsed: ParsedPaper, ref: FloatRef, limit: int = 3, max_chars: i
         where = f"page {b.page}" + (f", section {b.section}" if b.section else "")
         out.append(f"({where}) {text}")
     return "\n\n".join(out)
+
+
+def require_float(parsed: ParsedPaper, paper_id: str, kind: str, n: int) -> FloatRef:
+    """The figure or table numbered n, or a not-found ToolError listing what the paper has."""
+    ref = parsed.figure(n) if kind == "figure" else parsed.table(n)
+    if ref is not None:
+        return ref
+    same, other = (parsed.figures, parsed.tables) if kind == "figure" else (parsed.tables, parsed.figures)
+    other_kind = "tables" if kind == "figure" else "figures"
+    raise ToolError(
+        f"paper {paper_id} has no {kind.capitalize()} {n}; its {kind}s are: {float_listing(same)}"
+        f" ({other_kind}: {float_listing(other)})",
+        kind="not_found", data={f"{kind}s": [f.n for f in same], other_kind: [f.n for f in other]})
