@@ -57,9 +57,10 @@ def make_world(settings: RunSettings) -> World:
             return SandboxWorld()
         except SandboxNotBuilt as e:
             raise RunSetupError(str(e)) from None
+    from sandbox.paths import cache_dir
     from tools.live import LiveWorld
 
-    return LiveWorld()
+    return LiveWorld(cache_dir() / "live")
 
 
 def check_settings(settings: RunSettings) -> None:

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..runner import RunSetupError, run_episodes, settings_from_run
+from ..runner import RunSetupError, check_settings, run_episodes, settings_from_run
 from ..rundir import RunDir
 from ..settings import RunSettings, SettingsError, build_settings, load_toml, preset
 from ._apps import UserError, app
@@ -188,8 +188,8 @@ def ablate_cmd(
     group = name or f"ablate-{agent}-{time.strftime('%Y%m%d-%H%M%S')}"
     out_root = results / group
     combos = list(itertools.product(budgets, ftt, removed))
-    run_dirs: list[Path] = []
-    try:
+    try:  # every combination is checked before the first one runs
+        grid = []
         for steps, tools_on, rm in combos:
             rid = f"steps{steps}-final{'on' if tools_on else 'off'}-{'no_' + rm if rm != 'none' else 'all'}"
             settings = build_settings(
@@ -201,8 +201,9 @@ def ablate_cmd(
                 },
                 source="ablate",
             )
-            summary = _progress_runner(settings, False, as_json)
-            run_dirs.append(summary.run_dir)
+            check_settings(settings)
+            grid.append(settings)
+        run_dirs = [_progress_runner(settings, False, as_json).run_dir for settings in grid]
     except (SettingsError, RunSetupError) as e:
         raise UserError(str(e)) from None
     from ..scoring import write_comparison

@@ -45,6 +45,18 @@ def pick_showcase_episode(viewer: Path, run: int = 0) -> str | None:
     return first_failed
 
 
+async def _images_loaded(page: Any, timeout_ms: float = 5000) -> None:
+    """Wait until the images in view have loaded (lazy ones further down never load; do not wait for them)."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        await page.wait_for_function(
+            "() => [...document.images].filter(i => i.getBoundingClientRect().top < innerHeight).every(i => i.complete)",
+            timeout=timeout_ms)
+    except PlaywrightTimeout:
+        pass  # take the picture anyway: a missing thumbnail must not stop the screenshot
+
+
 async def take_screenshots(index_html: Path, out_dir: Path, *, chromium: Path = CHROMIUM,
                            width: int = 1400, height: int = 1000) -> list[Path]:
     """Write viewer.png (failed filter) and viewer_episode.png (failure marker in view) into out_dir."""
@@ -61,7 +73,7 @@ async def take_screenshots(index_html: Path, out_dir: Path, *, chromium: Path = 
             page = await browser.new_page(viewport={"width": width, "height": height})
             await page.goto(base + "#/?failed=1")
             await page.wait_for_selector("#episode-table")
-            await page.wait_for_function("[...document.images].every(i => i.complete)")
+            await _images_loaded(page)
             shots.append(out_dir / "viewer.png")
             await page.screenshot(path=str(shots[-1]))
             eid = pick_showcase_episode(index_html.parent)
@@ -70,7 +82,7 @@ async def take_screenshots(index_html: Path, out_dir: Path, *, chromium: Path = 
                 await page.goto(base + f"#/episode/{quote(eid, safe='')}?run=0")
                 marker = page.locator("[data-failure-marker]").first
                 await marker.wait_for()
-                await page.wait_for_function("[...document.images].every(i => i.complete)")
+                await _images_loaded(page)
                 await marker.evaluate(_SCROLL_TO_FAILURE)
                 shots.append(out_dir / "viewer_episode.png")
                 await page.screenshot(path=str(shots[-1]))

@@ -106,3 +106,13 @@ def test_toml_config_and_flags_layer(tiny_sandbox, tiny_episodes, tmp_path, caps
     cfg.write_text("[run]\nmax_stepz = 3\n")
     code, out = epi(["run", "--config", str(cfg), "-q"], capsys, monkeypatch, tiny_sandbox)
     assert code == 2 and "max_stepz" in out
+
+
+def test_live_world_is_built_from_the_settings(tmp_path, monkeypatch):
+    from harness.runner import make_world
+    from harness.settings import RunSettings
+    from tools.live import LiveWorld
+
+    monkeypatch.setenv("EPI_CACHE_DIR", str(tmp_path))
+    world = make_world(RunSettings(world="live"))
+    assert isinstance(world, LiveWorld) and world.cache_dir == tmp_path / "live"
