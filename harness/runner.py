@@ -202,7 +202,15 @@ async def run_episodes(
 
     async def one(ep: Any) -> None:
         async with sem:
-            out = await runner.run(ep)
+            try:
+                out = await runner.run(ep)
+            except Exception as e:  # a harness bug in one episode must not stop the others
+                import sys
+                import traceback
+
+                print(f"error: episode {ep.id} stopped by a harness error: {type(e).__name__}: {e}\n"
+                      f"{traceback.format_exc()}", file=sys.stderr)
+                out = EpisodeOutcome(ep.id, "failed", "pipeline", [], 0.0)
         outcomes.append(out)
         if progress:
             progress(out)

@@ -220,3 +220,39 @@ async def test_trace_is_written_as_part_then_committed(tmp_path):
     lines = rd.trace_path("e1").read_text().splitlines()
     assert all(json.loads(l)["schema_version"] == 1 for l in lines)
     assert rd.completed_episodes() == {"e1"}
+
+
+async def test_an_agent_that_never_answers_is_stopped_by_the_step_timeout(tmp_path):
+    import asyncio
+
+    class Stuck(ScriptedAgent):
+        async def step(self, ctx):
+            await asyncio.sleep(60)
+
+    r, rd = _runner(tmp_path, Stuck({}), step_timeout_s=0.2)
+    out = await r.run(_episode())
+    assert out.status == "failed" and out.bucket == "model"
+    err = next(e for e in _events(rd) if e.kind == "error")
+    assert "longer than" in err.message
+
+
+async def test_a_harness_error_in_one_episode_does_not_stop_the_run(tmp_path, monkeypatch, tiny_sandbox, tiny_episodes):
+    from harness import runner as runner_mod
+    from harness.episode_runner import EpisodeRunner as ER
+
+    real_run = ER.run
+    bad_id = json.loads(tiny_episodes.read_text().splitlines()[0])["id"]
+
+    async def one_bad(self, ep):
+        if ep.id == bad_id:
+            raise RuntimeError("disk on fire")
+        return await real_run(self, ep)
+
+    monkeypatch.setattr(ER, "run", one_bad)
+    monkeypatch.setenv("EPI_SANDBOX_DIR", str(tiny_sandbox))
+    summary = await runner_mod.run_episodes(
+        RunSettings(agent="oracle", episodes=tiny_episodes, results=tmp_path, run_id="r", score=False)
+    )
+    by_id = {o.episode_id: o for o in summary.outcomes}
+    assert by_id[bad_id].status == "failed" and by_id[bad_id].bucket == "pipeline"
+    assert sum(o.status == "completed" for o in summary.outcomes) == len(by_id) - 1
