@@ -13,7 +13,7 @@ from pathlib import Path
 
 from harness.agent import AnswerSpec, Observation, TurnView
 
-SYSTEM_PROMPT = """\
+_BASE_PROMPT = """\
 You are a research assistant working through a short research episode about scientific papers.
 Each turn asks one question. Papers are not named directly: use the cue (a citation, an indirect
 hint or an image) to search for them, open them, and read the exact figure, table or passage the
@@ -27,9 +27,25 @@ How to work:
 3. Every tool call counts against the turn's step budget. Do not repeat a call you already made.
 4. Read values from the evidence itself (table cells, plotted points, legend labels); do not
    answer from prior knowledge.
-5. When you can answer, reply with no tool call and a last line of the form
-   `Final answer: <answer>` in the format the turn asks for.
+{final}
 """
+
+FINAL_BY_TEXT = """5. When you can answer, reply with no tool call and a last line of the form
+   `Final answer: <answer>` in the format the turn asks for."""
+FINAL_BY_TOOL = """5. When you can answer, call the `final_answer` tool with the answer alone, in the format the
+   turn asks for (e.g. `final_answer(answer="12.5")`). In turns without tools, reply with a last
+   line `Final answer: <answer>`."""
+FINAL_BY_CODE = """5. When you can answer, call `final_answer("<answer>")` in your code with the answer alone, in
+   the format the turn asks for (e.g. `final_answer("12.5")`). In turns without tools, reply with a
+   last line `Final answer: <answer>`."""
+
+
+def system_prompt(final: str = FINAL_BY_TEXT) -> str:
+    """The base prompt; `final` says how this kind of agent gives its answer (text line, tool, or code)."""
+    return _BASE_PROMPT.format(final=final)
+
+
+SYSTEM_PROMPT = system_prompt()
 
 FINAL_NO_TOOL_SUFFIX = (
     "Your step budget for this turn is used up and no more tools can be called. Based only on the "
@@ -51,8 +67,9 @@ def answer_instructions(spec: AnswerSpec) -> str:
         unit = f" in {spec.unit}" if spec.unit else ""
         return f"Answer with a single number{unit}, without extra words (e.g. `Final answer: 12.5`)."
     if spec.format == "set":
-        return "Answer with every item that qualifies, separated by semicolons (e.g. `Final answer: A; B; C`)."
-    return "Answer with a short phrase (a name or value), without explanation."
+        return ("Answer with every item that qualifies, names exactly as printed, on one line separated by "
+                "semicolons (e.g. `Final answer: Method X; Method Y`).")
+    return "Answer with a short phrase (a name exactly as printed, or a value), without explanation."
 
 
 def turn_message_text(view: TurnView) -> str:
@@ -100,6 +117,7 @@ def memory_digest(view: TurnView, *, per_obs_chars: int = 600, before_turn: int 
     return "\n".join(lines)
 
 
+_BULLET = re.compile(r"^(?:[-*\u2022]|\d+[.)])\s+")
 _FINAL_RE = re.compile(r"final\s*answer\s*[:：]\s*(.+)", re.I | re.S)
 
 
@@ -112,7 +130,10 @@ def clean_final_answer(text: str | None) -> str | None:
         return None
     matches = list(_FINAL_RE.finditer(t))
     if matches:
-        ans = matches[-1].group(1).strip().splitlines()[0].strip()
+        lines = [ln.strip() for ln in matches[-1].group(1).strip().splitlines() if ln.strip()]
+        items = [_BULLET.sub("", ln) for ln in lines if _BULLET.match(ln)]
+        # a list written under `Final answer:` (one item per bullet line) is one set answer
+        ans = "; ".join(items) if len(items) == len(lines) and len(items) > 1 else (lines[0] if lines else "")
     else:
         ans = t.splitlines()[-1].strip()
     ans = ans.strip("*` ").strip()

@@ -17,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
+import sys
 from typing import Any, TextIO
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.prompt import Prompt
 from rich.table import Table
+from rich.text import Text
 
 from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, ToolCall, TurnContext, TurnView
 
@@ -83,6 +85,9 @@ class HumanAgent:
     def __init__(self, config: AgentConfig):
         self.config = config
         self.stream: TextIO | None = _open(config.extra.get("input"), "r")
+        if self.stream is None and not sys.stdin.isatty():
+            self.stream = sys.stdin  # piped commands: read lines and echo them so the transcript reads well
+        self._shown = 0  # memory items already shown in full
         out = _open(config.extra.get("output"), "a")
         self.console = Console(file=out, width=110, highlight=False) if out is not None else Console(highlight=False)
 
@@ -105,14 +110,23 @@ class HumanAgent:
             lines.append(f"Budget left: {view.budget_left} of {view.max_steps} tool calls")
         else:
             lines.append("No tools in this turn: answer from memory.")
+        new = view.memory[self._shown:]
+        self._shown = len(view.memory)
+        for o in new if view.steps_used else []:  # the result of the call just made, in full (long text cut)
+            body = o.error or o.text or "(no text)"
+            if len(body) > 4000:
+                body = body[:4000] + f"\n... [{len(body) - 4000} more characters: `show {view.memory.index(o) + 1}`]"
+            imgs = "".join(f"\n[image: {i.path}]" for i in o.images)
+            self.console.print(Panel(Text(body + imgs), title=f"result of {o.tool} (step {o.step})"))
         self.console.print(Panel("\n".join(lines), title="question"))
-        if view.tools and not view.fallback:
+        if view.tools and not view.fallback and view.steps_used == 0:
             table = Table("tool", "parameters", "what it does", show_lines=False)
             for t in view.tools:
                 props = t.parameters.get("properties", {})
                 req = set(t.parameters.get("required", []))
                 params = ", ".join(f"{k}{'' if k in req else '?'}: {v.get('type', 'any')}" for k, v in props.items())
-                table.add_row(t.name, params, t.description[:70])
+                desc = t.description if len(t.description) <= 100 else t.description[:99] + "…"
+                table.add_row(t.name, params, desc)
             self.console.print(table)
         if view.memory:
             mem = Table("k", "turn.step", "tool", "result", show_lines=False)
@@ -153,12 +167,13 @@ class HumanAgent:
                     return FinalAnswer(answer=rest.strip(), reasoning="human answer")
                 if cmd == "help":
                     self.console.print(HELP)
+                    self.console.print("tools: " + ", ".join(view.tool_names) if view.tools else "no tools now")
                     continue
                 if cmd == "show":
                     k = int(rest) if rest.strip().isdigit() else 0
                     if not 1 <= k <= len(view.memory):
                         raise CommandError(f"`show` needs a memory item number between 1 and {len(view.memory)}")
-                    self.console.print(Panel(view.memory[k - 1].text or "(no text)", title=f"memory item {k}"))
+                    self.console.print(Panel(Text(view.memory[k - 1].text or "(no text)"), title=f"memory item {k}"))
                     continue
                 if view.fallback or not view.tools:
                     raise CommandError("no tools can be called now; give your answer with `answer <text>`")

@@ -32,8 +32,11 @@ from harness.agent import (
 
 from ._endpoint import api_key, decoding_kwargs, preflight_endpoint, retry_policy
 from ._prompt import (
+    FINAL_BY_CODE,
+    FINAL_BY_TOOL,
     FINAL_NO_TOOL_SUFFIX,
-    SYSTEM_PROMPT,
+    answer_instructions,
+    system_prompt,
     clean_final_answer,
     memory_digest,
     strip_data_urls,
@@ -56,6 +59,7 @@ class _Bridge:
         self.budget_hit = False
         self.provider_error: ProviderError | None = None
         self.step_images: list[str] = []
+        self.code_tools: list[str] = []  # tools callable from code during agent.run (CodeAgent sends no schema)
         self.on_budget_used: Callable[[], None] = lambda: None
 
     def _run(self, coro: Coroutine[Any, Any, Any]) -> Any:
@@ -130,7 +134,8 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             bridge.record_model_call(
                 model=self.model_id, request=strip_data_urls(completion_kwargs), response=resp.model_dump(mode="json"),
                 usage=tokens, latency_s=time.perf_counter() - t0,
-                tools_offered=[t.name for t in (tools_to_call_from or []) if t.name != "final_answer"],
+                tools_offered=([t.name for t in tools_to_call_from if t.name != "final_answer"]
+                               if tools_to_call_from else list(bridge.code_tools)),
             )
             msg = resp.choices[0].message if resp.choices else None
             return ChatMessage(
@@ -150,6 +155,7 @@ class _SmolAgentBase:
 
     name = "smol"
     uses_gold = False
+    final_instruction = FINAL_BY_TOOL
 
     def __init__(self, config: AgentConfig):
         self.config = config
@@ -198,6 +204,7 @@ class _SmolAgentBase:
         assert self._bridge is not None, "start_episode was not called"
         bridge = self._bridge
         bridge.ctx, bridge.budget_hit, bridge.provider_error, bridge.step_images = ctx, False, None, []
+        bridge.code_tools = ctx.view.tool_names if isinstance(self, SmolCodeAgent) else []
         agent = self._ensure_agent(ctx.view.tools)
         view = ctx.view
         images = []
@@ -214,6 +221,7 @@ class _SmolAgentBase:
                 agent.run, task, reset=first_run, images=images or None, max_steps=max(1, view.budget_left) + 2,
             )
         except Exception as e:
+            bridge.code_tools = []
             if bridge.provider_error is not None:
                 raise bridge.provider_error from e
             if bridge.budget_hit:
@@ -230,13 +238,16 @@ class _SmolAgentBase:
         from smolagents.models import ChatMessage, MessageRole
 
         bridge = self._bridge
-        bridge.ctx, bridge.provider_error = ctx, None
+        bridge.ctx, bridge.provider_error, bridge.code_tools = ctx, None, []
         view = ctx.view
         if self._agent is not None:
             messages = self._agent.write_memory_to_messages()
         else:
-            messages = [ChatMessage(role=MessageRole.SYSTEM, content=[{"type": "text", "text": SYSTEM_PROMPT}])]
-        prompt = turn_message_text(view)
+            messages = [ChatMessage(role=MessageRole.SYSTEM,
+                                    content=[{"type": "text", "text": system_prompt(self.final_instruction)}])]
+        # the budget fallback restates the question, not the turn's opening (which would say "no tools in this turn")
+        prompt = (f"Turn {view.turn}: {view.question}\n{answer_instructions(view.answer_spec)}" if view.fallback
+                  else turn_message_text(view))
         if self._agent is None and view.history:
             prompt = memory_digest(view, per_obs_chars=4000) + "\n\n" + prompt
         empties = sum(1 for o in view.memory if o.turn == view.turn and o.tool == EMPTY_MESSAGE_TOOL)
@@ -264,6 +275,7 @@ class SmolCodeAgent(_SmolAgentBase):
     """smolagents CodeAgent: the model writes Python that calls the tools; run in LocalPythonExecutor."""
 
     name = "smol-code"
+    final_instruction = FINAL_BY_CODE
 
     def _build(self, tools: list[Any]) -> Any:
         from smolagents import CodeAgent
@@ -271,7 +283,7 @@ class SmolCodeAgent(_SmolAgentBase):
         return CodeAgent(
             tools=tools, model=self._model, additional_authorized_imports=list(AUTHORIZED_IMPORTS),
             executor_type="local", executor_kwargs={"timeout_seconds": int(self.config.extra.get("code_timeout_s", CODE_TIMEOUT_S))},
-            instructions=SYSTEM_PROMPT, verbosity_level=0, step_callbacks=[self._step_callback],
+            instructions=system_prompt(FINAL_BY_CODE), verbosity_level=0, step_callbacks=[self._step_callback],
         )
 
 
@@ -286,6 +298,7 @@ class SmolToolCallingAgent(_SmolAgentBase):
         cls = harness_tool_calling_agent_class()
         assert self._bridge is not None
         return cls(
-            tools=tools, model=self._model, instructions=SYSTEM_PROMPT, verbosity_level=0,
+            tools=tools, model=self._model, instructions=system_prompt(FINAL_BY_TOOL), verbosity_level=0,
             step_callbacks=[self._step_callback], harness_call=self._bridge.call_tool,
+            max_tool_threads=1,  # parallel calls run in the order the model gave them: steps and trace stay in order
         )

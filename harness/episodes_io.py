@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -174,7 +175,8 @@ def load_episodes(path: Path, *, catalog: Catalog | None = None) -> EpisodeSet:
         try:
             obj: Any = json.loads(raw)
         except json.JSONDecodeError as e:
-            out.add(lineno, None, None, f"invalid JSON: {e.msg} at column {e.colno}")
+            found = re.search(r'"id"\s*:\s*"([^"\\]{1,200})"', raw)  # name the episode even when the line is broken
+            out.add(lineno, found.group(1) if found else None, None, f"invalid JSON ({e.msg}, column {e.colno})")
             continue
         if not isinstance(obj, dict):
             out.add(lineno, None, None, f"expected a JSON object (one episode), got a JSON {type(obj).__name__}")

@@ -80,10 +80,14 @@ def build_settings(*layers: dict[str, Any], source: str = "options") -> RunSetti
             else:
                 merged[k] = v
     try:
-        return RunSettings.model_validate(merged)
+        settings = RunSettings.model_validate(merged)
     except ValidationError as e:
         msgs = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors())
         raise SettingsError(f"invalid run settings ({source}): {msgs}") from None
+    ac = settings.agent_config
+    if ac.context_tokens is not None and ac.memory_mode != "summary":
+        raise SettingsError(f"invalid run settings ({source}): --context-tokens only applies with --memory-mode summary")
+    return settings
 
 
 def preset(name: str) -> dict[str, Any]:

@@ -18,8 +18,10 @@ from tools import PaperMeta, PaperNotFound, SearchHit, World
 
 from . import paths
 from .corpus.model import Catalog, CatalogEntry
+from .fielded import rerank
 
 SITE = "https://sandbox.local"
+SEARCH_POOL = 50  # hybrid candidates re-ranked by bibliographic fields (sandbox.fielded)
 _ID_RE = re.compile(r"^[PU]\d{3,}$")
 _ARXIV_RE = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?$", re.IGNORECASE)
 _URL_ID_RE = re.compile(r"/(?:papers/([A-Za-z0-9]+)/?|pdf/([A-Za-z0-9]+)\.pdf)$")
@@ -143,11 +145,10 @@ class SandboxWorld(World):
 
         if self._index is None:
             self._index = HybridIndex.load(self.root / "index")
+        pool = [(self._by_id[pid], score) for pid, score in self._index.search(query, max(k, SEARCH_POOL))
+                if pid in self._by_id]
         hits = []
-        for pid, score in self._index.search(query, k):
-            e = self._by_id.get(pid)
-            if e is None:
-                continue
+        for e, score in rerank(query, pool)[:k]:
             lead = (e.abstract or "")[:200].rsplit(" ", 1)[0] + ("..." if len(e.abstract or "") > 200 else "")
             snippet = f"{', '.join(e.authors)}. {e.venue or ''} {e.year or ''}. {lead}".strip()
             hits.append(SearchHit(title=e.title, url=paper_url(e.id), snippet=snippet, score=float(score), paper_id=e.id))

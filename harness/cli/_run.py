@@ -29,15 +29,15 @@ def _progress_runner(settings: RunSettings, resume: bool, quiet: bool, **kw: Any
     console = Console(stderr=True)
     state = {"done": 0, "ok": 0, "failed": 0}
     prog = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("success so far {task.fields[success]}"), TimeElapsedColumn(), TextColumn("left"),
+        TextColumn("[bold]{task.description}"), BarColumn(bar_width=18), MofNCompleteColumn(),
+        TextColumn("success {task.fields[success]}"), TimeElapsedColumn(), TextColumn("eta"),
         TimeRemainingColumn(), console=console, disable=quiet, transient=False,
     )
     task_id = None
 
     def on_start(rd: RunDir, n: int) -> None:
         nonlocal task_id
-        task_id = prog.add_task(f"{settings.agent} -> {rd.run_id}", total=n, success="-")
+        task_id = prog.add_task(settings.agent, total=n, success="-")
 
     def on_episode(out: Any) -> None:
         state["done"] += 1

@@ -123,12 +123,19 @@ def _units(prov: list[dict]) -> list[UnitRef]:
     return out
 
 
+def _only_trailing_garbage(trace: TraceRead) -> bool:
+    """True when the trace is complete (ends with episode_end) and every unreadable line comes after it:
+    nothing of the episode is lost, so it is scored in full and only flagged (bad_lines), not truncated.
+    With no blank lines in the file, a bad line before episode_end has a line number <= len(events)."""
+    return trace.complete and min(trace.bad_lines) > len(trace.events)
+
+
 def read_facts(trace: TraceRead) -> EpisodeFacts:
     """Collect the facts of one trace; events after a turn's final_answer still count for their turn."""
     facts = EpisodeFacts(episode_id=trace.episode_id, missing=trace.missing, truncated=trace.truncated,
                          bad_lines=list(trace.bad_lines))
-    if trace.bad_lines:
-        facts.truncated = True
+    if trace.bad_lines and not _only_trailing_garbage(trace):
+        facts.truncated = True  # events may be lost mid-trace: scored as far as it goes, bucket pipeline
     in_tok = out_tok = model_calls = 0
     first_ts: float | None = None
     last_ts: float | None = None

@@ -200,6 +200,8 @@ class RunScores(BaseModel):
     buckets: BucketCounts = Field(default_factory=BucketCounts)
     truncated_episodes: list[str] = Field(default_factory=list)
     missing_episodes: list[str] = Field(default_factory=list)
+    damaged_traces: dict[str, list[int]] = Field(
+        default_factory=dict, description="episode id -> line numbers of trace lines that could not be read (skipped)")
     unknown_traces: list[str] = Field(default_factory=list, description="trace files of episodes not in the episode file (not scored)")
     episodes_path: str | None = None
     episodes_sha256: str | None = None

@@ -8,7 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .model import FAILURE_TYPES, EpisodeScore, RunScores  # noqa: E402
+from .model import FAILURE_TYPES, CostTotals, EpisodeScore, RunScores  # noqa: E402
 
 FAILURE_NAMES = {"retrieve": "Retrieve", "perception": "Perception", "reading_memory": "Reading-Memory",
                  "reasoning": "Reasoning", "others": "Others"}
@@ -19,7 +19,7 @@ FAILURE_COLORS = {"retrieve": "#4e79a7", "perception": "#f28e2b", "reading_memor
 def _save(fig: plt.Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # keep legends placed outside the axes
     plt.close(fig)
     return path
 
@@ -45,16 +45,32 @@ def failure_distribution(labels: list[str], runs: list[RunScores], path: Path, s
     return _save(fig, path)
 
 
+def _other_settings(r: RunScores) -> str:
+    """The ablation settings of a run apart from the step budget (one budget line per such group)."""
+    a = r.ablation.model_copy(update={"max_steps": None})
+    return a.label().removeprefix("steps=?").lstrip(", ") or "all settings"
+
+
 def budget_curve(runs: list[RunScores], path: Path) -> Path:
-    """ESR and max-steps rate against the per-turn step budget (Fig. 6)."""
-    pts = sorted((r.ablation.max_steps or 0, r.all.esr or 0.0, r.all.max_steps_rate or 0.0) for r in runs)
-    fig, ax = plt.subplots(figsize=(4.8, 3.4))
-    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="ESR %")
-    ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", label="max-steps rate %")
+    """ESR and max-steps rate against the per-turn step budget (Fig. 6); one pair of lines per group of
+    runs that share every other setting, so runs of different ablations are never joined into one line."""
+    groups: dict[str, list[RunScores]] = {}
+    for r in runs:
+        groups.setdefault(_other_settings(r), []).append(r)
+    fig, ax = plt.subplots(figsize=(6.4 if len(groups) > 1 else 4.8, 3.6))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (name, rs) in enumerate(groups.items()):
+        pts = sorted((r.ablation.max_steps or 0, r.all.esr or 0.0, r.all.max_steps_rate or 0.0) for r in rs)
+        c = colors[k % len(colors)]
+        tag = f" ({name})" if len(groups) > 1 else ""
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=c, label=f"ESR %{tag}")
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", ls="--", color=c, label=f"max-steps rate %{tag}")
+    ax.set_xticks(sorted({r.ablation.max_steps or 0 for r in runs}))
+    ax.set_ylim(-3, 103)
     ax.set_xlabel("step budget per turn")
     ax.set_ylabel("%")
     ax.set_title("Step budget")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _save(fig, path)
 
 
@@ -74,26 +90,46 @@ def ablation_bars(labels: list[str], runs: list[RunScores], path: Path) -> Path:
     return _save(fig, path)
 
 
+def cost_axis(costs: list[CostTotals]) -> tuple[str, str]:
+    """The cost to plot: total tokens when any run/episode used tokens, else tool calls (agents without a
+    model), else wall time. Returns (CostTotals field, axis label)."""
+    if any(c.total_tokens for c in costs):
+        return "total_tokens", "total tokens"
+    if any(c.tool_calls for c in costs):
+        return "tool_calls", "tool calls (no tokens used)"
+    return "wall_time_s", "wall time (s)"
+
+
 def cost_vs_success(labels: list[str], runs: list[RunScores], path: Path) -> Path:
-    """Total tokens against ESR, one point per run."""
-    fig, ax = plt.subplots(figsize=(4.8, 3.4))
-    for label, r in zip(labels, runs):
-        ax.scatter([r.all.total_tokens], [r.all.esr or 0.0])
-        ax.annotate(label, (r.all.total_tokens, r.all.esr or 0.0), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    ax.set_xlabel("total tokens")
+    """Cost (tokens, or tool calls when no run used tokens) against ESR, one marker per run, named in a legend."""
+    field, axis = cost_axis([r.all for r in runs])
+    fig, ax = plt.subplots(figsize=(7.2, 3.6))
+    markers = "osD^v<>Xph*"
+    for k, (label, r) in enumerate(zip(labels, runs)):
+        ax.scatter([getattr(r.all, field)], [r.all.esr or 0.0], marker=markers[k % len(markers)], s=50,
+                   alpha=0.8, label=label)
+    ax.set_xlabel(axis)
     ax.set_ylabel("ESR %")
+    ax.set_ylim(-3, 103)
     ax.set_title("Cost against success")
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _save(fig, path)
 
 
 def episode_cost_scatter(episodes: list[EpisodeScore], path: Path) -> Path:
-    """Per-episode tokens and tool calls, successes and failures apart."""
+    """Per-episode cost against tool calls, successes drawn over failures; the y axis is tokens, or wall
+    time when the agent used no tokens (a token axis of zeros says nothing)."""
+    tokens = any(e.cost.total_tokens for e in episodes)
+    field, axis = ("total_tokens", "total tokens") if tokens else ("wall_time_s", "wall time (s)")
     fig, ax = plt.subplots(figsize=(4.8, 3.4))
-    for ok, color, name in ((True, "#59a14f", "success"), (False, "#e15759", "failure")):
+    for ok, color, name, marker, size in ((False, "#e15759", "failure", "o", 18), (True, "#2f8f3a", "success", "^", 46)):
         sel = [e for e in episodes if e.success is ok]
-        ax.scatter([e.cost.tool_calls for e in sel], [e.cost.total_tokens for e in sel], c=color, label=name, s=18)
+        ax.scatter([e.cost.tool_calls for e in sel], [getattr(e.cost, field) for e in sel], c=color, marker=marker,
+                   label=f"{name} ({len(sel)})", s=size, alpha=0.9 if ok else 0.45,
+                   edgecolors="black" if ok else "none", linewidths=0.6)
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("tool calls")
-    ax.set_ylabel("total tokens")
+    ax.set_ylabel(axis)
     ax.set_title("Cost per episode")
     ax.legend(fontsize=8)
     return _save(fig, path)

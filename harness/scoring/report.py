@@ -67,6 +67,12 @@ def bucket_rows(s: RunScores) -> list[str]:
     return out
 
 
+def _damaged(s: RunScores) -> str:
+    """`sbx-004 (lines 19, 20)`, ...: which trace lines scoring could not read."""
+    return ", ".join(f"{ep} (line{'s' if len(ls) > 1 else ''} {', '.join(map(str, ls[:5]))}{', ...' if len(ls) > 5 else ''})"
+                     for ep, ls in s.damaged_traces.items())
+
+
 def header_lines(s: RunScores) -> list[str]:
     lines = [f"# Scores of run `{s.run_id}`", ""]
     if s.uses_gold:
@@ -82,6 +88,8 @@ def header_lines(s: RunScores) -> list[str]:
         lines.append("- **WARNING: the episode file differs from the one this run was made with (scored with --allow-mismatch)**")
     if s.truncated_episodes:
         lines.append(f"- **truncated traces (scored as far as they go): {', '.join(s.truncated_episodes)}**")
+    if s.damaged_traces:
+        lines.append(f"- **unreadable trace lines skipped: {_damaged(s)}**")
     if s.missing_episodes:
         lines.append(f"- **missing traces (counted as failed, bucket pipeline): {', '.join(s.missing_episodes)}**")
     if s.unknown_traces:
@@ -157,6 +165,8 @@ def print_scores(run_dir: Path, console) -> None:  # noqa: ANN001 - a rich Conso
         console.print("[bold red]warning:[/] the episode file differs from the one this run was made with")
     if s.truncated_episodes:
         console.print(f"[bold red]truncated traces[/] (scored as far as they go): {escape(', '.join(s.truncated_episodes))}")
+    if s.damaged_traces:
+        console.print(f"[bold red]unreadable trace lines skipped[/]: {escape(_damaged(s))}")
     if s.missing_episodes:
         console.print(f"[bold red]missing traces[/] (counted as failed): {escape(', '.join(s.missing_episodes))}")
     console.print(scores_table(s))

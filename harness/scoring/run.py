@@ -113,6 +113,7 @@ def score_run(
         all=split_scores(scored), buckets=bucket_counts(scored),
         truncated_episodes=[e.episode_id for e in scored if e.truncated],
         missing_episodes=[e.episode_id for e in scored if e.missing], unknown_traces=unknown,
+        damaged_traces={e.episode_id: e.bad_lines for e in scored if e.bad_lines},
         episodes_path=str(eset.path), episodes_sha256=eset.sha256, episodes_mismatch=mismatch,
         ablation=AblationSettings(
             max_steps=_setting(cfg, "max_steps"), final_turn_tools=_setting(cfg, "final_turn_tools"),

@@ -116,3 +116,9 @@ def test_live_world_is_built_from_the_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("EPI_CACHE_DIR", str(tmp_path))
     world = make_world(RunSettings(world="live"))
     assert isinstance(world, LiveWorld) and world.cache_dir == tmp_path / "live"
+
+
+def test_context_tokens_without_summary_mode_is_refused(tiny_sandbox, tiny_episodes, tmp_path, capsys, monkeypatch):
+    code, out = epi(["run", "--agent", "oracle", "--episodes", str(tiny_episodes), "--results", str(tmp_path),
+                     "--context-tokens", "3000", "-q"], capsys, monkeypatch, tiny_sandbox)
+    assert code == 2 and "--memory-mode summary" in out
