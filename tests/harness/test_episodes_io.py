@@ -139,7 +139,7 @@ def test_line_problems_invalid_json_non_object_and_duplicate_id_are_all_listed(t
     with pytest.raises(EpisodeFileError) as e:
         load_episodes(f)
     msg = str(e.value)
-    assert f"{f}:2: episode ?: invalid JSON" in msg
+    assert f"{f}:2: episode 'b': invalid JSON (Expecting value, column 22)" in msg  # the id is read from the broken line
     assert f"{f}:4: episode ?: expected a JSON object" in msg
     assert f"{f}:5: episode 'a': id: duplicate episode id (first used on line 1)" in msg
     assert len(e.value.problems) == 3
