@@ -82,6 +82,17 @@ def _wait_for(policy: RetryPolicy, attempt: int, verdict: ErrorVerdict) -> float
     return policy.backoff(attempt)
 
 
+def _after_failure(exc: Exception, attempt: int, policy: RetryPolicy) -> tuple[str, float]:
+    """Decide on a failed attempt: (description, wait) to retry, or raise (ProviderError when exhausted)."""
+    verdict = classify(exc)
+    if verdict is None:
+        raise exc
+    if not verdict.retryable or attempt >= policy.max_retries:
+        tries = f" after {attempt + 1} attempts" if attempt else ""
+        raise ProviderError(f"{verdict.description}{tries}") from exc
+    return verdict.description, _wait_for(policy, attempt + 1, verdict)
+
+
 async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, on_retry: OnRetry) -> T:
     """Await fn(), retrying provider failures; ProviderError when they outlast the policy."""
     attempt = 0
@@ -89,15 +100,9 @@ async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
         try:
             return await fn()
         except Exception as exc:
-            verdict = classify(exc)
-            if verdict is None:
-                raise
-            if not verdict.retryable or attempt >= policy.max_retries:
-                tries = f" after {attempt + 1} attempts" if attempt else ""
-                raise ProviderError(f"{verdict.description}{tries}") from exc
+            description, wait = _after_failure(exc, attempt, policy)
             attempt += 1
-            wait = _wait_for(policy, attempt, verdict)
-            on_retry(attempt, verdict.description, wait)
+            on_retry(attempt, description, wait)
             await asyncio.sleep(wait)
 
 
@@ -108,13 +113,7 @@ def call_with_retries_sync(fn: Callable[[], T], policy: RetryPolicy, on_retry: O
         try:
             return fn()
         except Exception as exc:
-            verdict = classify(exc)
-            if verdict is None:
-                raise
-            if not verdict.retryable or attempt >= policy.max_retries:
-                tries = f" after {attempt + 1} attempts" if attempt else ""
-                raise ProviderError(f"{verdict.description}{tries}") from exc
+            description, wait = _after_failure(exc, attempt, policy)
             attempt += 1
-            wait = _wait_for(policy, attempt, verdict)
-            on_retry(attempt, verdict.description, wait)
+            on_retry(attempt, description, wait)
             time.sleep(wait)

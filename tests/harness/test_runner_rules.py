@@ -14,16 +14,7 @@ from harness.session import RateLimiter
 from harness.settings import RunSettings
 from tools import EvidenceUnit, ToolResult, World, tool
 
-
-class TinyWorld(World):
-    async def search(self, query, k):
-        return []
-
-    async def resolve(self, ref):
-        raise NotImplementedError
-
-    async def pdf_bytes(self, paper):
-        return b""
+from ..fakes import NullWorld as TinyWorld
 
 
 @tool

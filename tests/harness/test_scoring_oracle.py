@@ -16,26 +16,8 @@ from harness.session import RateLimiter
 from harness.settings import RunSettings
 from tools import EvidenceUnit, ToolResult, World, tool
 
-
-class TinyWorld(World):
-    async def search(self, query, k):
-        return []
-
-    async def resolve(self, ref):
-        raise NotImplementedError
-
-    async def pdf_bytes(self, paper):
-        return b""
-
-
-@tool
-async def pdf_extract(world: World, paper: str) -> ToolResult:
-    """The text of a paper.
-
-    Args:
-        paper: paper id
-    """
-    return ToolResult(text=f"text of {paper}", provenance=[EvidenceUnit(paper=paper, unit="text", page=1)])
+from ..fakes import NullWorld as TinyWorld
+from ..fakes import text_of as pdf_extract
 
 
 @tool

@@ -4,16 +4,7 @@ import pytest
 from tools import EvidenceUnit, ToolError, ToolResult, World, tool
 from tools._tool import Tool
 
-
-class _NoWorld(World):
-    async def search(self, query, k):
-        return []
-
-    async def resolve(self, ref):
-        raise NotImplementedError
-
-    async def pdf_bytes(self, paper):
-        return b""
+from ..fakes import NullWorld
 
 
 @tool
@@ -51,21 +42,21 @@ def test_undocumented_argument_is_refused_at_definition():
 
 
 async def test_bad_arguments_come_back_as_error_result_naming_the_field():
-    res = await lookup(_NoWorld("."), {"paper": "P1", "figure": "two"})
+    res = await lookup(NullWorld("."), {"paper": "P1", "figure": "two"})
     assert res.is_error and res.error_kind == "bad_arguments"
     assert "figure" in res.error
-    res = await lookup(_NoWorld("."), {"paper": "P1", "figure": 1, "bogus": 1})
+    res = await lookup(NullWorld("."), {"paper": "P1", "figure": 1, "bogus": 1})
     assert res.is_error and "bogus" in res.error
 
 
 async def test_tool_error_is_an_observation_with_recovery_hint():
-    res = await lookup(_NoWorld("."), {"paper": "P1", "figure": 7})
+    res = await lookup(NullWorld("."), {"paper": "P1", "figure": 7})
     assert res.is_error and res.error_kind == "not_found"
     assert "has figures 1, 2" in res.text
 
 
 async def test_success_carries_provenance():
-    res = await lookup(_NoWorld("."), {"paper": "P1", "figure": 2})
+    res = await lookup(NullWorld("."), {"paper": "P1", "figure": 2})
     assert not res.is_error
     assert [u.key for u in res.provenance] == [("P1", "figure:2")]
 
