@@ -41,9 +41,9 @@ def _progress_runner(settings: RunSettings, resume: bool, quiet: bool, **kw: Any
 
     def on_episode(out: Any) -> None:
         state["done"] += 1
-        from ..scoring_quick import episode_success
+        from ..scoring import quick_episode_success
 
-        ok = episode_success(settings, out)
+        ok = out.status == "completed" and quick_episode_success(settings, out)
         if ok:
             state["ok"] += 1
         if out.status == "failed":
