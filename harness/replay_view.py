@@ -61,7 +61,8 @@ def _header(tl: EpisodeTimeline) -> Panel:
         f = tl.failure
         body.append("\n")
         body.append(f"{FAILURE_TAG}: {f.type}", style="bold red")
-        body.append(f" at turn {f.turn}, step {f.step or 'answer'} — ")
+        where = f" at turn {f.turn}, step {f.step or 'answer'}" if f.turn else " before any turn ran"
+        body.append(where + " — ")
         body.append(f.why)
     for note in tl.notes:
         body.append(f"\nnote: {note}", style="yellow")

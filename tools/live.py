@@ -233,7 +233,8 @@ class LiveWorld(World):
                 if pdf.startswith(b"%PDF"):
                     return pdf
             raise FetchError(f"{url!r} is a web page without a PDF link; read it with a page tool or give the PDF URL")
-        raise FetchError(f"{url!r} did not return a PDF (content type {ctype or 'unknown'!r})")
+        what = "an empty body" if not body else f"{len(body)} bytes that do not start like a PDF"
+        raise FetchError(f"{url!r} did not return a PDF: it sent {what} (content type {ctype or 'unknown'!r})")
 
     # ---- pages -------------------------------------------------------------------------------
     async def page_text(self, url: str, *, timeout_s: float = 30.0) -> str:

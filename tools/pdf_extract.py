@@ -28,8 +28,10 @@ async def pdf_extract(world: World, paper: str, part: int = 1) -> ToolResult:
     head = [f"Paper {meta.id}: {meta.title}"]
     if meta.authors:
         head.append("Authors: " + ", ".join(meta.authors))
-    if meta.venue or meta.year:
-        head.append(f"Venue: {meta.venue or '?'} {meta.year or ''}".rstrip())
+    if meta.venue:
+        head.append(f"Venue: {meta.venue} {meta.year or ''}".rstrip())
+    elif meta.year:
+        head.append(f"Year: {meta.year}")
     head.append(f"Pages: {parsed.pages}. Part {part} of {len(parts)} (handle: {meta.id})"
                 + (f"; call pdf_extract(paper=\"{meta.id}\", part={part + 1}) for more." if part < len(parts) else "."))
     if part == 1:

@@ -172,7 +172,8 @@ async def test_missing_pdf_and_non_pdf_are_clear_errors(tmp_path, site):
     world = _local(tmp_path)
     with pytest.raises(FetchError, match="HTTP 404"):
         await world.pdf_bytes(PaperMeta(id="m", title="m", pdf_url=f"{base}/pdf/P777.pdf"))
-    with pytest.raises(FetchError, match="did not return a PDF \\(content type 'application/json'\\)"):
+    with pytest.raises(FetchError, match=r"did not return a PDF: it sent \d+ bytes that do not start like a PDF "
+                                         r"\(content type 'application/json'\)"):
         await world.pdf_bytes(PaperMeta(id="i", title="i", url=f"{base}/search?q=graph"))
     with pytest.raises(FetchError, match="web page without a PDF link"):
         await world.pdf_bytes(PaperMeta(id="i", title="i", url=f"{base}/"))
