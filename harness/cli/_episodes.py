@@ -95,21 +95,40 @@ def generate(
     seed: Annotated[Optional[int], typer.Option(help="generator seed (default: the generator's default)")] = None,
     count: Annotated[Optional[int], typer.Option(help="number of episodes (default 110)")] = None,
     ground_truth: Annotated[Optional[Path], typer.Option(help="ground_truth.json (default: the built sandbox's)")] = None,
+    image_share: Annotated[Optional[float], typer.Option(
+        help="share of episodes starting from an image cue (default 0.17; 0 = text cues only). Cue PNGs are "
+             "cropped from the PDFs in the corpus/ folder next to the ground truth and written to <out stem>-cues/")] = None,
 ) -> None:
-    """Generate the benchmark episode set from the sandbox ground truth (deterministic from the seed)."""
-    from sandbox.episodegen import DEFAULT_COUNT, DEFAULT_SEED, GenerationError, generate_episodes, write_episodes
+    """Generate the benchmark episode set (and its cue images) from the sandbox ground truth (deterministic from the seed)."""
+    from sandbox.episodegen import (
+        DEFAULT_COUNT,
+        DEFAULT_SEED,
+        IMAGE_SHARE,
+        CueImageError,
+        GenerationError,
+        generate_episodes,
+        write_cue_images,
+        write_episodes,
+    )
 
     gt_path = ground_truth or paths.ground_truth_path()
     if not gt_path.is_file():
         raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build` first")
     gt = _read_model(gt_path, GroundTruth, "ground truth")
     try:
-        episodes = generate_episodes(gt, seed=DEFAULT_SEED if seed is None else seed, count=count or DEFAULT_COUNT)
+        episodes = generate_episodes(gt, seed=DEFAULT_SEED if seed is None else seed, count=count or DEFAULT_COUNT,
+                                     image_share=IMAGE_SHARE if image_share is None else image_share,
+                                     image_dir=f"{out.stem}-cues")
     except GenerationError as e:
         raise UserError(f"cannot generate episodes from {gt_path}: {e}") from None
+    try:
+        images = write_cue_images(episodes, gt, gt_path.parent / "corpus", out.parent)
+    except CueImageError as e:
+        raise UserError(f"cannot render the cue images: {e} (or pass --image-share 0 for text cues only)") from None
     digest = write_episodes(episodes, out)
     # Read the file back through the public loader; against the catalog when it is the built sandbox's.
     catalog = load_catalog_if_built() if ground_truth is None else None
     eps = _load_or_user_error(out, catalog)
     checked = "validated against the sandbox catalog" if catalog is not None else "validated (structure)"
-    typer.echo(f"wrote {len(eps.episodes)} episodes to {out} (sha256 {digest[:12]}; {checked})")
+    typer.echo(f"wrote {len(eps.episodes)} episodes to {out} (sha256 {digest[:12]}; {len(images)} cue images "
+               f"in {out.parent / (out.stem + '-cues')}; {checked})")

@@ -7,6 +7,8 @@ from ._cues import PaperCue, matching_papers
 from ._facts import CorpusFacts, Group, ValueFact
 from ._generate import (
     DEFAULT_COUNT,
+    DEFAULT_IMAGE_DIR,
+    IMAGE_SHARE,
     DEFAULT_SEED,
     GENERATOR_VERSION,
     GenerationError,
@@ -14,10 +16,12 @@ from ._generate import (
     plan_slots,
     write_episodes,
 )
-from ._model import DraftEpisode
+from ._images import CUE_DPI, CueImageError, legend_identifies, render_cue_image, write_cue_images
+from ._model import CueFigure, DraftEpisode
 
 __all__ = [
     "check_episode", "step_exposes", "PaperCue", "matching_papers", "CorpusFacts", "Group", "ValueFact",
     "DEFAULT_COUNT", "DEFAULT_SEED", "GENERATOR_VERSION", "GenerationError", "generate_episodes", "plan_slots",
-    "write_episodes", "DraftEpisode",
+    "write_episodes", "DraftEpisode", "CueFigure", "DEFAULT_IMAGE_DIR", "IMAGE_SHARE", "CUE_DPI", "CueImageError",
+    "legend_identifies", "render_cue_image", "write_cue_images",
 ]

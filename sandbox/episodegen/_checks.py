@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._facts import CorpusFacts
+from ._images import legend_identifies
 from ._model import DraftEpisode
 
 KNOWN_TOOLS = ("web_search", "pdf_extract", "pdf_rag", "figure_extract", "table_extract", "code_exec")
@@ -36,12 +37,37 @@ def _unit_exists(cf: CorpusFacts, paper: str, unit: str) -> bool:
     return found is not None
 
 
+def _image_cue_problems(ep: DraftEpisode, cf: CorpusFacts) -> list[str]:
+    """An image cue shows an identifying figure of the turn-1 paper; the search is its method name, and
+    the question and hint name no method, title, author or venue."""
+    first = ep.turns[0]
+    target = first.evidence[0].paper if first.evidence else ""
+    problems: list[str] = []
+    fig = ep.cue_figure
+    if ep.initiation != "indirect_hint":
+        problems.append("an image cue episode must have initiation indirect_hint")
+    if fig is None or fig.paper != target or cf.figure(target, fig.figure) is None \
+            or not legend_identifies(cf, target, cf.figure(target, fig.figure)):  # type: ignore[arg-type]
+        problems.append("turn 1: the cue image must be a figure of the paper to find whose legend identifies it")
+    if not first.checklist or first.checklist[0].tool != "web_search" \
+            or target not in cf.papers or first.checklist[0].args.get("query") != cf.papers[target].method:
+        problems.append("turn 1: an image cue's checklist must start with web_search(query=the method in the legend)")
+    shown = " ".join([first.question, first.cue.text or ""]) if first.cue else first.question
+    for p in cf.papers.values():
+        for name in (p.method, p.title, cf.surname(p.id) + " et al.", p.venue):
+            if name and name in shown:
+                problems.append(f"turn 1: an image cue's question or hint names {name!r}")
+    return problems
+
+
 def check_episode(ep: DraftEpisode, cf: CorpusFacts) -> list[str]:
     """Every broken rule of one generated episode, as readable strings (empty when all hold)."""
     problems: list[str] = []
     earlier: set[tuple[str, str]] = set()
     first = ep.turns[0]
-    if first.cue is None or not first.checklist or first.checklist[0].tool != "web_search" \
+    if first.cue is not None and first.cue.image is not None:
+        problems += _image_cue_problems(ep, cf)
+    elif first.cue is None or not first.checklist or first.checklist[0].tool != "web_search" \
             or first.checklist[0].args.get("query") != first.cue.text:
         problems.append("turn 1 must have a cue and start its checklist with web_search(query=cue text)")
     if not ep.turns[-1].memory_only:

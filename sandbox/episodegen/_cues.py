@@ -23,6 +23,7 @@ class PaperCue:
     fields: tuple[tuple[str, FieldValue], ...]
     candidates: tuple[str, ...]
     query: str = ""
+    image: str | None = None
 
     @property
     def search_query(self) -> str:

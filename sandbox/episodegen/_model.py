@@ -40,7 +40,15 @@ class DraftStep(_Strict):
 
 
 class DraftCue(_Strict):
-    text: str
+    text: str | None = None
+    image: str | None = None
+
+
+class CueFigure(_Strict):
+    """The figure an image cue shows (kept out of the JSON; used to render the PNG)."""
+
+    paper: str
+    figure: int
 
 
 class DraftTurn(_Strict):
@@ -61,6 +69,7 @@ class DraftEpisode(_Strict):
     area: str
     turns: list[DraftTurn]
     source: str
+    cue_figure: CueFigure | None = Field(default=None, exclude=True)
 
     def to_json_line(self) -> str:
         return self.model_dump_json(exclude_none=True)

@@ -31,7 +31,16 @@ def extract_step(paper: str, kind: str, n: int) -> DraftStep:
     return DraftStep(tool="figure_extract", args={"paper": paper, "figure": n})
 
 
+def cue_model(cue: PaperCue | None) -> DraftCue | None:
+    if cue is None:
+        return None
+    return DraftCue(text=cue.text or None, image=cue.image)
+
+
 def _lead(cue: PaperCue | None, paper_turn: int | None) -> str:
+    if cue is not None and cue.image is not None:
+        return ("The cue image is a figure (its caption cut off) from the paper to find. "
+                "Find that paper. ")
     if cue is not None:
         return "Find the paper described by the cue. "
     return f"Stay with the paper from turn {paper_turn}. "
@@ -60,7 +69,7 @@ def number_answer(value: float, tolerance: float, unit: str | None) -> DraftAnsw
 def value_turn(f: ValueFact, cue: PaperCue | None, paper_turn: int | None) -> ReadTurn:
     turn = DraftTurn(
         question=_lead(cue, paper_turn) + read_question(f),
-        cue=DraftCue(text=cue.text) if cue else None,
+        cue=cue_model(cue),
         answer=number_answer(f.value, f.tolerance, f.unit_label),
         evidence=[DraftRef(paper=f.paper, unit=f.unit)],
         checklist=_opening(cue) + [extract_step(f.paper, f.kind, f.n)],
@@ -96,7 +105,7 @@ def ranking_turn(g: Group, cue: PaperCue | None, paper_turn: int | None, rng: ra
         choices, letter = choice_options(best.label, [m.label for m in g.members if m is not best], rng)
         turn = DraftTurn(
             question=_lead(cue, paper_turn) + q + " Answer with the letter of the option.",
-            cue=DraftCue(text=cue.text) if cue else None,
+            cue=cue_model(cue),
             answer=DraftAnswer(format="choice", value=letter, choices=choices),
             evidence=[DraftRef(paper=g.paper, unit=g.unit)],
             checklist=_opening(cue) + [extract_step(g.paper, g.kind, g.n)],
@@ -109,7 +118,7 @@ def method_turn(paper: str, method: str, cue: PaperCue | None, paper_turn: int |
     """The name of the method the paper introduces: a text answer read from the paper's text."""
     turn = DraftTurn(
         question=_lead(cue, paper_turn) + "What is the name of the method this paper introduces?",
-        cue=DraftCue(text=cue.text) if cue else None,
+        cue=cue_model(cue),
         answer=DraftAnswer(format="text", value=method, aliases=[method.replace("-", " ")] if "-" in method else []),
         evidence=[DraftRef(paper=paper, unit="text")],
         checklist=_opening(cue) + [DraftStep(tool="pdf_extract", args={"paper": paper})],

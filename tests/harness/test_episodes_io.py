@@ -228,3 +228,20 @@ def test_tool_parameter_table_matches_the_tool_registry():
         schema = get_tool(name).parameters
         assert set(schema.get("required", [])) == set(required), name
         assert set(schema["properties"]) == set(required) | set(optional), name
+
+
+def test_committed_benchmark_image_cues_are_pngs_and_a_missing_one_is_refused(tmp_path, monkeypatch, capsys):
+    """sandbox-v1's image cues resolve relative to the file's folder; copied without its cue folder, the
+    file is refused with the episode, line and field of each missing image."""
+    committed = REPO / "episodes" / "sandbox-v1.jsonl"
+    s = load_episodes(committed)
+    images = [(e.id, t.cue.image) for e in s.episodes for t in e.turns if t.cue and t.cue.image]
+    assert 0.15 <= len(images) / len(s.episodes) <= 0.20
+    for _, rel in images:
+        assert (committed.parent / rel).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", rel
+    moved = tmp_path / "sandbox-v1.jsonl"
+    moved.write_bytes(committed.read_bytes())
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "validate", str(moved))
+    assert code == 2 and "Traceback" not in out
+    ep_id = images[0][0]
+    assert f"episode '{ep_id}': turns[0].cue.image: image file not found" in out, out
