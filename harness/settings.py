@@ -9,7 +9,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .agent import AgentConfig
 
-DEFAULT_EPISODES = Path("episodes/sandbox-v1.jsonl")
+def _default_episodes() -> Path:
+    """The sandbox benchmark: ./episodes/sandbox-v1.jsonl if present, else the one beside the installed code."""
+    local = Path("episodes/sandbox-v1.jsonl")
+    if local.is_file():
+        return local
+    from sandbox.paths import REPO_DIR
+
+    shipped = REPO_DIR / "episodes" / "sandbox-v1.jsonl"
+    return shipped if shipped.is_file() else local
+
+
+DEFAULT_EPISODES = _default_episodes()
 
 
 class RunSettings(BaseModel):

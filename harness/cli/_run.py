@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..runner import RunSetupError, check_settings, run_episodes, settings_from_run
 from ..rundir import RunDir
-from ..settings import RunSettings, SettingsError, build_settings, load_toml, preset
+from ..settings import DEFAULT_EPISODES, RunSettings, SettingsError, build_settings, load_toml, preset
 from ._apps import UserError, app
 
 F = RunSettings.model_fields
@@ -161,7 +161,7 @@ def _split_list(value: str, what: str) -> list[str]:
 @app.command("ablate")
 def ablate_cmd(
     agent: str = typer.Option("heuristic", "--agent", "-a", help=_h("agent")),
-    episodes: Path = typer.Option(Path("episodes/sandbox-v1.jsonl"), "--episodes", "-e", help=_h("episodes")),
+    episodes: Path = typer.Option(DEFAULT_EPISODES, "--episodes", "-e", help=_h("episodes")),
     max_steps: str = typer.Option("10", "--max-steps", help="comma-separated budgets, e.g. 5,10,15"),
     final_turn_tools: str = typer.Option("off", "--final-turn-tools", help="comma-separated: off,on"),
     disable_tool: str = typer.Option("none", "--disable-tool", help="comma-separated tool names or none, e.g. none,pdf_rag"),
