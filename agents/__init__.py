@@ -14,7 +14,6 @@ AGENT_FACTORIES: dict[str, str] = {
     "replay": "agents.replay:ReplayAgent",
     "human": "agents.human:HumanAgent",
 }
-BUILTIN_AGENTS: tuple[str, ...] = ("oracle", "heuristic")
 
 
 class UnknownAgent(KeyError):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-import hashlib
 import importlib.metadata as _md
 import json
 import os
@@ -100,7 +99,7 @@ def select_episodes(settings: RunSettings, episodes: list[Any]) -> list[Any]:
     return chosen
 
 
-def _prepare_run_dir(settings: RunSettings, episode_sha: str) -> tuple[RunDir, bool]:
+def _prepare_run_dir(settings: RunSettings) -> tuple[RunDir, bool]:
     results = settings.results
     try:
         results.mkdir(parents=True, exist_ok=True)
@@ -160,7 +159,7 @@ async def run_episodes(
     world = world or make_world(settings)
     episode_set = load_episode_set(settings, world)
     episodes = select_episodes(settings, episode_set.episodes)
-    rd, existed = _prepare_run_dir(settings, episode_set.sha256)
+    rd, existed = _prepare_run_dir(settings)
     if resume:
         if not existed:
             raise RunSetupError(f"--resume: no run {rd.run_id!r} under {settings.results}")
@@ -254,10 +253,6 @@ def score_if_available(run_dir: Path) -> Any:
 
         print(f"warning: the run is saved but could not be scored: {e}; fix it and run `epi score {run_dir}`", file=sys.stderr)
         return None
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class HandoverAgent:

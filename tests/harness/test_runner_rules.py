@@ -4,8 +4,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from harness.agent import FinalAnswer, ModelUsage, ProviderError, ToolCall
 from harness.episode import Episode
 from harness.episode_runner import EpisodeRunner
