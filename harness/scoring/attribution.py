@@ -37,43 +37,62 @@ from .model import FailureLabel, TurnScore
 INFRA = ("provider", "data_access", "pipeline")
 
 
-def _infra_cause(fold: EpisodeFold, ts: TurnScore) -> FailureLabel | None:
-    """Turn t unanswered because of an outage (rule 0), else None."""
+def infra_cause(fold: EpisodeFold, ts: TurnScore) -> tuple[str, FailureLabel] | None:
+    """(bucket, label) when turn `ts` is unanswered because of an outage (rule 0), else None."""
     t = ts.turn
     if fold.missing:
-        return FailureLabel(type="others", turn=0, step=0,
-                            why="trace file missing: the episode never ran or its trace was lost (pipeline)")
+        return "pipeline", FailureLabel(type="others", turn=0, step=0,
+                                        why="trace file missing: the episode never ran or its trace was lost (pipeline)")
     if ts.answer is not None and ts.answer.strip():
         return None  # the agent answered turn t: whatever came later, the wrong answer is its own
     for err in fold.errors:
         if err.bucket in INFRA and (err.turn or t) <= t:
-            return FailureLabel(type="others", turn=err.turn or t, step=err.step,
-                                why=f"{err.bucket} error, not a model failure: {err.message[:120]}")
+            return err.bucket, FailureLabel(type="others", turn=err.turn or t, step=err.step,
+                                            why=f"{err.bucket} error, not a model failure: {err.message[:120]}")
     tf = fold.turn(t)
     data = [c for c in tf.calls if c.error_kind == "data_access"]
     if data:
-        return FailureLabel(type="others", turn=t, step=data[-1].step,
-                            why=f"data_access: {data[-1].error or 'a paper could not be fetched or parsed'} (turn {t} left without an answer)")
+        return "data_access", FailureLabel(
+            type="others", turn=t, step=data[-1].step,
+            why=f"data_access: {data[-1].error or 'a paper could not be fetched or parsed'} (turn {t} left without an answer)")
     if fold.truncated and (not tf.ran or tf.answer is None):
-        return FailureLabel(type="others", turn=t, step=tf.answer_step,
-                            why=f"the trace stops before turn {t} was answered (pipeline: truncated trace)")
+        return "pipeline", FailureLabel(type="others", turn=t, step=tf.answer_step,
+                                        why=f"the trace stops before turn {t} was answered (pipeline: truncated trace)")
+    return None
+
+
+def first_wrong(turns: list[TurnScore]) -> TurnScore | None:
+    return next((ts for ts in turns if not ts.correct), None)
+
+
+def failure_bucket(fold: EpisodeFold, turns: list[TurnScore]) -> str | None:
+    """The reason bucket of a failed episode, from its first wrong turn: the outage that left it
+    unanswered, `model` when the model left it without a readable answer, None when it was answered."""
+    first = first_wrong(turns)
+    if first is None:
+        return None
+    infra = infra_cause(fold, first)
+    if infra is not None:
+        return infra[0]
+    verdict = first.matcher_verdict or first.verdict
+    if not first.answer or not first.answer.strip() or not verdict.parseable:
+        return "model"
     return None
 
 
 def attribute_failure(fold: EpisodeFold, turns: list[TurnScore]) -> FailureLabel | None:
     """The label of a failed episode (None for a successful one), with the turn and step where it fired."""
-    wrong = [ts for ts in turns if not ts.correct]
-    if not wrong:
+    first = first_wrong(turns)
+    if first is None:
         return None
-    first = wrong[0]
     t = first.turn
     tf = fold.turn(t)
     answer_step = tf.answer_step
     verdict = first.matcher_verdict or first.verdict
 
-    infra = _infra_cause(fold, first)
+    infra = infra_cause(fold, first)
     if infra is not None:
-        return infra
+        return infra[1]
 
     # 1. Retrieve
     reached = {u.paper for u in fold.memory_before(t)} | {u.paper for u in tf.exposed}

@@ -25,9 +25,8 @@ from .answer_text import ExtractedAnswer, extract_answer, last_line, strip_trail
 from .match_set import match_set
 from .model import AnswerVerdict
 from .numbers import Mention, distinct_values, numbers_in
-from .units import UnitInfo, gold_unit
+from .units import gold_unit
 
-MATCHER_VERSION = "2"
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation})
 _ALTERNATIVES = re.compile(r"\s+or\s+|\s+/\s+|\beither\b|\bversus\b|\bvs\.?\s|\bor\s+possibly\b|\bor\s+maybe\b|\band/or\b", re.I)
@@ -256,5 +255,3 @@ def match_answer(answer: str | bytes | None, gold: Answer, question: str | None 
         return match_set(ext, gold)
     return match_text(ext, gold)
 
-
-__all__ = ["MATCHER_VERSION", "match_answer", "gold_display", "normalize_text", "UnitInfo"]

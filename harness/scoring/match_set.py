@@ -23,6 +23,8 @@ _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d{1,2}[.)])\s+")
 _LEAD = re.compile(r"^\s*(?:and|&|or|only|both|just)\s+", re.I)
 _TRAILING_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
+# "The methods are X and Y": the lead-in of a sentence that lists the items
+_PREAMBLE = re.compile(r"^[^:;\n]{0,120}?\b(?:are|is|were|was|include|includes|including|comprise|contains?)\s*:?\s+", re.I)
 _HEDGE = re.compile(r"\bor\b|\bpossibly\b|\bmaybe\b|\bperhaps\b|\beither\b|\band/or\b", re.I)
 
 
@@ -114,7 +116,10 @@ def match_set(ext: ExtractedAnswer, gold: Answer) -> AnswerVerdict:
                    key=lambda v: v.f1 or 0.0)
         return best.model_copy(update={"correct": False, "hedged": True, "detail": f"hedged: alternatives in a list ({best.detail})"})
     best: AnswerVerdict | None = None
-    for r in readings(text):
+    all_readings = readings(text)
+    if ext.source in ("whole", "answer_phrase") and _PREAMBLE.match(text):
+        all_readings += readings(_PREAMBLE.sub("", text, count=1))
+    for r in all_readings:
         v = score_items(r, gold_items, accepted)
         if best is None or (v.correct, v.f1 or 0.0) > (best.correct, best.f1 or 0.0):
             best = v

@@ -15,8 +15,8 @@ from typing import Protocol
 from harness.episode import Answer, Episode
 from harness.trace_fold import EpisodeFold, unique_units
 
-from .attribution import attribute_failure
-from .facts import cost_of, reason_bucket
+from .attribution import attribute_failure, failure_bucket
+from .facts import cost_of
 from .match import gold_display, match_answer
 from .model import SCORER_VERSION, AnswerVerdict, BucketCounts, CostTotals, EpisodeScore, FailureCounts, SplitScores, TurnScore
 
@@ -78,9 +78,7 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
     """Score one episode from its folded trace (missing or truncated traces included, flagged)."""
     turns = score_turns(episode, fold, judge)
     success = all(t.correct for t in turns)
-    unscorable = any(not (t.matcher_verdict or t.verdict).parseable for t in turns)
-    failed_end = fold.end is not None and (fold.end.status == "failed" or fold.end.bucket is not None)
-    bucket = reason_bucket(fold) if (unscorable or failed_end or fold.missing) and not success else None
+    bucket = None if success else failure_bucket(fold, turns)
     if fold.missing:
         status = "missing"
     elif fold.truncated:

@@ -116,7 +116,8 @@ class EpisodeScore(BaseModel):
     refused_calls: int = Field(default=0, description="calls refused by the session (not offered, empty-reply pseudo-calls)")
     checklist_length: int = Field(default=0, description="c*_i: length of the annotated minimal checklist")
     mg_ratio: float | None = Field(default=None, description="c_i / c*_i on a successful episode, else None")
-    bucket: ReasonBucket | None = Field(default=None, description="reason bucket if the episode has no scorable answer")
+    bucket: ReasonBucket | None = Field(
+        default=None, description="reason bucket when the first wrong turn has no scorable answer (who left it unanswered)")
     failure: FailureLabel | None = None
     cost: CostTotals = Field(default_factory=CostTotals)
     truncated: bool = False

@@ -18,9 +18,9 @@ from typing import Literal
 from .units import UnitInfo, read_unit
 
 Role = Literal["candidate", "identifier", "reference", "citation", "ordinal", "operand", "uncertainty",
-               "echo", "relative", "bound", "soft_operand"]
+               "echo", "relative", "bound", "soft_operand", "year"]
 HARD_ROLES = {"identifier", "reference", "citation", "ordinal", "operand", "uncertainty"}
-SOFT_ROLES = {"echo", "relative", "bound", "soft_operand"}
+SOFT_ROLES = {"echo", "relative", "bound", "soft_operand", "year"}
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+")
 _REFERENCE_BEFORE = re.compile(
@@ -44,12 +44,16 @@ _RELATIVE_AFTER = re.compile(
 _RELATIVE_BEFORE = re.compile(r"\b(?:by|gap\s+of|margin\s+of|improvement\s+of|gain\s+of|drop\s+of)\s*(?:about\s+|roughly\s+|~\s*)?$", re.I)
 # "... lower than the full model's 79.10", "... below the full model (79.10%)": the value compared against
 _COMPARED_TO = re.compile(r"\b(?:than|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|below|above|behind|ahead\s+of|"
-                          r"against)\b[^.;:\d=]{0,40}$", re.I)
+                          r"against)(?![A-Za-z])[^.;:\d=]{0,40}$", re.I)
 _NUMTOK = r"\(?\s*[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*%?\s*\)?"
 _OP = r"\s*[-+×x*/÷]\s*"
 _EXPR_EQ = re.compile(rf"((?:{_NUMTOK})(?:{_OP}(?:{_NUMTOK}))+)\s*(?:=|≈|≃|~=|->|→|=>)\s*[-+]?\d")
 _EQ_EXPR = re.compile(rf"(?:=|≈|≃|~=)\s*((?:{_NUMTOK})(?:{_OP}(?:{_NUMTOK}))+)(?!\s*[=≈])")
 _EXPR_SPACED = re.compile(rf"((?:{_NUMTOK})(?:\s+[-+×x*/÷]\s+(?:{_NUMTOK}))+)")
+# "in the 2019 paper", "since 2020": a year that dates something, set aside when another value is given
+_YEAR_BEFORE = re.compile(r"\b(?:in|since|from|until|by|circa|early|late|mid|the|its|their)\s*-?\s*$", re.I)
+_YEAR_AFTER = re.compile(r"^\s*(?:paper|work|study|version|edition|release|survey|benchmark|challenge|competition|"
+                         r"conference|workshop|model|dataset)s?\b", re.I)
 _ORDINAL = re.compile(r"^(?:st|nd|rd|th)\b", re.I)
 _GLUED_WORD = re.compile(r"^[A-Za-z%°µμ]+")
 _NEXT_WORD = re.compile(r"^\s*(\(?%\)?|percentage\s+points?|per\s+cent|[A-Za-z%°µμ][A-Za-z0-9/°µμ.]*)")
@@ -187,6 +191,9 @@ def _classify(text: str, m: Mention, cite_years, cite_brackets, operands, soft_o
         m.role = "relative"
     elif _inside(soft_operands, m.start, m.end):
         m.role = "soft_operand"
+    elif (m.unit is None and m.text.isdigit() and len(m.text) == 4 and 1900 <= m.value <= 2099
+          and (_YEAR_BEFORE.search(before) or _YEAR_AFTER.match(text[m.end:m.end + 20]))):
+        m.role = "year"
 
 
 def _continue_references(text: str, mentions: list[Mention]) -> None:
@@ -214,7 +221,7 @@ def numbers_in(text: str, question: str | None = None) -> tuple[list[Mention], l
     plain = [m for m in mentions if m.role == "candidate"]
     if plain:
         return plain, mentions
-    soft = [m for m in mentions if m.role in ("echo", "relative", "soft_operand")]
+    soft = [m for m in mentions if m.role in ("echo", "relative", "soft_operand", "year")]
     bounds = [m for m in mentions if m.role == "bound"]
     return (soft or bounds), mentions
 

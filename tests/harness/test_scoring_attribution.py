@@ -89,7 +89,7 @@ def test_a_later_outage_never_relabels_an_earlier_failure():
           .end(status="failed", bucket="provider"))
     e = _score(ep, tb)
     assert (e.failure.type, e.failure.turn, e.failure.step) == ("perception", 1, 1)
-    assert e.bucket == "provider"  # the episode still ended in an outage; only the label is the model's
+    assert e.bucket is None  # the first failure is the model's: no outage bucket, no validity discount
 
 
 def test_an_outage_on_the_first_wrong_turn_is_others_with_its_bucket():
