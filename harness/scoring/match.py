@@ -111,7 +111,7 @@ def _compare_number(m: Mention, gold: Answer) -> AnswerVerdict:
 
 
 def match_number(ext: ExtractedAnswer, gold: Answer, question: str | None = None) -> AnswerVerdict:
-    cands, _ = numbers_in(ext.text, question)
+    cands, _ = numbers_in(ext.text, question, gold_unit(gold.unit))
     values = distinct_values(cands)
     word = strip_trailing_punct(ext.text).lower()
     if not values and word in _NUMBER_WORDS:

@@ -18,9 +18,14 @@ from typing import Literal
 from .units import UnitInfo, read_unit
 
 Role = Literal["candidate", "identifier", "reference", "citation", "ordinal", "operand", "uncertainty",
-               "echo", "relative", "bound", "soft_operand", "year"]
+               "echo", "relative", "bound", "soft_operand", "year", "setting"]
 HARD_ROLES = {"identifier", "reference", "citation", "ordinal", "operand", "uncertainty"}
-SOFT_ROLES = {"echo", "relative", "bound", "soft_operand", "year"}
+SOFT_ROLES = {"echo", "relative", "bound", "soft_operand", "year", "setting"}
+# Words after a number that make it a count describing the setup ("300 epochs", "8 GPUs"), not a reading
+_FUNCTION_WORDS = {"in", "of", "and", "or", "on", "at", "for", "to", "the", "a", "an", "is", "was", "with", "from", "by",
+                   "as", "vs", "than", "which", "that", "this", "it", "its", "i", "e", "g", "ie", "eg", "are", "were"}
+_SETTING_BEFORE = re.compile(r"\b(?:batch\s+size|resolution|seed|budget|width|depth|size|learning\s+rate|lr|"
+                             r"temperature|k)\s*(?:of|=|:)?\s*$", re.I)
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+")
 _REFERENCE_BEFORE = re.compile(
@@ -194,6 +199,14 @@ def _classify(text: str, m: Mention, cite_years, cite_brackets, operands, soft_o
     elif (m.unit is None and m.text.isdigit() and len(m.text) == 4 and 1900 <= m.value <= 2099
           and (_YEAR_BEFORE.search(before) or _YEAR_AFTER.match(text[m.end:m.end + 20]))):
         m.role = "year"
+    elif m.unit is None and (_counted_noun_after(text, m) or _SETTING_BEFORE.search(before)):
+        m.role = "setting"
+
+
+def _counted_noun_after(text: str, m: Mention) -> bool:
+    """"300 epochs", "8 GPUs", "224px": the number counts something that is not a unit."""
+    nxt = re.match(r"[ \t]*([A-Za-z][A-Za-z\-]*)", text[m.end:m.end + 30])
+    return bool(nxt) and nxt.group(1).lower() not in _FUNCTION_WORDS
 
 
 def _continue_references(text: str, mentions: list[Mention]) -> None:
@@ -211,17 +224,29 @@ def question_numbers(question: str | None) -> list[float]:
     return [m.value for m in find_mentions(question) if m.role not in ("citation",)]
 
 
-def numbers_in(text: str, question: str | None = None) -> tuple[list[Mention], list[Mention]]:
-    """(candidate values, all mentions). Soft roles count only when no plain candidate is left."""
+_ALTERNATIVE_WORDS = re.compile(r"\bor\b|\beither\b|\bpossibly\b|\bmaybe\b|\bperhaps\b|\bbetween\b|\s/\s|\d\s*/\s*\d", re.I)
+
+
+def numbers_in(text: str, question: str | None = None, gold_unit: UnitInfo | None = None) -> tuple[list[Mention], list[Mention]]:
+    """(candidate values, all mentions). Soft roles count only when no plain candidate is left.
+
+    When the answer offers alternatives ("or", "either", "possibly", "a / b"), counts and settings
+    stay candidates, so a hedge is never resolved by guessing which number was meant. Otherwise, when
+    the gold has a unit, a number in another unit ("224 px", "0.5 s") is set aside if another is left.
+    """
     mentions = find_mentions(text)
     asked = question_numbers(question)
     for m in mentions:
         if m.role == "candidate" and any(_close(m.value, q) for q in asked):
             m.role = "echo"
-    plain = [m for m in mentions if m.role == "candidate"]
+    hedging = bool(_ALTERNATIVE_WORDS.search(text))
+    plain = [m for m in mentions if m.role == "candidate" or (hedging and m.role == "setting")]
+    if plain and gold_unit is not None and gold_unit.kind != "label" and not hedging:
+        same = [m for m in plain if m.unit is None or m.unit.kind == "label" or m.unit.compatible(gold_unit)]
+        plain = same or plain
     if plain:
         return plain, mentions
-    soft = [m for m in mentions if m.role in ("echo", "relative", "soft_operand", "year")]
+    soft = [m for m in mentions if m.role in ("echo", "relative", "soft_operand", "year", "setting")]
     bounds = [m for m in mentions if m.role == "bound"]
     return (soft or bounds), mentions
 

@@ -24,11 +24,16 @@ NOT_UNITS = {"a", "an", "at", "in", "are", "as", "b", "t", "l", "d", "cd", "mil"
              "pt", "x", "e", "c", "ft", "it", "g", "k", "K", "M", "B", "point", "points", "dozen", "gross", "u",
              "m", "h", "s", "p", "P", "G", "F", "T", "C", "A", "V", "W", "N", "R", "Bq", "rad", "sr", "mol",
              "percent", "degree", "deg", "one", "turn", "cycle", "bit", "baud", "year", "years", "mile", "inch",
-             "foot", "feet", "yard", "ton", "tons", "pound", "pounds", "stone", "acre", "grain", "carat"}
+             "foot", "feet", "yard", "ton", "tons", "pound", "pounds", "stone", "acre", "grain", "carat", "px", "pixel",
+             "pixels", "shot", "shots", "dot", "dots", "pica", "line", "lines", "step", "steps", "run", "runs"}
 # Short physical units that are unambiguous after a number in an ML paper (pint reads them).
 SHORT_UNITS = {"ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "ns", "us", "µs", "μs", "GB", "MB", "KB",
                "kB", "TB", "GiB", "MiB", "KiB", "TiB", "Hz", "kHz", "MHz", "GHz", "kW", "kWh", "m", "cm", "mm", "km",
                "kg", "mg", "dB", "°C", "K", "W"}
+# Root units of the quantities papers in this field report: time, information, frequency, power, energy,
+# length, mass, temperature, angle, and dimensionless ratios (dB, ppm).
+PAPER_DIMENSIONS = {"second", "bit", "1 / second", "kilogram * meter ** 2 / second ** 3", "kilogram * meter ** 2 / second ** 2",
+                    "meter", "kilogram", "kelvin", "radian", "dimensionless"}
 _WORD = re.compile(r"^[A-Za-zµμ°%][A-Za-z0-9µμ°/\-.]*$")
 
 
@@ -69,6 +74,8 @@ def _physical(word: str) -> UnitInfo | None:
         factor, root = ureg.get_root_units(ureg.parse_units(word))
     except (pint.errors.PintError, ValueError, AttributeError, TypeError, KeyError, SyntaxError):
         return None
+    if str(root) not in PAPER_DIMENSIONS:
+        return None  # pint knows "shot" (a volume) and "barn" (an area); answers about papers do not
     return UnitInfo("physical", float(factor), str(root), word)
 
 
