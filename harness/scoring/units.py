@@ -60,7 +60,10 @@ class UnitInfo:
 def _registry():  # noqa: ANN202 - a pint.UnitRegistry (imported lazily: loading it takes a moment)
     import pint
 
-    return pint.UnitRegistry(cache_folder=":auto:")
+    try:
+        return pint.UnitRegistry(cache_folder=":auto:")  # parsed definitions cached on disk: faster next time
+    except OSError:  # no writable cache folder: parse the definitions each time
+        return pint.UnitRegistry()
 
 
 @lru_cache(maxsize=2048)
