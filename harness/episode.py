@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools import Unit
+from tools import EvidenceUnit
 
 Split = Literal["easy", "hard"]
 TaskType = Literal["constraint", "comparison", "aggregation"]
@@ -62,15 +62,9 @@ class Answer(_Strict):
         return self
 
 
-class EvidenceRef(_Strict):
-    """A required evidence unit: a paper id and `figure:N`, `table:N` or `text`."""
-
-    paper: str
-    unit: Unit
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.paper, self.unit)
+# A required evidence unit: a paper id and `figure:N`, `table:N` or `text` (unknown keys are refused).
+# It is the project's one evidence type; the name stays for the episode contract.
+EvidenceRef = EvidenceUnit
 
 
 class ChecklistStep(_Strict):

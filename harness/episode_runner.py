@@ -41,7 +41,6 @@ from .trace import (
     FinalAnswerEvent,
     LimitHit,
     ReasonBucket,
-    TokenUsage,
     TurnStart,
 )
 from .tracewriter import TraceWriter
@@ -164,7 +163,7 @@ class EpisodeRunner:
             EpisodeEnd(
                 ts=time.time(), duration_s=time.time() - t_start, status=status, bucket=bucket,
                 model_calls=counters.model_calls, tool_calls=counters.tool_calls,
-                usage=TokenUsage(input_tokens=counters.input_tokens, output_tokens=counters.output_tokens),
+                usage=counters.usage,
             )
         )
         writer.commit()

@@ -13,17 +13,21 @@ from rich.table import Table
 from harness.rundir import RunDir, atomic_write_text
 
 from . import plots
-from .model import RunScores
+from .model import SCORER_VERSION, RunScores
 from .report import SPLITS, fmt, table2_header, table2_row, table3_header, table3_row, table6_header, table6_row
 from .run import read_run_scores, score_run
 
 
 def compare_runs(run_dirs: list[Path]) -> list[RunScores]:
-    """The scores of each run, in the order given (scoring any run not scored yet)."""
+    """The scores of each run, in the order given: runs not scored yet, or scored with the matcher by an
+    older scorer, are scored now, so every row comes from the same scorer (a judge's labels are kept)."""
     out = []
     for d in run_dirs:
         rd = RunDir(d)
-        out.append(read_run_scores(rd.path) if rd.scores_json.is_file() else score_run(rd.path))
+        s = read_run_scores(rd.path) if rd.scores_json.is_file() else None
+        if s is None or (s.scorer_version != SCORER_VERSION and s.labeller == "matcher"):
+            s = score_run(rd.path)
+        out.append(s)
     return out
 
 
@@ -61,6 +65,9 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
     oracle = [n for n, r in zip(names, runs) if r.uses_gold]
     if oracle:
         lines += [f"> **{runs[0].note or 'oracle: answers with gold labels, a self-test of the harness'}**: {', '.join(oracle)}", ""]
+    if len({r.scorer_version for r in runs}) > 1:
+        lines += ["> **WARNING: these runs were scored by different scorer versions (judge-labelled runs are not "
+                  "re-scored automatically); run `epi score` on each to compare like with like.**", ""]
     mixed = {r.episodes_sha256 for r in runs}
     if len(mixed) > 1:
         lines += ["> **WARNING: these runs were scored on different episode files; rows are not comparable.**", ""]
@@ -77,9 +84,10 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
     for key, title in titles.items():
         if key in plot_paths:
             lines += [f"## {title}", "", f"![{title}]({plot_paths[key].relative_to(out_dir)})", ""]
-    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Episodes | Scored at |", "|---|---|---|---|---|---|---|"]
+    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Scorer | Episodes | Scored at |", "|---|---|---|---|---|---|---|---|"]
     for n, r in zip(names, runs):
-        lines.append(f"| {n} | {r.agent} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.all.episodes} | {r.scored_at} |")
+        lines.append(f"| {n} | {r.agent} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.scorer_version} | "
+                     f"{r.all.episodes} | {r.scored_at} |")
     return "\n".join(lines) + "\n"
 
 

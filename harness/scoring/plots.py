@@ -52,7 +52,7 @@ def _other_settings(r: RunScores) -> str:
 
 
 def budget_curve(runs: list[RunScores], path: Path) -> Path:
-    """ESR and max-steps rate against the per-turn step budget (Fig. 6); one pair of lines per group of
+    """ESR and max-steps error rate against the per-turn step budget (Fig. 6); one pair of lines per group of
     runs that share every other setting, so runs of different ablations are never joined into one line."""
     groups: dict[str, list[RunScores]] = {}
     for r in runs:
@@ -64,7 +64,7 @@ def budget_curve(runs: list[RunScores], path: Path) -> Path:
         c = colors[k % len(colors)]
         tag = f" ({name})" if len(groups) > 1 else ""
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=c, label=f"ESR %{tag}")
-        ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", ls="--", color=c, label=f"max-steps rate %{tag}")
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", ls="--", color=c, label=f"max-steps error %{tag}")
     ax.set_xticks(sorted({r.ablation.max_steps or 0 for r in runs}))
     ax.set_ylim(-3, 103)
     ax.set_xlabel("step budget per turn")

@@ -219,6 +219,7 @@
       s.reasoning ? el("div", { class: "reasoning" }, s.reasoning) : null,
       s.summary ? el("div", { class: "summary" + (s.kind === "final_answer" ? " answer" : "") }, s.summary) : null,
       s.error ? el("div", { class: "error" }, (s.error_kind ? s.error_kind + ": " : "") + s.error) : null,
+      s.refused ? el("div", { class: "muted small" }, "refused by the session: a step of the budget, not a tool call") : null,
       s.evidence && s.evidence.length ? el("div", { class: "evidence" }, el("span", { class: "muted" }, "evidence "), chips(s.evidence)) : null,
       s.images && s.images.length ? el("div", { class: "images" }, s.images.map(function (im) {
         return im.path ? el("figure", null, el("a", { href: im.path, target: "_blank" }, el("img", { src: im.path, alt: im.name, class: "figure-image" })), el("figcaption", null, im.name))
@@ -244,14 +245,15 @@
         el("div", null, el("span", { class: "label" }, "required evidence "), t.required.length ? t.required.map(function (r) {
           return el("span", { class: "chip " + (r.accessed ? "hit" : "miss"), title: r.accessed ? "accessed" : "not accessed" }, (r.accessed ? "✓ " : "✗ ") + r.unit);
         }) : el("span", { class: "muted" }, "none annotated")),
-        el("div", null, el("span", { class: "label" }, "accessed" + (t.memory_only ? " (memory)" : "") + " "), t.accessed.length ? chips(t.accessed) : el("span", { class: "muted" }, "none"))));
+        el("div", null, el("span", { class: "label" }, "accessed this turn "), t.accessed.length ? chips(t.accessed) : el("span", { class: "muted" }, "none")),
+        el("div", null, el("span", { class: "label" }, "in memory from earlier turns "), (t.from_memory || []).length ? chips(t.from_memory) : el("span", { class: "muted" }, "none"))));
   }
 
   function episodeHeader(ep) {
     return el("div", { class: "ephead" },
       el("div", null, badge(ep.success), " ", el("strong", null, ep.run_id), el("span", { class: "muted" }, " · agent " + (ep.agent || "?"))),
       el("div", { class: "muted small" }, [ep.split, ep.task_type, ep.initiation, ep.n_turns + " turns", "status " + ep.status,
-        ep.bucket ? "bucket " + ep.bucket : null, ep.tool_calls + " tool calls", ep.tokens + " tokens", fmt(ep.wall_s) + " s"].filter(Boolean).join(" · ")),
+        ep.bucket ? "bucket " + ep.bucket : null, ep.tool_calls + " tool calls" + (ep.refused_calls ? " (+" + ep.refused_calls + " refused)" : ""), ep.tokens + " tokens", fmt(ep.wall_s) + " s"].filter(Boolean).join(" · ")),
       ep.failure ? el("a", { class: "failure-summary", href: "#", onclick: function (ev) {
         ev.preventDefault(); var m = document.querySelector("[data-failure-marker]"); if (m) m.scrollIntoView({ block: "center" }); } },
         "✖ " + failName(ep.failure.type) + " at turn " + ep.failure.turn + ", step " + (ep.failure.step || "answer") + ": " + ep.failure.why) : null,
