@@ -27,6 +27,12 @@ from ._jail_prelude import BAD_SOURCE_EXIT, MEMORY_EXIT, render
 LimitName = Literal["cpu", "memory", "wall", "output", "file_size"]
 _MB = 1024 * 1024
 _SIGNAL_BASE = 128  # bubblewrap reports a child killed by signal N as exit status 128 + N
+ALLOW_NO_CGROUP = "EPI_JAIL_ALLOW_NO_CGROUP"
+NO_CGROUP_TEXT = (
+    "code_exec cannot create a control group here (cgroup v1 memory+pids, or a delegated cgroup v2 folder), so the "
+    "jail's total memory would be capped only per process ({procs} processes x {mem} MB). Run the harness where it "
+    "can write its cgroup (as root on a Linux host or VM), or set " + ALLOW_NO_CGROUP + "=1 to accept per-process caps"
+)
 
 
 @dataclass
@@ -88,6 +94,8 @@ def run_python(code: str, limits: JailLimits | None = None, *, audit_hook: bool 
     group = cgroup.create(limits.memory_mb * _MB, limits.max_processes + 3)
     if group is not None:
         cmd = box.cgroup_wrapper([str(f) for f in group.procs_files]) + cmd
+    elif not os.environ.get(ALLOW_NO_CGROUP):
+        raise JailUnavailable(NO_CGROUP_TEXT.format(procs=limits.max_processes, mem=limits.memory_mb))
     try:
         result = _supervise(cmd, code.encode("utf-8", "surrogateescape"), limits)
         if group is not None:
@@ -102,6 +110,9 @@ def run_python(code: str, limits: JailLimits | None = None, *, audit_hook: bool 
     result.host_uid = box.host_uid_of(cmd)
     if result.exit_code == 125 and group is not None and "epi-jail: cannot join" in result.stderr:
         raise JailUnavailable(f"code_exec could not join its control group: {result.stderr.strip()[:300]}")
+    if result.exit_code == 1 and not result.stdout and result.stderr.startswith(("bwrap: ", "setpriv: ")):
+        raise JailUnavailable(f"code_exec's sandbox did not start: {result.stderr.strip()[:400]}; {box.install_hint()}; "
+                              "bubblewrap needs root or unprivileged user namespaces")
     return result
 
 
@@ -209,7 +220,7 @@ def check_jail() -> JailStatus:
     if not r.ok or len(words) < 4 or words[0] != "jail-ok":
         detail = (r.stderr or r.stdout).strip().splitlines()[-3:]
         raise JailUnavailable(f"code_exec's sandbox did not start (exit status {r.exit_code}: {' '.join(detail)[:400]}); "
-                              f"{box.install_hint()}; bubblewrap needs user namespaces or root")
+                              f"{box.install_hint()}; bubblewrap needs root or unprivileged user namespaces")
     if words[3] != box.SCRATCH or int(words[2]) != limits.max_processes:
         raise JailUnavailable(f"code_exec's sandbox started without its limits ({r.stdout.strip()})")
     if r.host_uid is None and os.geteuid() == 0:

@@ -142,10 +142,14 @@ def jail_site() -> str | None:
     return str(target)
 
 
+def find_bwrap() -> str | None:
+    return shutil.which("bwrap") or ("/usr/bin/bwrap" if os.access("/usr/bin/bwrap", os.X_OK) else None)
+
+
 @lru_cache(maxsize=1)
 def plan() -> BoxPlan:
     """Find bubblewrap and decide what to bind; raise JailUnavailable naming what to install."""
-    bwrap = shutil.which("bwrap") or ("/usr/bin/bwrap" if os.access("/usr/bin/bwrap", os.X_OK) else None)
+    bwrap = find_bwrap()
     if not bwrap:
         raise JailUnavailable(f"code_exec needs bubblewrap (`bwrap`), which is not installed: {install_hint()}")
     setpriv = None

@@ -46,7 +46,7 @@ def _jail_hook(event, args, _real=os.path.realpath, _sep=os.sep, _scratch=_scrat
         if path is None:
             return
         writing = any(c in str(mode or "") for c in "wax+") or (flags or 0) & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
-        if not inside(path, (_scratch,) if writing else (_scratch,) + _ro):
+        if not inside(path, (_scratch, "/dev/null") if writing else (_scratch,) + _ro):
             raise PermissionError(f"jail: access to {path!r} is refused; only the scratch folder {_scratch} is usable")
     elif event in ("os.listdir", "os.scandir", "os.chdir"):
         if args and args[0] is not None and not inside(args[0], (_scratch,) + _ro):

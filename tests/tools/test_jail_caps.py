@@ -1,0 +1,216 @@
+"""The jail's caps hold though the harness runs as root: fork bombs, memory bombs, disk fill, endless
+output, sleeping past the wall limit, detached children and killing the parent. Each bounded attack
+first runs outside the jail, where it succeeds (the positive control); the unbounded bombs, which
+cannot safely run outside, share their mechanism with a bounded one that did."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tools._jail import JailLimits, run_python
+from tools._jail_box import UID_RANGE
+from tools.code_exec import code_exec
+
+from .jail_attacks import BYPASS, host_processes_of, run_outside
+
+CAPS = JailLimits(cpu_seconds=3, wall_seconds=8, memory_mb=256, file_mb=8, scratch_mb=16, max_processes=16,
+                  max_output_chars=20_000)
+
+
+async def _seen(code: str, limits: JailLimits = CAPS) -> object:
+    class W:
+        jail_limits = limits
+    return await code_exec(W(), {"code": code})
+
+
+def _jail_uids_now() -> dict[int, int]:
+    """uid -> number of host processes, for uids in the jail's range."""
+    counts: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                line = next(x for x in (d / "status").read_text().splitlines() if x.startswith("Uid:"))
+            except (OSError, StopIteration):
+                continue
+            uid = int(line.split()[1])
+            if UID_RANGE[0] <= uid < UID_RANGE[1]:
+                counts[uid] = counts.get(uid, 0) + 1
+    return counts
+
+
+class _ProcessWatch:
+    """Samples the host's process table while a jail runs: the most processes any jail uid had at once."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max([self.peak, *_jail_uids_now().values()])
+            time.sleep(0.02)
+
+    def __enter__(self) -> "_ProcessWatch":
+        self._t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._t.join()
+
+
+SPAWN_40 = BYPASS + '''
+import subprocess, time
+procs = []
+for i in range(40):
+    try:
+        procs.append(subprocess.Popen(["sleep", "3"]))
+    except OSError as e:
+        print("spawn failed:", e)
+        break
+print("started", len(procs))
+for p in procs:
+    p.kill()
+'''
+
+
+@pytest.mark.slow
+async def test_bounded_fork_bomb_is_capped_at_the_process_limit():
+    outside = run_outside(SPAWN_40, Path("/tmp"))
+    assert "started 40" in outside, outside
+    with _ProcessWatch() as watch:
+        seen = await _seen(SPAWN_40)
+    assert "started 40" not in seen.text and "Resource temporarily unavailable" in seen.text, seen.text
+    assert 1 <= watch.peak <= CAPS.max_processes, watch.peak
+
+
+@pytest.mark.slow
+def test_unbounded_fork_bomb_is_contained_and_leaves_nothing_behind():
+    bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
+    t0 = time.monotonic()
+    with _ProcessWatch() as watch:
+        r = run_python(bomb, JailLimits(cpu_seconds=2, wall_seconds=3, max_processes=16), audit_hook=False)
+    assert r.limit in ("wall", "cpu") and time.monotonic() - t0 < 10
+    assert watch.peak <= 16, f"{watch.peak} processes of one jail uid at once"
+    time.sleep(0.2)
+    assert r.host_uid is not None and host_processes_of(r.host_uid) == []
+    assert run_python("print('still fine')").stdout == "still fine\n"  # the harness and the next run are unharmed
+
+
+MEM_4x200 = BYPASS + '''
+import subprocess
+src = "import time; b = bytearray(200 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); print('held', flush=True); time.sleep(1.5)"
+procs = [subprocess.Popen([_sys.executable, "-c", src], stdout=subprocess.PIPE, text=True) for _ in range(4)]
+print("children holding 200 MB each:", sum("held" in p.communicate()[0] for p in procs))
+'''
+
+
+@pytest.mark.slow
+async def test_memory_spread_over_processes_is_capped_in_total():
+    outside = run_outside(MEM_4x200, Path("/tmp"))
+    assert "200 MB each: 4" in outside, outside
+    r = run_python(MEM_4x200, CAPS)
+    assert r.cgroup, "the total-memory cap needs the run's control group"
+    assert "200 MB each: 4" not in r.stdout, r.stdout
+    assert r.peak_memory_mb is not None and r.peak_memory_mb <= CAPS.memory_mb + 1
+    seen = await _seen(MEM_4x200)
+    assert "200 MB each: 4" not in seen.text
+
+
+async def test_single_huge_allocation_says_memory_limit():
+    seen = await _seen("x = bytearray(3 * 1024**3)\nprint('allocated')")
+    assert "allocated" not in seen.text and "stopped: it tried to use more than 256 MB of memory" in seen.text
+
+
+DISK_48 = '''
+import os
+written = 0
+try:
+    for i in range(48):
+        with open(f"fill{i}.bin", "wb") as f:
+            f.write(b"0" * (1024 * 1024))
+        written += 1
+finally:
+    print("wrote MB:", written)
+'''
+
+
+async def test_disk_fill_stops_at_the_scratch_size(tmp_path):
+    outside = run_outside(DISK_48, tmp_path)
+    assert "wrote MB: 48" in outside
+    seen = await _seen(DISK_48)
+    assert "wrote MB: 48" not in seen.text and "No space left on device" in seen.text, seen.text
+
+
+FLOOD = "for i in range(20000):\n    print('y' * 99)"
+
+
+async def test_endless_output_is_cut_at_the_cap():
+    outside = run_outside(FLOOD, Path("/tmp"))
+    assert len(outside) >= 2_000_000
+    seen = await _seen(FLOOD)
+    assert "stopped: it printed more than 20000 characters" in seen.text and len(seen.text) < 21_000
+
+
+async def test_sleeping_past_the_wall_limit_is_stopped():
+    code = "import time\ntime.sleep(2.5)\nprint('woke up')"
+    assert "woke up" in run_outside(code, Path("/tmp"))
+    limits = JailLimits(wall_seconds=1.0)
+    seen = await _seen(code, limits)
+    assert "woke up" not in seen.text and "stopped: it ran longer than 1 s" in seen.text
+
+
+DETACH = BYPASS + '''
+import subprocess
+p = subprocess.Popen(["sleep", "30"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print("detached", p.pid)
+'''
+
+
+def test_a_detached_child_does_not_outlive_the_run():
+    out = run_outside(DETACH, Path("/tmp"))
+    pid = int(out.split("detached")[1].split()[0])
+    try:
+        os.kill(pid, 0)  # outside, the detached sleeper outlives its parent
+    finally:
+        os.kill(pid, signal.SIGKILL)
+    r = run_python(DETACH, CAPS)
+    assert "detached" in r.stdout and r.host_uid is not None
+    time.sleep(0.2)
+    assert host_processes_of(r.host_uid) == []
+
+
+KILL_PARENT = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint('sent')"
+
+
+def test_killing_the_parent_harms_neither_harness_nor_jail():
+    # outside, under a sacrificial shell: the shell dies before it can say so
+    r = subprocess.run(["/bin/sh", "-c", '"$0" -c "$1"; echo parent-survived', sys.executable, KILL_PARENT],
+                       capture_output=True, text=True, timeout=30)
+    assert "sent" in r.stdout and "parent-survived" not in r.stdout
+    alone = run_python(KILL_PARENT, CAPS, audit_hook=False)
+    assert "sent" not in alone.stdout and "PermissionError" in alone.stderr and alone.limit is None
+    with_hook = run_python(KILL_PARENT, CAPS)
+    assert "os.kill is not allowed" in with_hook.stderr
+    assert run_python("print(2)").stdout == "2\n"
+
+
+def test_a_host_process_cannot_be_signalled_from_inside():
+    victim = subprocess.Popen(["sleep", "30"])
+    code = f"import os, signal\nos.kill({victim.pid}, signal.SIGKILL)\nprint('killed')"
+    try:
+        r = run_python(code, CAPS, audit_hook=False)
+        assert "killed" not in r.stdout and "ProcessLookupError" in r.stderr
+        assert victim.poll() is None
+        assert "killed" in run_outside(code, Path("/tmp"))  # the positive control
+        victim.wait(5)
+    finally:
+        victim.kill()
