@@ -2,8 +2,8 @@
 
 Two layers. The first is a bubblewrap sandbox (`_jail_box`): new namespaces, only the Python
 installation and a copy of numpy visible (read-only), a size-limited tmpfs as the working folder,
-an unprivileged uid, and a control group (`_jail_cgroup`) capping total memory and processes
-where the machine allows one. The second is the prelude (`_jail_prelude`): per-process rlimits and
+an unprivileged uid, a seccomp filter (`_jail_seccomp`), and a control group (`_jail_cgroup`)
+capping total memory and processes. The second is the prelude (`_jail_prelude`): per-process rlimits and
 a PEP 578 audit hook that refuses sockets, subprocesses and files outside the scratch folder with a
 readable message. Where the sandbox cannot start, nothing runs: `JailUnavailable` says what to
 install (no silent weaker jail).
@@ -11,6 +11,7 @@ install (no silent weaker jail).
 from __future__ import annotations
 
 import os
+import platform
 import signal
 import subprocess
 import threading
@@ -21,6 +22,7 @@ from typing import Literal
 
 from . import _jail_box as box
 from . import _jail_cgroup as cgroup
+from . import _jail_seccomp as seccomp
 from ._jail_box import JailUnavailable
 from ._jail_prelude import BAD_SOURCE_EXIT, MEMORY_EXIT, render
 
@@ -74,9 +76,10 @@ class JailStatus:
     bwrap: str
     runs_as: str
     total_caps: str
+    seccomp: str
 
     def summary(self) -> str:
-        return f"code_exec jail: {self.bwrap}; code runs as {self.runs_as}; {self.total_caps}"
+        return f"code_exec jail: {self.bwrap}; code runs as {self.runs_as}; {self.total_caps}; {self.seccomp}"
 
 
 def run_python(code: str, limits: JailLimits | None = None, *, audit_hook: bool = True) -> JailResult:
@@ -89,7 +92,8 @@ def run_python(code: str, limits: JailLimits | None = None, *, audit_hook: bool 
     prelude = render(read_only=p.python_roots(), site=box.SITE if p.site else None, cpu_s=limits.cpu_seconds,
                      memory_bytes=limits.memory_mb * _MB, file_bytes=limits.file_mb * _MB,
                      max_processes=limits.max_processes, audit_hook=audit_hook)
-    cmd = box.command(p, prelude, scratch_bytes=limits.scratch_mb * _MB)
+    filter_fd = seccomp.program_fd()
+    cmd = box.command(p, prelude, scratch_bytes=limits.scratch_mb * _MB, seccomp_fd=filter_fd)
     # the group counts the sandbox's own three processes (bwrap, its init, the snippet) besides the snippet's children
     group = cgroup.create(limits.memory_mb * _MB, limits.max_processes + 3)
     if group is not None:
@@ -97,7 +101,7 @@ def run_python(code: str, limits: JailLimits | None = None, *, audit_hook: bool 
     elif not os.environ.get(ALLOW_NO_CGROUP):
         raise JailUnavailable(NO_CGROUP_TEXT.format(procs=limits.max_processes, mem=limits.memory_mb))
     try:
-        result = _supervise(cmd, code.encode("utf-8", "surrogateescape"), limits)
+        result = _supervise(cmd, code.encode("utf-8", "surrogateescape"), limits, filter_fd)
         if group is not None:
             result.cgroup = True
             peak = group.peak_bytes()
@@ -105,6 +109,8 @@ def run_python(code: str, limits: JailLimits | None = None, *, audit_hook: bool 
             if group.oom_kills() and result.limit in (None, "cpu"):
                 result.limit = "memory"
     finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
         if group is not None:
             group.remove()
     result.host_uid = box.host_uid_of(cmd)
@@ -116,7 +122,7 @@ def run_python(code: str, limits: JailLimits | None = None, *, audit_hook: bool 
     return result
 
 
-def _supervise(cmd: list[str], source: bytes, limits: JailLimits) -> JailResult:
+def _supervise(cmd: list[str], source: bytes, limits: JailLimits, filter_fd: int | None) -> JailResult:
     """Start the sandbox, feed the code on stdin, drain output under the cap, kill it all at the wall limit."""
     cap = limits.max_output_chars
     buffers: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
@@ -124,7 +130,8 @@ def _supervise(cmd: list[str], source: bytes, limits: JailLimits) -> JailResult:
     start = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True)
+                                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True,
+                                pass_fds=() if filter_fd is None else (filter_fd,))
     except OSError as e:
         raise JailUnavailable(f"code_exec could not start bubblewrap: {e}; {box.install_hint()}") from None
 
@@ -226,7 +233,8 @@ def check_jail() -> JailStatus:
     if r.host_uid is None and os.geteuid() == 0:
         raise JailUnavailable("code_exec would run jailed code as root; it refuses (process caps do not hold for root)")
     who = f"host uid {r.host_uid} (fresh, unprivileged)" if r.host_uid else f"the caller's uid {os.geteuid()} in a user namespace"
-    return JailStatus(bwrap=box.bwrap_version(p), runs_as=who, total_caps=cgroup.describe())
+    filt = "seccomp filter on" if seccomp.program() else f"no seccomp filter for {platform.machine()}"
+    return JailStatus(bwrap=box.bwrap_version(p), runs_as=who, total_caps=cgroup.describe(), seccomp=filt)
 
 
 def jail_unavailable_reason() -> str | None:

@@ -175,10 +175,12 @@ def _dirs_for(path: str) -> list[str]:
     return out
 
 
-def command(p: BoxPlan, prelude: str, *, scratch_bytes: int) -> list[str]:
+def command(p: BoxPlan, prelude: str, *, scratch_bytes: int, seccomp_fd: int | None) -> list[str]:
     """The full argv: bubblewrap, then (as root) setpriv to a fresh uid, then the jail's Python."""
     cmd = [p.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
            "--hostname", "jail", "--die-with-parent", "--new-session", "--clearenv"]
+    if seccomp_fd is not None:
+        cmd += ["--seccomp", str(seccomp_fd)]
     if p.setpriv is None:
         cmd += ["--unshare-user", "--uid", "1000", "--gid", "1000", "--disable-userns"]
     for d in p.read_only:

@@ -210,6 +210,8 @@ ATTACKS: list[Attack] = [
     Attack("ctypes_libc_system", lambda t: f"import ctypes\nctypes.CDLL(None).system(b'cat {t.secret}')", _has_secret, r"ctypes\.\S+ is not allowed"),
     Attack("ctypes_setuid_root", lambda t: _child("import ctypes; print('setuid', ctypes.CDLL(None).setuid(0))"),
            lambda t, out: "setuid 0" in out, r"setuid -1"),
+    Attack("create_user_namespace", lambda t: _child("import ctypes; print('unshare', ctypes.CDLL(None).unshare(0x10000000))"),
+           lambda t, out: "unshare 0" in out, r"unshare -1"),
     Attack("tcp_to_loopback", _loopback("AF_INET", "('127.0.0.1', {t.servers.tcp_port})"), _reached_server, r"socket\.\S+ is not allowed"),
     Attack("ipv6_to_loopback", _loopback("AF_INET6", "('::1', {t.servers.tcp6_port})"), _reached_server, r"socket\.\S+ is not allowed"),
     Attack("udp_to_loopback", lambda t: (f"import socket, time\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"

@@ -173,5 +173,5 @@ def test_without_a_control_group_the_jail_refuses_unless_told_to_accept_per_proc
 
 def test_the_preflight_reports_a_working_sandbox_and_its_caps(fresh_jail_checks):
     status = check_jail()
-    assert "bubblewrap" in status.bwrap and "cgroup" in status.total_caps
+    assert "bubblewrap" in status.bwrap and "cgroup" in status.total_caps and status.seccomp == "seccomp filter on"
     assert ("unprivileged" in status.runs_as) if os.geteuid() == 0 else ("user namespace" in status.runs_as)
