@@ -16,7 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
@@ -62,7 +62,6 @@ class JailResult:
     cgroup: bool = False
     peak_memory_mb: float | None = None
     host_uid: int | None = None
-    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from tools._jail import JailLimits
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 ENV_SECRET_NAME = "EPI_JAIL_TEST_SECRET"
@@ -133,8 +132,7 @@ class Attack:
     code: Callable[[Target], str]
     escaped: Callable[[Target, str], bool]
     seen: str  # a regex the model's tool result must match inside the jail (audit hook on)
-    limits: JailLimits | None = None
-    slow: bool = False
+    hands_secret_fd: bool = False  # the harness holds the secret open while it runs (outside: passes it on)
 
 
 def _child(src: str) -> str:
@@ -170,6 +168,9 @@ ATTACKS: list[Attack] = [
            lambda t, out: "Run untrusted Python" in out, _FILE_ERR),
     Attack("read_by_file_descriptor", lambda t: f"import os\nfd = os.open({str(t.secret)!r}, os.O_RDONLY)\nprint(os.read(fd, 200))",
            _has_secret, _FILE_ERR),
+    Attack("read_inherited_descriptors", lambda t: (
+        "import os\nfor fd in range(3, 256):\n    try:\n        os.lseek(fd, 0, 0)\n        print(fd, os.read(fd, 200))\n"
+        "    except OSError:\n        pass\nprint('done')"), _has_secret, r"exit status: 0.*done", hands_secret_fd=True),
     Attack("read_through_proc_root_of_harness", lambda t: f"print(open('/proc/{t.harness_pid}/root{t.secret}').read())",
            _has_secret, _FILE_ERR),
     Attack("read_harness_environ_through_proc", lambda t: f"print(open('/proc/{t.harness_pid}/environ', 'rb').read())",
@@ -237,9 +238,10 @@ ATTACKS: list[Attack] = [
 ]
 
 
-def run_outside(code: str, folder: Path, timeout: float = 60) -> str:
+def run_outside(code: str, folder: Path, timeout: float = 60, pass_fds: tuple[int, ...] = ()) -> str:
     """The positive control: the same snippet with the harness's own Python and environment, no jail."""
-    r = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, timeout=timeout,
+                       pass_fds=pass_fds)
     return r.stdout + r.stderr
 
 

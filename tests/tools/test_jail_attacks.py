@@ -60,11 +60,14 @@ def test_the_suite_covers_the_issue_list():
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=_ids(ATTACKS))
 async def test_attack_escapes_outside_and_is_contained_inside(attack: Attack, target: Target):
-    outside = run_outside(attack.code(target), target.outside.parent)
+    with open(target.secret, "rb") as held:
+        fds = (held.fileno(),) if attack.hands_secret_fd else ()
+        outside = run_outside(attack.code(target), target.outside.parent, pass_fds=fds)
     assert attack.escaped(target, outside), f"positive control: {attack.name} should work outside the jail:\n{outside[-1500:]}"
 
     fresh = Target(target.folder, target.servers)  # new names, so the control's side effects cannot count here
     os.environ[ENV_SECRET_NAME] = fresh.secret_text
+    held = open(fresh.secret, "rb")  # the harness has the secret open while the jail runs
     try:
         seen = await code_exec(_JailWorld(), {"code": attack.code(fresh)})
         text = seen.text
@@ -77,4 +80,5 @@ async def test_attack_escapes_outside_and_is_contained_inside(attack: Attack, ta
             f"{attack.name} got past the OS sandbox without the hook:\n{alone.stdout}\n{alone.stderr}"
         assert fresh.secret_text not in alone.stdout + alone.stderr
     finally:
+        held.close()
         fresh.cleanup()
