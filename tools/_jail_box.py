@@ -51,11 +51,11 @@ class BoxPlan:
     read_only: tuple[str, ...]  # host folders bound read-only at the same path
     masks: tuple[str, ...]  # folders inside those that are covered by an empty tmpfs
     site: str | None  # the host folder holding the jail's numpy (bound at SITE)
+    python_dirs: tuple[str, ...] = ()  # the installation's own folders (possibly inside /usr)
 
     def python_roots(self) -> list[str]:
         """What the audit hook lets the snippet read: the installation and the jail's site-packages."""
-        roots = [r for r in self.read_only if r not in _SYSTEM_DIRS]
-        return roots + ([SITE] if self.site else []) + ["/dev/null", "/dev/urandom"]
+        return list(self.python_dirs) + ([SITE] if self.site else []) + ["/dev/null", "/dev/urandom"]
 
 
 def _checkout_root() -> Path:
@@ -84,7 +84,7 @@ def _interpreter_roots(interpreter: str) -> list[str]:
         p = sysconfig.get_path(key, vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix})
         if p and not any(_inside(os.path.realpath(p), r) for r in roots):
             roots.add(os.path.realpath(p))
-    return sorted(r for r in roots if not any(_inside(r, s) for s in _SYSTEM_DIRS))
+    return sorted(roots)
 
 
 def jail_home() -> Path:
@@ -160,10 +160,10 @@ def plan() -> BoxPlan:
                                   "to run jailed code as an unprivileged user")
     interpreter = os.path.realpath(sys.executable)
     roots = _interpreter_roots(interpreter)
-    read_only = tuple(list(_SYSTEM_DIRS) + roots)
+    read_only = tuple(list(_SYSTEM_DIRS) + [r for r in roots if not any(_inside(r, s) for s in _SYSTEM_DIRS)])
     masks = tuple(h for h in _hidden_paths() if os.path.isdir(h) and any(_inside(h, r) and h != r for r in read_only))
     return BoxPlan(bwrap=bwrap, setpriv=setpriv, interpreter=interpreter, read_only=read_only, masks=masks,
-                   site=jail_site())
+                   site=jail_site(), python_dirs=tuple(roots))
 
 
 def _dirs_for(path: str) -> list[str]:

@@ -228,7 +228,7 @@ import sys, types
 pkg = types.ModuleType("tools"); pkg.__path__ = [sys.argv[1] + "/tools"]; sys.modules["tools"] = pkg
 from tools._jail import JailLimits, check_jail, run_python
 print(check_jail().summary())
-print(run_python("import os, resource; print('inside', os.getuid(), resource.getrlimit(resource.RLIMIT_NPROC)[0])").stdout)
+print(run_python("import os, resource, json; print('inside', os.getuid(), resource.getrlimit(resource.RLIMIT_NPROC)[0], json.dumps([1]))").stdout)
 bomb = "import os\\nwhile True:\\n    try:\\n        os.fork()\\n    except OSError:\\n        pass"
 print("bomb", run_python(bomb, JailLimits(cpu_seconds=20, wall_seconds=3, max_processes=16), audit_hook=False).limit)
 """
@@ -254,6 +254,6 @@ def test_a_harness_that_is_not_root_gets_a_user_namespace_jail_whose_process_cap
         shutil.rmtree(folder, ignore_errors=True)
     assert r.returncode == 0, r.stderr
     assert "in a user namespace" in r.stdout and "seccomp filter on" in r.stdout, r.stdout
-    assert "inside 1000 16" in r.stdout and "bomb wall" in r.stdout, r.stdout
+    assert "inside 1000 16 [1]" in r.stdout and "bomb wall" in r.stdout, r.stdout  # a /usr Python imports its stdlib
     # the harness and bubblewrap's outer process run as `nobody` too; bubblewrap's init counts among the 16
     assert watch.peak <= 16 + 2, watch.peak
