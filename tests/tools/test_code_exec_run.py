@@ -37,9 +37,10 @@ def epi(args: list[str], capsys, monkeypatch, sandbox: Path) -> tuple[int, str]:
 
 
 def _files_under(root: Path, skip: Path | None = None) -> set[str]:
+    """Every file and folder under `root`, but `skip` and the bytecode caches the harness's own imports write."""
     out = set()
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if skip is None or Path(dirpath, d) != skip]
+        dirnames[:] = [d for d in dirnames if d != "__pycache__" and (skip is None or Path(dirpath, d) != skip)]
         out.update(os.path.join(dirpath, f) for f in filenames + dirnames)
     return out
 

@@ -82,6 +82,7 @@ for i in range(40):
         print("spawn failed:", e)
         break
 print("started", len(procs))
+time.sleep(0.5)  # long enough for the watcher outside to see them all
 for p in procs:
     p.kill()
 '''
