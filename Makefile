@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install sandbox run test bench clean
+.PHONY: install install-system sandbox run test bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,6 +21,20 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Debian packages the project needs at run time: bubblewrap is code_exec's sandbox (the jail refuses to run
+# without it). Installed here so a fresh machine's `make test` and CI (.ci/run) both get it.
+SYSTEM_PACKAGES := bubblewrap
+install-system:
+	@if command -v bwrap >/dev/null 2>&1 || [ -x /usr/bin/bwrap ]; then exit 0; fi; \
+	echo "installing $(SYSTEM_PACKAGES) from Debian's packages (code_exec's sandbox)"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo -n"; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "error: bubblewrap (bwrap) is missing and apt-get is not available; install bubblewrap with your package manager" >&2; exit 1; \
+	fi; \
+	$$SUDO apt-get update -qq </dev/null || true; \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(SYSTEM_PACKAGES) </dev/null || { \
+	  echo "error: could not install $(SYSTEM_PACKAGES); run: sudo apt-get install $(SYSTEM_PACKAGES)" >&2; exit 1; }
 
 # Generates the offline corpus and its search index; skips the work when it is up to date.
 sandbox: install
@@ -38,11 +52,12 @@ run: sandbox
 	@echo "viewer:      $(RESULTS)/heuristic-$(TAG)/viewer/index.html (open it in a browser)"
 	@echo "replay a failed episode: $(BIN)/epi replay $(RESULTS)/heuristic-$(TAG) --failed"
 
-test: sandbox
+test: sandbox install-system
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
-bench: sandbox
+bench: sandbox install-system
 	$(BIN)/python bench/harness_overhead.py
+	$(BIN)/python bench/code_exec.py
 	$(BIN)/python bench/pdf_tools.py
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/corpus_build.py

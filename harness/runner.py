@@ -73,6 +73,11 @@ def check_settings(settings: RunSettings) -> None:
                 raise RunSetupError(f"{opt}: unknown tool {n!r}; known tools: {', '.join(ALL_TOOLS)}")
     if settings.agent == "replay" and not settings.agent_config.replay_run:
         raise RunSetupError("the replay agent needs the run to replay (agent_config.replay_run)")
+    if "code_exec" in settings.enable_tools and "code_exec" not in settings.disable_tools:
+        from sandbox.jail import jail_unavailable_reason  # starts the real sandbox once: fail now, not mid-run
+
+        if (why := jail_unavailable_reason()) is not None:
+            raise RunSetupError(why)
 
 
 def load_episode_set(settings: RunSettings, world: World) -> Any:
