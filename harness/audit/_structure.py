@@ -109,21 +109,21 @@ def _pick(op: str, passing: set[str], values: dict[str, float]) -> frozenset[str
     return frozenset(passing)
 
 
-def _vacuous(turn: Turn, d: Derivation) -> list[int]:
-    """Indices of the conditions that can be dropped without changing the passing set or the answer."""
+def _vacuous(turn: Turn, d: Derivation) -> dict[int, str]:
+    """Conditions that can be dropped without changing the passing set or the answer: index -> why."""
     values = {r.series: float(r.value) for r in turn.reads
               if r.series and isinstance(r.value, (int, float)) and not isinstance(r.value, bool)}
     sets = [set(c.passes) for c in d.conditions]
     full = _passing(d.candidates, sets)
-    out = []
+    out: dict[int, str] = {}
     for i in range(len(sets)):
         rest = _passing(d.candidates, sets[:i] + sets[i + 1:])
         if rest == full:
-            out.append(i)
+            out[i] = "every candidate passing the others passes it too"
             continue
         a, b = _pick(d.op, full, values), _pick(d.op, rest, values)
         if a is not None and a == b:
-            out.append(i)
+            out[i] = f"without it {d.op} still picks {a}: the answer stays"
     return out
 
 
@@ -138,10 +138,9 @@ def vacuous_conditions(episodes: list[Episode]) -> CheckResult:
                 unchecked += 1
             continue
         total += len(d.conditions)
-        for i in _vacuous(final, d):
+        for i, why in _vacuous(final, d).items():
             findings.append(Finding(episode=ep.id, turn=len(ep.turns),
-                                    message=f"condition {i + 1} ({d.conditions[i].text!r}) changes nothing: every "
-                                            "candidate passing the others passes it too"))
+                                    message=f"condition {i + 1} ({d.conditions[i].text!r}) changes nothing: {why}"))
     status = "not checked" if total == 0 and unchecked else ("fail" if findings else "pass")
     return CheckResult(id="vacuous_conditions", title="vacuous conditions", count=len(findings), total=total,
                        value=float(len(findings)), shown=f"{len(findings)} of {total} conditions", threshold="= 0",
