@@ -16,6 +16,7 @@ from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, Observation, To
 from harness.episode import Episode, Turn
 
 from ._reading import first_number, fmt_number, latest_table, letter_for, method_name, table_cell
+from ._text_finals import solve_constraint
 from ._text_guess import FigureAsk, guess_choice, guess_figure_value, paper_lines, parse_figure_ask
 from .heuristic import HeuristicAgent
 
@@ -156,6 +157,10 @@ class TextOnlyAgent:
             if known:
                 pick = (max if d.op == "argmax" else min)(known, key=lambda c: known[c])
                 return letter_for(view.answer_spec.choices, pick) or pick
+        if view.question.startswith("Consider every"):
+            solved = solve_constraint(view, self._fuser.paper_by_turn, lambda ref: self._fuser._value(view, ref))
+            if solved is not None:
+                return solved
         return self._fuser._fuse(view)
 
 
