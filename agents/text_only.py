@@ -23,7 +23,6 @@ from .heuristic import HeuristicAgent
 _QUOTED = re.compile(r'"([^"]+)"')
 _TABLE = re.compile(r"\bTable (\d+)")
 _FIGURE = re.compile(r"\bFigure (\d+)")
-_RANK = re.compile(r"\b(highest|lowest|largest|smallest|best|worst)\b")
 
 
 class TextOnlyAgent:

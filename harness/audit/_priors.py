@@ -74,7 +74,7 @@ async def answer_free_priors(episodes: list[Episode], reader: PaperReader) -> Ch
         if not turn.memory_only:
             papers = {e.paper for e in turn.evidence}
             if len(papers) == 1:
-                method = (await reader.paper(next(iter(papers)))).method()
+                method = (await reader.paper(next(iter(papers)), figures=False)).method()
                 if method:
                     pick = _unique([k for k in letters if names(choices[k], method)])
                     if pick is not None:

@@ -84,6 +84,7 @@ class PaperText:
     lines: list[TextLine] = field(default_factory=list)
     tables_rows: dict[int, list[list[str]]] = field(default_factory=dict)
     body: str = ""
+    figures_read: bool = False
     errors: list[str] = field(default_factory=list)
 
     def method(self) -> str | None:
@@ -124,15 +125,28 @@ class PaperReader:
         self.calls += 1
         return await get_tool(tool)(self.world, args)
 
-    async def paper(self, paper: str) -> PaperText:
-        if paper in self._papers:
-            return self._papers[paper]
-        pt = PaperText(paper=paper)
-        self._papers[paper] = pt
+    async def paper(self, paper: str, *, figures: bool = True) -> PaperText:
+        """The paper's text: body and tables, and (unless `figures=False`) figure captions and nearby text."""
+        pt = self._papers.get(paper)
+        if pt is None:
+            pt = self._papers[paper] = PaperText(paper=paper)
+            await self._load_body_and_tables(pt)
+        if figures and not pt.figures_read:
+            pt.figures_read = True
+            for n in pt.figures:
+                res = await self.call("figure_extract", {"paper": paper, "figure": n})
+                if res.is_error:
+                    pt.errors.append(f"figure_extract {n}: {res.error}")
+                    continue
+                pt.lines += sentences(res.text, f"figure:{n} text")  # caption and nearby text; the image is not read
+        return pt
+
+    async def _load_body_and_tables(self, pt: PaperText) -> None:
+        paper = pt.paper
         first = await self.call("pdf_extract", {"paper": paper})
         if first.is_error:
             pt.errors.append(f"pdf_extract: {first.error}")
-            return pt
+            return
         data = first.data or {}
         pt.title = str(data.get("title") or "")
         pt.figures = [int(f["n"]) for f in data.get("figures") or []]
@@ -151,15 +165,8 @@ class PaperReader:
             rows = (res.data or {}).get("rows") or []
             pt.tables_rows[n] = rows
             pt.lines += row_lines(rows, f"table:{n}")
-            pt.lines += sentences(res.text.split("Text that mentions it:", 1)[-1] if "Text that mentions it:" in res.text
-                                  else str((res.data or {}).get("caption") or ""), f"table:{n} text")
-        for n in pt.figures:
-            res = await self.call("figure_extract", {"paper": paper, "figure": n})
-            if res.is_error:
-                pt.errors.append(f"figure_extract {n}: {res.error}")
-                continue
-            pt.lines += sentences(res.text, f"figure:{n} text")  # caption and nearby text; the image is not read
-        return pt
+            near = res.text.split("Text that mentions it:", 1)
+            pt.lines += sentences(near[1] if len(near) == 2 else str((res.data or {}).get("caption") or ""), f"table:{n} text")
 
     async def passages(self, paper: str, query: str, k: int = 5) -> list[TextLine]:
         """pdf_rag's passages for `query`, split into sentences."""

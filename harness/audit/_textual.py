@@ -78,18 +78,18 @@ async def figure_values_in_text(episodes: list[Episode], reader: PaperReader) ->
         findings=findings)
 
 
-async def recurring_table_values(episodes: list[Episode], reader: PaperReader, catalog_papers: dict[str, str | None]) -> CheckResult:
-    """Table values another paper (of the same area) prints for the same row and column: a wrong paper scores."""
+async def recurring_table_values(episodes: list[Episode], reader: PaperReader, areas: dict[str, str | None]) -> CheckResult:
+    """Table values another paper (of the same area, when areas are known) prints for the same row and
+    column: an agent on the wrong paper still scores right."""
     items = [a for ep in episodes for a in asked_values(ep) if a.kind == "table" and a.series and a.column]
-    area = catalog_papers
     findings = []
     for item in items:
-        for other, other_area in area.items():
-            if other == item.paper or (area.get(item.paper) and other_area != area.get(item.paper)):
+        own_area = areas.get(item.paper)
+        for other, area in areas.items():
+            if other == item.paper or (own_area is not None and area != own_area):
                 continue
-            pt = await reader.paper(other)
-            hit = next((ln for ln in pt.lines if ln.is_row and ln.where.startswith("table:") and ":" in ln.where
-                        and not ln.where.endswith("text") and _row_has(ln, item)), None)
+            pt = await reader.paper(other, figures=False)
+            hit = next((ln for ln in pt.lines if ln.is_row and _row_has(ln, item)), None)
             if hit is not None:
                 findings.append(Finding(episode=item.episode, turn=item.turn, message=(
                     f"{item.paper} {item.unit} {item.series!r}/{item.column!r} = {item.value:g} is also in {other} {hit.where}")))
