@@ -23,6 +23,7 @@ from .heuristic import HeuristicAgent
 _QUOTED = re.compile(r'"([^"]+)"')
 _TABLE = re.compile(r"\bTable (\d+)")
 _FIGURE = re.compile(r"\bFigure (\d+)")
+_THRESHOLD = re.compile(r"\b(greater|more|higher|larger|above|lower|less|smaller|below)(?: than)? (-?\d+(?:\.\d+)?)")
 
 
 class TextOnlyAgent:
@@ -149,6 +150,10 @@ class TextOnlyAgent:
                     return fmt_number(sum(nums) / len(nums))
                 if d.op == "ratio" and len(nums) == 2 and nums[1]:
                     return fmt_number(nums[0] / nums[1])
+        if d is not None and operands and d.op == "count" and (m := _THRESHOLD.search(view.question)):
+            values = [first_number(self._answers.get(r.turn)) for r in operands]  # type: ignore[arg-type]
+            limit, above = float(m.group(2)), m.group(1) in ("greater", "more", "higher", "larger", "above")
+            return str(sum(v is not None and ((v > limit) if above else (v < limit)) for v in values))
         if d is not None and operands and d.op in ("argmax", "argmin") and view.answer_spec.choices and \
                 len(d.candidates) == len(operands):
             values = [first_number(self._answers.get(r.turn)) for r in operands]  # type: ignore[arg-type]

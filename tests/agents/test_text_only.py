@@ -117,3 +117,27 @@ async def test_text_only_navigates_with_gold_and_never_depends_on_an_image(tiny_
     _, blind, blank_images = await _run(generated_episodes, tmp_path / "res", tiny_sandbox, "blind")
     assert images and blank_images and not images & blank_images  # the second run really saw other pictures
     assert blind == answers
+
+
+def test_memory_only_final_applies_the_annotated_operation_to_its_own_earlier_answers():
+    from agents.text_only import TextOnlyAgent
+    from harness.agent import AgentConfig, AnswerSpec, TurnView
+    from harness.episode import Turn
+
+    reads = [{"paper": "P001", "unit": "figure:2", "turn": 1, "value": 71.3},
+             {"paper": "P002", "unit": "table:1", "turn": 2, "value": 68.2}]
+    agent = TextOnlyAgent(AgentConfig())
+    agent._answers = {1: "70.5", 2: "68.2"}  # its own (text-derived) answers, not the annotated values
+
+    def final(op: str, question: str, fmt: str = "number", choices=None) -> str | None:
+        turn = Turn.model_validate({"question": question, "memory_only": True, "reads": reads,
+                                    "answer": {"format": fmt, "value": "A" if choices else 1, "choices": choices},
+                                    "derivation": {"op": op, "candidates": list((choices or {}).values())}})
+        view = TurnView(episode_id="e", turn=3, n_turns=3, question=question, memory_only=True, tools=[],
+                        answer_spec=AnswerSpec(format=fmt, choices=choices), max_steps=10, steps_used=0)
+        return agent._fuse(view, turn)
+
+    assert final("difference", "By how much does the first exceed the second?") == "2.3"
+    assert final("sum", "What is the sum?") == "138.7"
+    assert final("count", "How many of the values you read are greater than 69?") == "1"
+    assert final("argmin", "Which is the lowest?", "choice", {"A": "the first value", "B": "the second value"}) == "B"
