@@ -69,7 +69,7 @@ def generated_episodes(tiny_sandbox: Path, tmp_path_factory: pytest.TempPathFact
     from sandbox.episodegen import generate_episodes, write_episodes
 
     out = tmp_path_factory.mktemp("text_only_eps") / "generated.jsonl"
-    write_episodes(generate_episodes(load_ground_truth(tiny_sandbox), count=12), out)
+    write_episodes(generate_episodes(load_ground_truth(tiny_sandbox), count=8), out)
     return out
 
 
@@ -99,6 +99,23 @@ async def test_text_only_navigates_with_gold_and_never_depends_on_an_image(tiny_
                    and t["evidence"][0]["unit"].startswith("table:")]
     gold = {(e["id"], i + 1): t["answer"]["value"] for e in eps for i, t in enumerate(e["turns"])}
     assert table_turns and all(abs(float(answers[k]) - float(gold[k])) < 0.01 for k in table_turns)
+
+    # Its figure answers are right where the audit finds the value printed as text, and only there.
+    from harness.audit import audit_episodes
+    from harness.episodes_io import load_episodes
+    from sandbox.world import SandboxWorld
+
+    world = SandboxWorld(tiny_sandbox)
+    report = await audit_episodes(load_episodes(generated_episodes, catalog=world.catalog), world, corpus="tiny",
+                                  papers={p.id: p.area for p in world.catalog.papers})
+    printed = {(f.episode, f.turn) for f in report.check("figure_values_in_text").findings}
+    figure_turns = [(e["id"], i + 1) for e in eps for i, t in enumerate(e["turns"])
+                    if not t["memory_only"] and t["answer"]["format"] == "number"
+                    and t["evidence"][0]["unit"].startswith("figure:")]
+    tol = {(e["id"], i + 1): t["answer"].get("tolerance") or 0 for e in eps for i, t in enumerate(e["turns"])}
+    right = {k for k in figure_turns if answers[k] is not None and abs(float(answers[k]) - float(gold[k])) <= tol[k] + 1e-9}
+    assert printed and len(right & printed) >= 0.8 * len(printed)
+    assert len(right - printed) <= 1, sorted(right - printed)
 
     # Blank every figure image the tools return: a text-only reader must answer exactly the same.
     import tools.figure_extract as fe
