@@ -34,6 +34,7 @@ class AskedValue:
     annotated: bool = False
     question: str = ""
     category: str | None = None  # bar charts: the category (dataset) the bar stands at
+    dataset: str | None = None  # the dataset the value is measured on (annotation; a bar's category otherwise)
 
     @property
     def kind(self) -> str:
@@ -69,7 +70,7 @@ def asked_values(ep: Episode) -> list[AskedValue]:
                     continue
                 tol = turn.answer.tolerance if turn.answer.format == "number" else None
                 out.append(AskedValue(ep.id, ti + 1, r.paper, r.unit, v, tol, r.series, r.column, r.x, True, turn.question,
-                                      r.dataset if r.x is None else None))
+                                      r.dataset if r.x is None else None, r.dataset))
             continue
         if turn.reads or turn.answer.format != "number":
             continue
@@ -84,7 +85,7 @@ def asked_values(ep: Episode) -> list[AskedValue]:
         x = float(m.group(2)) if m and is_fig else None
         category = q[1] if is_fig and x is None and len(q) >= 2 else None
         out.append(AskedValue(ep.id, ti + 1, floats[0].paper, floats[0].unit, float(turn.answer.value),  # type: ignore[arg-type]
-                              turn.answer.tolerance, series, column, x, False, turn.question, category))
+                              turn.answer.tolerance, series, column, x, False, turn.question, category, category))
     return out
 
 

@@ -22,14 +22,19 @@ def _column_index(line: TextLine, column: str | None) -> int | None:
 
 
 def printed_on(line: TextLine, item: AskedValue, name: str) -> bool:
-    """`line` names `name` and prints the value (in the named column, for a table row with a known column)."""
+    """`line` names `name` and prints the value. On a table row, when the value's column or dataset is
+    known, only that column's cell counts (a table without that column does not print the value), so a
+    cell of another dataset that happens to lie within the tolerance is no evidence."""
     if not names(line.text, name):
         return False
     text = line.text
     if line.is_row:
-        idx = _column_index(line, item.column)
+        setting = item.column or item.dataset
+        idx = _column_index(line, setting)
         if idx is not None and idx < len(line.cells):
             text = line.cells[idx]
+        elif setting is not None:
+            return False
         else:
             text = " ".join(c for c in line.cells if not names(c, name))
     return any(matches_value(p, item.value, item.tolerance) for p in numbers(text))
