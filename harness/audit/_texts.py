@@ -25,11 +25,11 @@ def norm(s: str) -> str:
 
 
 def names(line: str, name: str) -> bool:
-    """True if `line` contains `name` as a whole phrase (not inside a longer word)."""
+    """True if `line` contains `name` as a whole phrase (not inside a longer word: "ResNet" is not in "ResNet-50")."""
     want = norm(name).strip(" .,:;")
     if not want:
         return False
-    return re.search(rf"(?<![\w]){re.escape(want)}(?![\w])", norm(line)) is not None
+    return re.search(rf"(?<![\w-]){re.escape(want)}(?!\w|-\w)", norm(line)) is not None
 
 
 @dataclass(frozen=True)
