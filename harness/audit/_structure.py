@@ -80,7 +80,8 @@ def unused_papers(episodes: list[Episode]) -> CheckResult:
     """Papers an episode makes the agent find that its final does not use (no read, no evidence)."""
     findings = []
     for ep in episodes:
-        used = {p for p, _ in final_units(ep.turns[-1])}
+        final = ep.turns[-1]
+        used = {r.paper for r in final.reads} | {e.paper for e in final.evidence}
         for paper in ep.papers:
             if paper not in used:
                 where = next(ti + 1 for ti, t in enumerate(ep.turns) if any(e.paper == paper for e in t.evidence))
