@@ -73,6 +73,11 @@ class TextOnlyAgent:
                 return call
         answer = self._answer(view, turn, papers[0] if papers else None)
         self._answers[view.turn] = answer
+        if answer is None:  # no text gives it away: still a (wrong-by-default) guess, so the turn is scored
+            spec = view.answer_spec
+            answer = sorted(spec.choices)[0] if spec.format == "choice" and spec.choices else \
+                ("0" if spec.format == "number" else "none")
+            return FinalAnswer(answer=answer, reasoning="no text evidence found: a placeholder guess")
         return FinalAnswer(answer=answer, reasoning="best text-derived guess (no image was looked at)")
 
     # -- reading more text ----------------------------------------------------------------
