@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools import EvidenceUnit
+from tools import EvidenceUnit, Unit
 
 Split = Literal["easy", "hard"]
 TaskType = Literal["constraint", "comparison", "aggregation"]

@@ -13,7 +13,7 @@ from rich.table import Table
 from harness.rundir import RunDir, atomic_write_text
 
 from . import plots
-from .model import SCORER_VERSION, RunScores
+from .model import SCORER_VERSION, RunScores, gold_note, gold_tag
 from .report import SPLITS, fmt, table2_header, table2_row, table3_header, table3_row, table6_header, table6_row
 from .run import read_run_scores, score_run
 
@@ -36,7 +36,7 @@ def run_names(runs: list[RunScores]) -> list[str]:
     differ = len({r.ablation.label() for r in runs}) > 1
     names = []
     for r in runs:
-        name = r.run_id + (" [oracle]" if r.uses_gold else "")
+        name = r.run_id + (f" [{gold_tag(r.agent)}]" if r.uses_gold else "")
         names.append(f"{name} ({r.ablation.label()})" if differ else name)
     return names
 
@@ -62,9 +62,9 @@ def leaderboard_table(runs: list[RunScores]) -> Table:
 def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_dir: Path) -> str:
     names = run_names(runs)
     lines = ["# Comparison", ""]
-    oracle = [n for n, r in zip(names, runs) if r.uses_gold]
-    if oracle:
-        lines += [f"> **{runs[0].note or 'oracle: answers with gold labels, a self-test of the harness'}**: {', '.join(oracle)}", ""]
+    for n, r in zip(names, runs):
+        if r.uses_gold:
+            lines += [f"> **{r.note or gold_note(r.agent)}**: {n}", ""]
     if len({r.scorer_version for r in runs}) > 1:
         lines += ["> **WARNING: these runs were scored by different scorer versions (judge-labelled runs are not "
                   "re-scored automatically); run `epi score` on each to compare like with like.**", ""]

@@ -26,6 +26,23 @@ BUCKETS: tuple[ReasonBucket, ...] = ("provider", "data_access", "pipeline", "mod
 BUCKET_WEIGHTS: dict[str, float] = {"provider": 0.8, "data_access": 0.9, "pipeline": 0.5, "model": 0.0}
 EpisodeStatus = Literal["completed", "failed", "truncated", "missing"]
 ORACLE_NOTE = "oracle: answers with gold labels, a self-test of the harness"
+# Agents that see the gold episode (uses_gold) and how every report must describe them.
+GOLD_NOTES: dict[str, str] = {
+    "oracle": ORACLE_NOTE,
+    "text-only": ("text-only adversary: navigates with the gold checklists, answers from tool text alone "
+                  "(never an image); its figure-turn accuracy bounds what text alone buys"),
+}
+GOLD_TAGS: dict[str, str] = {"oracle": "oracle", "text-only": "gold checklist, text only"}
+
+
+def gold_note(agent: str) -> str:
+    """How a report describes a run of an agent that saw the gold episode."""
+    return GOLD_NOTES.get(agent, f"{agent}: saw the gold episode (gold checklists or labels), not a candidate agent")
+
+
+def gold_tag(agent: str) -> str:
+    """The short tag a leaderboard row of a gold-using agent carries."""
+    return GOLD_TAGS.get(agent, "uses gold")
 
 
 class AnswerVerdict(BaseModel):

@@ -17,7 +17,7 @@ from harness.rundir import RunDir, atomic_write_text, safe_name
 from .facts import read_episode_fold
 from .judge import Judge, JudgeConfig, JudgeUnavailable
 from .metrics import bucket_counts, score_episode, split_scores
-from .model import ORACLE_NOTE, SCORER_VERSION, AblationSettings, EpisodeScore, RunScores
+from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, RunScores
 
 
 class ScoringError(Exception):
@@ -101,10 +101,11 @@ def score_run(
     except JudgeUnavailable as e:
         kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
         raise JudgeUnavailable(f"{e}; the judge pass stopped and {kept}") from None
-    uses_gold = any(e.uses_gold for e in scored) or str(_setting(cfg, "agent", "")) == "oracle"
+    agent = str(_setting(cfg, "agent", "") or "")
+    uses_gold = any(e.uses_gold for e in scored) or agent == "oracle"
     scores = RunScores(
-        run_id=str(cfg.get("run_id") or rd.run_id), agent=str(_setting(cfg, "agent", "") or ""),
-        model=cfg.get("model"), uses_gold=uses_gold, note=ORACLE_NOTE if uses_gold else None,
+        run_id=str(cfg.get("run_id") or rd.run_id), agent=agent,
+        model=cfg.get("model"), uses_gold=uses_gold, note=gold_note(agent) if uses_gold else None,
         labeller=labeller.name if labeller else "matcher", scorer_version=SCORER_VERSION,
         judge_errors=sum(1 for e in scored for t in e.turns if t.verdict.judge_error),
         easy=split_scores([e for e in scored if e.split == "easy"]),

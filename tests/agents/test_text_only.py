@@ -91,7 +91,11 @@ async def test_text_only_navigates_with_gold_and_never_depends_on_an_image(tiny_
                                                                           monkeypatch):
     summary, answers, images = await _run(generated_episodes, tmp_path / "res", tiny_sandbox, "seeing")
     scores = summary.scores
-    assert scores.uses_gold  # reports label it like the oracle
+    assert scores.uses_gold  # every report says it navigates with gold checklists, in its own words
+    assert "text-only adversary" in scores.note and "gold checklists" in scores.note and "oracle" not in scores.note
+    from harness.scoring.report import header_lines
+
+    assert any("never an image" in line for line in header_lines(scores))
     assert scores.all.ec == 100.0  # the gold checklists reach every evidence unit
     eps = [json.loads(line) for line in generated_episodes.read_text().splitlines()]
     table_turns = [(e["id"], i + 1) for e in eps for i, t in enumerate(e["turns"])
