@@ -17,6 +17,7 @@ import socket
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -64,22 +65,46 @@ def _resolve_address(settings: RunSettings) -> str | None:
     return settings.ray_address or os.environ.get("RAY_ADDRESS") or None
 
 
+def _probe(host: str, port: int) -> str | None:
+    """None if something listens at host:port, else why not."""
+    try:
+        with socket.create_connection((host.strip("[]"), port), timeout=5):
+            return None
+    except OSError as e:
+        return str(e.strerror or e)
+
+
 def _check_reachable(address: str) -> None:
-    """Fail fast, with a message, when nothing listens at host:port (ray.init would wait long)."""
+    """Fail fast, with a message, when nothing listens at the address (ray.init would wait long)."""
     if address in ("auto", "local"):
         return
     hostport = address.split("://", 1)[-1].rstrip("/")
     host, sep, port = hostport.rpartition(":")
-    if not sep or not port.isdigit():
+    if not sep or not port.isdigit() or not host:
         raise ExecutorError(f"Ray address {address!r} is not host:port, ray://host:port or auto")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=5):
-            pass
-    except OSError as e:
+    why = _probe(host, int(port))
+    if why is not None:
         raise ExecutorError(
-            f"cannot reach the Ray cluster at {address}: {e.strerror or e}. Start one with `ray start --head` "
+            f"cannot reach the Ray cluster at {address}: {why}. Start one with `ray start --head` "
             "or fix --ray-address / RAY_ADDRESS (leave both unset to start a private local instance)"
-        ) from None
+        )
+    if "://" in address:
+        return
+    # Ray rewrites a loopback address to this machine's network address before connecting; a cluster
+    # listening on loopback only is then out of reach and ray.init retries for minutes.
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+
+        canonical = canonicalize_bootstrap_address(address) or address
+    except Exception:  # a private Ray helper: if it moved, skip this extra check
+        return
+    c_host, _, c_port = canonical.rpartition(":")
+    if canonical != address and c_port.isdigit() and _probe(c_host, int(c_port)) is not None:
+        raise ExecutorError(
+            f"Ray would connect to {address} as {canonical}, where nothing listens: the cluster listens on "
+            f"loopback only. Connect with its other address, or set RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 "
+            "(single-machine mode, everything on loopback) both for `ray start` and for epi"
+        )
 
 
 def _runtime_env(settings: Sequence[RunSettings]) -> dict[str, Any]:
@@ -121,8 +146,10 @@ class _GateLimiter:
 class _EpisodeWorker:
     """A long-lived worker process: caches the world and episode files, runs jobs concurrently."""
 
-    def __init__(self, gate: Any):
-        self.gate = gate
+    def __init__(self, gate_name: str):
+        import ray
+
+        self.gate = ray.get_actor(gate_name)  # by name: a restarted worker finds it again
         self.worlds: dict[str, Any] = {}
         self.episode_sets: dict[str, dict[str, Any]] = {}
 
@@ -211,7 +238,9 @@ class RayExecutor(Executor):
         if self.owns_connection:
             if address:
                 _check_reachable(address)
-            local = {} if address else {"num_cpus": first.ray_workers or os.cpu_count() or 1, "include_dashboard": False}
+            # a private instance stays on loopback: nothing of it listens on the machine's network address
+            local = {} if address else {"num_cpus": first.ray_workers or os.cpu_count() or 1, "include_dashboard": False,
+                                        "_node_ip_address": "127.0.0.1"}
             try:
                 self.ray.init(address=address, runtime_env=_runtime_env(settings), **local)
             except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
@@ -225,9 +254,10 @@ class RayExecutor(Executor):
         for p in plans:
             if p.custom_world:
                 raise ExecutorError("a World object passed in code cannot be sent to Ray workers; use the local executor")
-        gate = ray.remote(num_cpus=0)(_RateGate).remote()
+        gate_name = f"epi-rate-gate-{uuid.uuid4().hex[:12]}"
+        gate = ray.remote(num_cpus=0)(_RateGate).options(name=gate_name).remote()
         worker_cls = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)(_EpisodeWorker)
-        self._workers = [worker_cls.options(max_concurrency=self.concurrency).remote(gate) for _ in range(self.n_workers)]
+        self._workers = [worker_cls.options(max_concurrency=self.concurrency).remote(gate_name) for _ in range(self.n_workers)]
         self._inflight = [0] * len(self._workers)
         limits = rate_limits(plans)
         factories = {id(p): ray.put(p.agent_factory) if p.agent_factory is not None else None for p in plans}
