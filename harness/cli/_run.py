@@ -140,6 +140,8 @@ def run_cmd(
             if not rd.exists():
                 raise UserError(f"--resume: no run {resume!r} under {results or 'results'} (run.json missing)")
             base = settings_from_run(rd).model_dump()
+            if executor == "local":  # the cluster of the first part no longer matters
+                base["ray_address"] = None
             if epochs is not None and epochs != base["epochs"]:
                 raise UserError(f"--epochs: run {resume!r} was made with {base['epochs']} epoch(s); --resume keeps them")
             flags = {"episodes": episodes, "concurrency": concurrency, "results": results, "run_id": resume,

@@ -120,13 +120,15 @@ def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:
 
 
 class _RateGate:
-    """Cluster-wide model-request slots: one instance, called by every worker."""
+    """Cluster-wide model-request slots: one instance, called by every worker. A slot is a wall-clock
+    time, so the time a reply takes to reach the worker does not shift the request."""
 
     def __init__(self) -> None:
         self.clock = SlotClock()
 
     def reserve(self, key: str, interval: float) -> float:
-        return self.clock.reserve(key, interval, time.monotonic())
+        now = time.time()
+        return now + self.clock.reserve(key, interval, now)
 
 
 class _GateLimiter:
@@ -138,7 +140,8 @@ class _GateLimiter:
     async def wait(self) -> None:
         if not self.interval:
             return
-        delay = await self.gate.reserve.remote(self.key, self.interval)
+        slot = await self.gate.reserve.remote(self.key, self.interval)
+        delay = slot - time.time()
         if delay > 0:
             await asyncio.sleep(delay)
 
@@ -297,21 +300,13 @@ class RayExecutor(Executor):
 
     async def _run_with_retries(self, wj: WorkerJob, factory: Any, run_id: str) -> WorkerResult | None:
         """Run a job; if its worker dies, run it again from the start. None: lost `retries + 1` times."""
-        ex = self.ray.exceptions
-        unavailable = getattr(ex, "ActorUnavailableError", ())
         lost_errors = _lost_errors(self.ray)
-        job, deaths, waits = wj.job, 0, 0
+        job, deaths = wj.job, 0
         what = f"episode {job.episode_id} (epoch {job.epoch}) of run {run_id}"
         while True:
             try:
                 return await self._call(wj, factory)
-            except unavailable:  # the worker is restarting: wait for it, not yet a lost attempt
-                waits += 1
-                if waits <= 120:
-                    await asyncio.sleep(1.0)
-                    continue
-                deaths, waits, why = deaths + 1, 0, "its worker stayed unavailable for two minutes"
-            except lost_errors as e:
+            except lost_errors as e:  # the worker died or became unreachable (restarting) mid-job
                 deaths += 1
                 why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
             except Exception as e:  # the job itself raised: a harness bug, the pipeline's failure

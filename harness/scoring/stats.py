@@ -104,8 +104,9 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interva
     denom = 1.0 + z * z / n
     center = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Interval(estimate=p, low=max(0.0, center - half), high=min(1.0, center + half),
-                    confidence=confidence, method="wilson")
+    low = 0.0 if successes == 0 else max(0.0, center - half)  # exact ends, not 1 - 1e-16
+    high = 1.0 if successes == n else min(1.0, center + half)
+    return Interval(estimate=p, low=low, high=high, confidence=confidence, method="wilson")
 
 
 def clopper_pearson_interval(successes: int, n: int, confidence: float = 0.95) -> Interval:
