@@ -75,6 +75,8 @@ def check_settings(settings: RunSettings) -> None:
         for n in names:
             if n not in ALL_TOOLS:
                 raise RunSetupError(f"{opt}: unknown tool {n!r}; known tools: {', '.join(ALL_TOOLS)}")
+    if settings.executor == "ray" and settings.agent == "human":
+        raise RunSetupError("the human agent plays in this terminal; it cannot run on Ray workers (use --executor local)")
     if settings.ray_address and settings.executor != "ray":
         raise RunSetupError(f"--ray-address {settings.ray_address} is set but the executor is local; add --executor ray")
     if settings.agent == "replay" and not settings.agent_config.replay_run:
@@ -384,9 +386,10 @@ async def continue_episode(
     base = settings_from_run(src)
     cfg = base.agent_config.model_copy(update=agent_options or {}, deep=True)
     new_id = run_id or f"{src.run_id}--{episode_id}--from{from_turn}-{agent}"
-    settings = base.model_copy(
-        update={"agent": agent, "episode_ids": [episode_id], "limit": None, "run_id": new_id, "results": Path(results_dir)}
-    )
+    settings = base.model_copy(update={
+        "agent": agent, "episode_ids": [episode_id], "limit": None, "run_id": new_id, "results": Path(results_dir),
+        "epochs": 1, "executor": "local", "ray_address": None,  # one episode, here: no cluster needed
+    })
     replay_cfg = cfg.model_copy(update={"replay_run": src.path, "extra": {**cfg.extra, "until_turn": from_turn - 1}})
 
     def factory() -> Any:

@@ -155,11 +155,9 @@ class _EpisodeWorker:
         self.gate = ray.get_actor(gate_name)  # by name: a restarted worker finds it again
         self.worlds: dict[str, Any] = {}
         self.episode_sets: dict[str, dict[str, Any]] = {}
+        self.tools: dict[tuple[str, ...], Any] = {}
 
-    def pid(self) -> int:
-        return os.getpid()
-
-    async def _world(self, settings: RunSettings) -> Any:
+    def _world(self, settings: RunSettings) -> Any:
         if settings.world not in self.worlds:
             from ..runner import make_world
 
@@ -174,11 +172,17 @@ class _EpisodeWorker:
             self.episode_sets[key] = {e.id: e for e in load_episode_set(settings, world).episodes}
         return self.episode_sets[key][episode_id]
 
-    async def run_job(self, wj: WorkerJob, factory: AgentFactory | None) -> WorkerResult:
-        from ..episode_runner import load_tools, active_tool_names
+    def _tools(self, settings: RunSettings) -> Any:
+        from ..episode_runner import active_tool_names, load_tools
 
+        names = tuple(active_tool_names(settings))
+        if names not in self.tools:
+            self.tools[names] = load_tools(list(names))
+        return self.tools[names]
+
+    async def run_job(self, wj: WorkerJob, factory: AgentFactory | None) -> WorkerResult:
         settings = wj.settings
-        world = await self._world(settings)
+        world = self._world(settings)
         episode = self._episode(settings, world, wj.job.episode_id)
         run_dir, scratch = RunDir(wj.run_dir), None
         if wj.copy_back:
@@ -186,7 +190,7 @@ class _EpisodeWorker:
             run_dir = RunDir(scratch / RunDir(wj.run_dir).run_id)
         try:
             runner = episode_runner(
-                settings, world=world, tools=load_tools(active_tool_names(settings)), run_dir=run_dir,
+                settings, world=world, tools=self._tools(settings), run_dir=run_dir,
                 limiter=_GateLimiter(self.gate, wj.rate_key, wj.rate_interval),
                 agent_factory=factory or default_agent_factory(settings), epoch=wj.job.epoch,
             )
