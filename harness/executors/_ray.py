@@ -57,7 +57,7 @@ def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ExecutorError("--executor ray needs the ray package: pip install 'ray>=2.9'") from None
+        raise ExecutorError("--executor ray needs the ray package: pip install 'ray>=2.40'") from None
     return ray
 
 
@@ -239,18 +239,22 @@ class RayExecutor(Executor):
         self.concurrency = max(s.concurrency for s in settings)
         self.retries = first.job_retries
         self.copy_back = first.ray_copy_back
+        address = _resolve_address(first)
+        if not address and "ray" not in sys.modules:
+            # A private instance is single-machine: Ray's local-only mode keeps every one of its
+            # services and connections on loopback (read when ray is imported; inherited by workers).
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         self.ray = _import_ray()
         self.owns_connection = not self.ray.is_initialized()
-        address = _resolve_address(first)
         if self.owns_connection:
             if address:
                 _check_reachable(address)
-            # a private instance stays on loopback: nothing of it listens on the machine's network address
-            local = {} if address else {"num_cpus": first.ray_workers or os.cpu_count() or 1, "include_dashboard": False,
-                                        "_node_ip_address": "127.0.0.1"}
+            local = {} if address else {"num_cpus": first.ray_workers or os.cpu_count() or 1, "include_dashboard": False}
             try:
                 self.ray.init(address=address, runtime_env=_runtime_env(settings), **local)
             except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
+                if self.ray.is_initialized():
+                    self.ray.shutdown()
                 raise ExecutorError(f"cannot connect to the Ray cluster at {address or 'a new local instance'}: {e}") from None
         cpus = int(self.ray.cluster_resources().get("CPU", 1))
         self.n_workers = first.ray_workers or max(1, cpus)
