@@ -70,6 +70,7 @@ class EpisodeStart(_Event):
     initiation: str
     agent: str
     uses_gold: bool = False
+    epoch: int = Field(default=1, ge=1, description="which repeat of the episode this trace is (epi run --epochs)")
 
 
 class TurnStart(_Event):
