@@ -26,7 +26,7 @@ from rich.prompt import Prompt
 from rich.table import Table
 from rich.text import Text
 
-from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, ToolCall, TurnContext, TurnView
+from harness.agent import AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, ToolCall, TurnContext, TurnView
 
 from ._prompt import answer_instructions
 
@@ -76,7 +76,7 @@ def _open(where: Any, mode: str) -> TextIO | None:
     return open(str(where), mode, encoding="utf-8")  # noqa: SIM115 - lives as long as the agent
 
 
-class HumanAgent:
+class HumanAgent(BaseAgent):
     """Interactive terminal player."""
 
     name = "human"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.agent import FinalAnswer, ProviderError, TokenUsage, ToolCall
+from harness.agent import BaseAgent, FinalAnswer, ProviderError, TokenUsage, ToolCall
 from harness.episode import Episode
 from harness.episode_runner import EpisodeRunner
 from harness.rundir import RunDir
@@ -48,7 +48,7 @@ def _episode(eid="e1", final_memory_only=True) -> Episode:
     })
 
 
-class ScriptedAgent:
+class ScriptedAgent(BaseAgent):
     """Plays a list of actions per turn and records every view it was shown."""
 
     name = "scripted"
