@@ -52,6 +52,7 @@ from ._prompt import (
     AnswerStyle,
     fallback_prompt,
     no_tool_feedback,
+    observation_text,
     strip_data_urls,
     system_prompt,
     turn_message_text,
@@ -202,6 +203,7 @@ class _SmolAgentBase(BaseAgent):
         self._model: Any = None
         self._compacted_for = 0  # the turn whose earlier turns were last compacted (or digested at hand-over)
         self._opened = 0  # the last turn whose opening message went into the agent's memory
+        self._refused_ids: list[str | None] = []  # calls of the last reply in a turn without tools
 
     async def preflight(self) -> None:
         """Before the run: a model name, an API key and a reachable endpoint (ValueError otherwise)."""
@@ -338,11 +340,12 @@ class _SmolAgentBase(BaseAgent):
             steps.pop()
 
     # -- turns without tools: one plain request per step ----------------------------------------
-    async def step(self, ctx: TurnContext) -> ToolCalls | FinalAnswer | NoToolStep:
-        assert self._bridge is not None and self._agent is not None, "start_episode was not called"
+    async def _plain_request(self, ctx: TurnContext) -> Any:
+        """One request without tools, built from the agent's memory under a system prompt that names no tool."""
         from smolagents.models import ChatMessage, MessageRole
 
         bridge, view = self._bridge, ctx.view
+        assert bridge is not None
         bridge.ctx, bridge.provider_error, bridge.code_tools, bridge.in_loop = ctx, None, [], False
         if self._opened != view.turn:
             self._maybe_compact(ctx)
@@ -351,24 +354,48 @@ class _SmolAgentBase(BaseAgent):
                 self._push(task=turn_message_text(view, self.style))
         if view.fallback:
             self._push(task=fallback_prompt(view, self.style))
-        messages = self._agent.write_memory_to_messages()
-        no_tools = ChatMessage(role=MessageRole.SYSTEM, content=[{"type": "text", "text": system_prompt(self.style.final_instruction)}])
-        messages = [no_tools] + [m for m in messages if m.role != MessageRole.SYSTEM]
-        reply = await asyncio.to_thread(self._model.generate, messages)
+        no_tools = ChatMessage(role=MessageRole.SYSTEM,
+                               content=[{"type": "text", "text": system_prompt(self.style.final_instruction)}])
+        messages = [no_tools] + [m for m in self._agent.write_memory_to_messages() if m.role != MessageRole.SYSTEM]
+        return await asyncio.to_thread(self._model.generate, messages)
+
+    async def step(self, ctx: TurnContext) -> ToolCalls | FinalAnswer | NoToolStep:
+        """A turn without tools (memory-only for smol-tools, the fallback for both): one request per step."""
+        assert self._bridge is not None and self._agent is not None, "start_episode was not called"
+        view = ctx.view
+        self._show_refusals(view)
+        reply = await self._plain_request(ctx)
         text = reply.content if isinstance(reply.content, str) else str(reply.content or "")
         if view.fallback:
             self._push(reply=text)
-            answer = await self._answer(text, lenient=True)
+            answer = await self._fallback_answer(text)
             return FinalAnswer(answer=answer, reasoning=text or "empty reply to the final request")
         calls = self._native_calls(reply)
         if isinstance(calls, FinalAnswer):
             self._push(reply=text or calls.answer)
             return calls
         if calls is not None:  # a tool asked for in a turn without tools: the session refuses it, a step
-            self._push(reply=text or f"(called {', '.join(c.tool for c in calls.calls)})",
-                       feedback="No tools can be called in this turn; the call was refused.")
+            self._push(reply=text or f"(called {', '.join(c.tool for c in calls.calls)})")
+            self._refused_ids = [c.call_id for c in calls.calls]
             return calls
-        return await self._read(text, view)
+        reading = read_reply(text, self.code_tags)
+        if reading.answer is not None:
+            self._push(reply=text)
+            return FinalAnswer(answer=reading.answer, reasoning=text)
+        return self._no_tool(view, text, "empty" if not text.strip() else "plan", "")
+
+    def _show_refusals(self, view: TurnView) -> None:
+        """What the session said about the calls of the last reply (a turn without tools refuses them)."""
+        if not self._refused_ids:
+            return
+        said = [observation_text(o) for o in view.memory if o.turn == view.turn and o.call_id in self._refused_ids]
+        self._refused_ids = []
+        self._push(feedback="\n".join(said + [f"No tools can be called in this turn: {self.style.without_tools}."]))
+
+    def _no_tool(self, view: TurnView, text: str, reason: NoToolReason, detail: str) -> NoToolStep:
+        feedback = no_tool_feedback(view, reason, self.style, detail)
+        self._push(reply=text, feedback=feedback)
+        return NoToolStep(reason=reason, reply=text or None, feedback=feedback)
 
     def _native_calls(self, reply: Any) -> ToolCalls | FinalAnswer | None:
         """Function calls the server returned anyway (none were offered): final_answer answers, others are refused."""
@@ -389,39 +416,9 @@ class _SmolAgentBase(BaseAgent):
                        else ToolCall(tool=fn.name, raw_arguments=raw, call_id=tc.id))
         return ToolCalls(calls=out) if out else None
 
-    async def _read(self, text: str, view: TurnView) -> FinalAnswer | NoToolStep:
-        """A reply in a turn without tools: an answer in any form, else a step without a tool call."""
-        reading = read_reply(text, self.code_tags)
-        if reading.answer is not None:
-            self._push(reply=text)
-            return FinalAnswer(answer=reading.answer, reasoning=text)
-        outcome = await self._run_code(text) if isinstance(self, SmolCodeAgent) else None
-        if isinstance(outcome, str):
-            self._push(reply=text)
-            return FinalAnswer(answer=outcome, reasoning=text)
-        reason: NoToolReason
-        if outcome is not None:
-            reason, detail = outcome
-        elif not text.strip():
-            reason, detail = "empty", ""
-        else:
-            reason, detail = "plan", ""
-        feedback = no_tool_feedback(view, reason, self.style, detail)
-        self._push(reply=text, feedback=feedback)
-        return NoToolStep(reason=reason, reply=text or None, feedback=feedback)
-
-    async def _run_code(self, text: str) -> str | tuple[NoToolReason, str] | None:  # pragma: no cover - CodeAgent
-        return None
-
-    async def _answer(self, text: str, *, lenient: bool) -> str | None:
-        """The answer of the fallback reply: any marker, the code's final_answer value, else the last line."""
-        reading = read_reply(text, self.code_tags)
-        if reading.answer is not None:
-            return reading.answer
-        outcome = await self._run_code(text) if reading.code is not None else None
-        if isinstance(outcome, str):
-            return outcome
-        return last_chance_answer(text, self.code_tags) if lenient else None
+    async def _fallback_answer(self, text: str) -> str | None:
+        """The answer of the fallback reply: any marker, else the last line of its prose."""
+        return last_chance_answer(text, self.code_tags)
 
 
 class SmolCodeAgent(_SmolAgentBase):
@@ -442,27 +439,73 @@ class SmolCodeAgent(_SmolAgentBase):
         self.code_tags = tuple(agent.code_block_tags)  # type: ignore[assignment]
         return agent
 
-    async def _run_code(self, text: str) -> str | tuple[NoToolReason, str] | None:
-        """Run a reply's code in a turn without tools (only final_answer is callable): its answer, or why not."""
+    def owns_turn(self, view: TurnView) -> bool:
+        return True  # tool turns: smolagents' loop; memory-only turns: a loop of plain requests whose code runs
+
+    async def run_turn(self, ctx: TurnContext) -> FinalAnswer:
+        if ctx.view.tools:
+            return await super().run_turn(ctx)
+        return await self._memory_turn(ctx)
+
+    async def _memory_turn(self, ctx: TurnContext) -> FinalAnswer:
+        """A turn without tools: each reply's code runs (a tool it calls reaches the session, which refuses it
+        and counts the step); the loop ends at final_answer or when the harness's budget says so."""
+        assert self._bridge is not None and self._agent is not None, "start_episode was not called"
+        bridge = self._bridge
+        while True:
+            ctx.begin_step()  # BudgetExhaustedError ends the turn: the runner makes the fallback request
+            reply = await self._plain_request(ctx)
+            view = ctx.view
+            text = reply.content if isinstance(reply.content, str) else str(reply.content or "")
+            bridge.step_calls = 0
+            outcome = await self._run_code(text, with_tools=True)  # None: the reply has no code
+            if outcome is None and (reading := read_reply(text, self.code_tags)).answer is not None:
+                outcome = reading.answer  # `Final answer:` line or the final-answer tool call written as text
+            if isinstance(outcome, str):
+                self._push(reply=text)
+                return FinalAnswer(answer=outcome, reasoning=text)
+            reason, detail = outcome or (("empty" if not text.strip() else "plan"), "")
+            if bridge.step_calls == 0:
+                ctx.no_tool_step(self._no_tool(ctx.view, text, reason, detail))
+            else:  # the code called tools; the session refused and counted them, their results are in the logs
+                self._push(reply=text, feedback=f"{detail}\nNo tools can be called in this turn: {self.style.without_tools}.")
+            if ctx.exhausted:
+                raise BudgetExhaustedError("the turn's budget is used up")
+
+    async def _run_code(self, text: str, *, with_tools: bool) -> str | tuple[NoToolReason, str] | None:
+        """Run a reply's code: the value it gave final_answer, or why it gave none (None: no code at all)."""
         blocks = code_blocks(text, self.code_tags)
         if not blocks:
             return None
-        from smolagents.utils import fix_final_answer_code
+        from smolagents.local_python_executor import fix_final_answer_code
 
         agent = self._agent
         executor = agent.python_executor
-        executor.send_tools({"final_answer": agent.tools["final_answer"]})  # no harness tool in this turn
+        executor.send_tools(dict(agent.tools) if with_tools else {"final_answer": agent.tools["final_answer"]})
 
         def run() -> Any:
             return executor(fix_final_answer_code("\n".join(blocks)))
 
         try:
             out = await asyncio.to_thread(run)
+        except BudgetExhaustedError:
+            raise
         except Exception as e:  # the model's code failed: shown to the model, a step
             return "code_error", f"Error: {e}"
         if out.is_final_answer:
             return answer_value_text(out.output) or ""
         return "code_without_tool", f"Execution logs:\n{out.logs}\nLast output: {out.output}"
+
+    async def _fallback_answer(self, text: str) -> str | None:
+        """The fallback reply's answer: a literal marker, the value its code gives final_answer (no tool can be
+        called), else the last line of its prose."""
+        reading = read_reply(text, self.code_tags)
+        if reading.answer is not None:
+            return reading.answer
+        if reading.code is not None:
+            outcome = await self._run_code(text, with_tools=False)
+            return outcome if isinstance(outcome, str) else None
+        return last_chance_answer(text, self.code_tags)
 
 
 class SmolToolCallingAgent(_SmolAgentBase):
