@@ -36,7 +36,7 @@ class RunSetupError(Exception):
 
 def _package_versions() -> dict[str, str]:
     out = {}
-    for pkg in ("epiharness", "pydantic", "pymupdf", "openai", "smolagents", "sentence-transformers", "faiss-cpu", "bm25s", "torch"):
+    for pkg in ("epiharness", "pydantic", "pymupdf", "openai", "smolagents", "tenacity", "sentence-transformers", "faiss-cpu", "bm25s", "torch"):
         try:
             out[pkg] = _md.version(pkg)
         except _md.PackageNotFoundError:

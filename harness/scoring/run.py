@@ -91,6 +91,8 @@ def score_run(
         score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch)  # matcher scores first
     cfg = load_run_config(rd)
     eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
+    if judge is not None and judge.log_path is None and write:  # the judge's own log, beside the scores
+        judge = judge.model_copy(update={"log_path": rd.path / "judge_log.jsonl"})
     labeller = Judge(judge) if judge is not None else None
     scored: list[EpisodeScore] = []
     known = {safe_name(e.id) for e in eset.episodes}
