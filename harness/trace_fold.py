@@ -64,13 +64,9 @@ class TurnFold:
         return [c for c in self.calls if c.executed]
 
     @property
-    def refused_calls(self) -> list[ToolCallEvent]:
-        """Tool calls the session refused (not offered, arguments not JSON, over the budget): not run."""
-        return [c for c in self.calls if not c.executed]
-
-    @property
-    def refused_steps(self) -> list[ToolCallEvent | NoToolStep]:
-        """Steps that ran no tool: refused calls and model steps without a tool call, in trace order."""
+    def refused_calls(self) -> list[ToolCallEvent | NoToolStep]:
+        """Steps that ran no tool, in trace order: calls the session refused (not offered, arguments not JSON,
+        past the budget) and model steps that called no tool (empty reply, plan; v2's `__empty_message__`)."""
         return [e for e in self.events if isinstance(e, NoToolStep) or (isinstance(e, ToolCallEvent) and not e.executed)]
 
     @property
@@ -167,6 +163,7 @@ class EpisodeFold:
 
     @property
     def refused_calls(self) -> int:
+        """Steps of the episode that ran no tool (refused calls and steps without a tool call)."""
         return sum(len(t.refused_calls) for t in self.turns.values())
 
     @property
