@@ -340,4 +340,5 @@ _MEMBERS = ("name", "uses_gold", "memory_modes", "preflight", "start_episode", "
 
 def agent_protocol_problems(agent: object) -> list[str]:
     """The protocol members `agent` lacks (empty when it implements Agent); for one clear setup error."""
-    return [m for m in _MEMBERS if not hasattr(agent, m)]
+    present = set(dir(agent))
+    return [m for m in _MEMBERS if m not in present]
