@@ -27,7 +27,7 @@ MAX_PROBLEMS = 20
 @functools.lru_cache(maxsize=None)
 def tool_parameters(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(required, optional) parameter names of a registered tool, read from the schema the tool generates
-    from its own signature (tool modules import their heavy parsers on first use, so this is cheap)."""
+    from its own signature: no copy to drift."""
     schema = get_tool(name).parameters
     required = tuple(schema.get("required", []))
     return required, tuple(p for p in schema.get("properties", {}) if p not in required)

@@ -13,17 +13,14 @@ import shutil
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from ._tool import tool
 from ._types import EvidenceUnit, ToolError, ToolResult
 from ._world import World
+from .pdf.model import ParsedPaper
 from .search_index import HybridIndex
-
-if TYPE_CHECKING:
-    from .pdf.model import ParsedPaper
 
 CHUNKER_VERSION = 1
 MIN_WORDS, MAX_WORDS, OVERLAP_WORDS = 40, 180, 30
