@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from statistics import mean
 
-from harness.agent import AgentConfig, AnswerSpec, BaseAgent, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView
+from harness.agent import (
+    AgentConfig, AnswerSpec, BaseAgent, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView,
+)
 
 from ._reading import (
     best_hit_paper,

@@ -107,7 +107,7 @@ class HumanAgent(BaseAgent):
         if view.fallback:
             lines.append("[red]Step budget used up: answer now (no tools).[/]")
         elif view.tools:
-            lines.append(f"Budget left: {view.budget_left} of {view.max_steps} tool calls")
+            lines.append(f"Budget left: {view.budget_text} of {view.max_steps}")
         else:
             lines.append("No tools in this turn: answer from memory.")
         new = view.memory[self._shown:]

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import re
 
-from harness.agent import AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView
+from harness.agent import (
+    AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView,
+)
 from harness.episode import Episode, Turn
 
 from ._reading import first_number, fmt_number, latest_table, letter_for, method_name, table_cell
