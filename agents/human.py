@@ -107,7 +107,8 @@ class HumanAgent(BaseAgent):
         if view.fallback:
             lines.append("[red]Step budget used up: answer now (no tools).[/]")
         elif view.tools:
-            lines.append(f"Budget left: {view.budget_text} of {view.max_steps}")
+            noun = "tool calls" if view.budget_unit == "tool_call" else "steps"
+            lines.append(f"Budget left: {view.budget_left} of {view.max_steps} {noun}")
         else:
             lines.append("No tools in this turn: answer from memory.")
         new = view.memory[self._shown:]
