@@ -66,6 +66,7 @@ CODE_TIMEOUT_S = 20
 OUT_OF_REACH_STEPS = 1_000_000
 _IMAGE_TOKENS = 800
 _HANDOVER_CHARS = 4000
+_QUIET = -1  # smolagents' LogLevel.OFF: everything is in the trace, nothing on the console
 
 
 class _Bridge:
@@ -79,6 +80,7 @@ class _Bridge:
         self.step_images: list[str] = []
         self.step_calls = 0  # harness tool calls of the current smolagents step
         self.step_requested = False  # the current step's model request was made
+        self.text_answer: str | None = None  # a `Final answer:` line smolagents itself would not take
         self.code_tools: list[str] = []  # tools callable from code during agent.run (CodeAgent sends no schema)
 
     def _run(self, coro: Coroutine[Any, Any, Any]) -> Any:
@@ -231,8 +233,8 @@ class _SmolAgentBase(BaseAgent):
         """Why a smolagents step called no tool, and anything to add for the model."""
         from smolagents.utils import AgentExecutionError, AgentParsingError
 
-        text = step.model_output if isinstance(step.model_output, str) else ""
-        if not text.strip().strip(self.code_tags[1]).strip():
+        text = self._reply_text(step)
+        if not text.strip():
             return "empty", ""
         if isinstance(step.error, AgentParsingError):
             return ("unparseable" if text.lstrip().startswith("{") else "plan"), ""
@@ -255,14 +257,36 @@ class _SmolAgentBase(BaseAgent):
         else:
             memory_step.observations_images = None  # smolagents repeats the task's images on every step
         if bridge.step_requested and bridge.step_calls == 0 and not memory_step.is_final_answer:
+            if (answer := self._text_answer(memory_step)) is not None:  # an answer in a form smolagents skips
+                bridge.text_answer, bridge.step_calls, bridge.step_requested = answer, 0, False
+                if self._agent is not None:
+                    self._agent.interrupt()
+                return
             reason, detail = self._classify(memory_step)
             feedback = no_tool_feedback(bridge.view(), reason, self.style, detail)
             memory_step.observations = f"{memory_step.observations}\n{feedback}" if memory_step.observations else feedback
-            reply = memory_step.model_output if isinstance(memory_step.model_output, str) else None
-            bridge.no_tool_step(NoToolStep(reason=reason, reply=reply or None, feedback=feedback))
+            bridge.no_tool_step(NoToolStep(reason=reason, reply=self._reply_text(memory_step) or None, feedback=feedback))
         bridge.step_calls, bridge.step_requested = 0, False
         if bridge.exhausted() and self._agent is not None:
             self._agent.interrupt()
+
+    def _reply_text(self, step: Any) -> str:
+        """What the model wrote in a step, without the closing code tag the CodeAgent appends to every reply."""
+        text = step.model_output if isinstance(step.model_output, str) else ""
+        opening, closing = self.code_tags
+        if text.rstrip().endswith(closing) and opening not in text:
+            text = text.rstrip()[: -len(closing)]
+        return text
+
+    def _text_answer(self, step: Any) -> str | None:
+        """A `Final answer:` line (or the final-answer tool call written as JSON) in a reply smolagents could not
+        parse: an answer for the harness, whatever the framework's own format."""
+        from smolagents.utils import AgentParsingError
+
+        if not isinstance(step.error, AgentParsingError):
+            return None
+        reading = read_reply(self._reply_text(step), self.code_tags)
+        return reading.answer if reading.form in ("line", "tool_text") else None
 
     # -- memory ---------------------------------------------------------------------------------
     def _maybe_compact(self, ctx: TurnContext) -> None:
@@ -303,7 +327,7 @@ class _SmolAgentBase(BaseAgent):
         assert self._bridge is not None and self._agent is not None, "start_episode was not called"
         bridge, agent, view = self._bridge, self._agent, ctx.view
         bridge.ctx, bridge.provider_error, bridge.step_images = ctx, None, []
-        bridge.step_calls, bridge.step_requested = 0, False
+        bridge.step_calls, bridge.step_requested, bridge.text_answer = 0, False, None
         bridge.code_tools = view.tool_names if isinstance(self, SmolCodeAgent) else []
         self._maybe_compact(ctx)
         images = []
@@ -320,6 +344,8 @@ class _SmolAgentBase(BaseAgent):
         except Exception as e:
             if bridge.provider_error is not None:
                 raise bridge.provider_error from e
+            if bridge.text_answer is not None:
+                return FinalAnswer(answer=bridge.text_answer, reasoning=bridge.text_answer)
             if ctx.exhausted:
                 self._drop_unanswered_step()
                 raise BudgetExhaustedError(str(e)) from e
@@ -433,7 +459,7 @@ class SmolCodeAgent(_SmolAgentBase):
         agent = CodeAgent(
             tools=tools, model=self._model, additional_authorized_imports=list(AUTHORIZED_IMPORTS),
             executor_type="local", executor_kwargs={"timeout_seconds": int(self.config.extra.get("code_timeout_s", CODE_TIMEOUT_S))},
-            instructions=system_prompt(CODE_STYLE.final_instruction), verbosity_level=0,
+            instructions=system_prompt(CODE_STYLE.final_instruction), verbosity_level=_QUIET,
             step_callbacks=[self._step_callback], max_steps=OUT_OF_REACH_STEPS,
         )
         self.code_tags = tuple(agent.code_block_tags)  # type: ignore[assignment]
@@ -520,7 +546,7 @@ class SmolToolCallingAgent(_SmolAgentBase):
         cls = harness_tool_calling_agent_class()
         assert self._bridge is not None
         return cls(
-            tools=tools, model=self._model, instructions=system_prompt(TOOL_STYLE.final_instruction), verbosity_level=0,
+            tools=tools, model=self._model, instructions=system_prompt(TOOL_STYLE.final_instruction), verbosity_level=_QUIET,
             step_callbacks=[self._step_callback], harness_call=self._bridge.call_tool, max_steps=OUT_OF_REACH_STEPS,
             max_tool_threads=1,  # parallel calls run in the order the model gave them: steps and trace stay in order
         )

@@ -170,3 +170,18 @@ async def test_calls_of_one_reply_past_the_budget_are_refused_not_run(agent, mod
         (QUERY, True, True), ("budgeted", True, True), ("sparse", False, False)]
     assert "not run" in (calls[2].error or "")
     assert len(srv.chat_requests) == 3  # the reply, the fallback, turn 2
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("reply", [
+    {"content": f"The search showed it.\nFinal answer: {TITLE}"},
+    {"content": json.dumps({"name": "final_answer", "arguments": {"answer": TITLE}})},
+])
+async def test_every_answer_form_ends_a_tool_turn(agent, reply, model_server, api_key_env, episodes_file, tmp_path):
+    """A `Final answer:` line or the final-answer tool call written as text answers a turn with tools too,
+    whatever the agent framework's own format."""
+    srv = model_server([call(agent), reply, {"content": "Final answer: A"}])
+    summary, rd = await run_agent(agent, agent_config(srv, api_key_env), episodes_file, tmp_path / "res")
+    assert summary.outcomes[0].answers == [TITLE, "A"], events(rd, EP, "error")
+    assert not events(rd, EP, "no_tool_step") and len(srv.chat_requests) == 3
+    assert turn_calls(rd, "final_answer", 1)[0].source == "agent"
