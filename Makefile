@@ -42,6 +42,7 @@ test: sandbox
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: sandbox
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/harness_overhead.py
 	$(BIN)/python bench/pdf_tools.py
 	$(BIN)/python bench/retrieval.py
