@@ -6,16 +6,17 @@ import itertools
 import json
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..runner import RunSetupError, check_settings, run_episodes, settings_from_run
-from ..rundir import RunDir
 from ..settings import DEFAULT_EPISODES, RunSettings, SettingsError, build_settings, load_toml, preset
 from ._apps import UserError, app
+
+if TYPE_CHECKING:  # the runner pulls in tools, traces and scoring: loaded by the commands, not by `epi --help`
+    from ..rundir import RunDir
 
 F = RunSettings.model_fields
 
@@ -26,6 +27,8 @@ def _h(name: str) -> str:
 
 def _progress_runner(settings: RunSettings, resume: bool, quiet: bool, **kw: Any) -> Any:
     """Run with a rich progress bar: episodes done, answered turns so far, time left."""
+    from ..runner import run_episodes
+
     console = Console(stderr=True)
     state = {"done": 0, "ok": 0, "failed": 0}
     prog = Progress(
@@ -117,6 +120,9 @@ def run_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
     """Run an agent over an episode set; traces go to results/<run_id>/, scores at the end."""
+    from ..rundir import RunDir
+    from ..runner import RunSetupError, settings_from_run
+
     try:
         if resume:
             rd = RunDir((results or Path("results")) / resume)
@@ -174,6 +180,8 @@ def ablate_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Run every combination of budgets, final-turn tools and removed tools; write one comparison."""
+    from ..runner import RunSetupError, check_settings
+
     budgets = []
     for b in _split_list(max_steps, "--max-steps"):
         if not b.isdigit() or int(b) < 1:
