@@ -103,19 +103,30 @@ def embedder_row(code: Code, backend: str, repeat: int) -> dict:
             "torch": infos[-1]["torch"], "vec": infos[-1]["vec"]}
 
 
-def scripted_run(code: Code, n_episodes: int, tmp: Path, **env: str) -> dict[str, float]:
+def scripted_run(code: Code, n_episodes: int, tmp: Path, mixed: bool = False, **env: str) -> dict[str, float]:
     """One `epi run --agent openai` in a child process against a scripted server in this one.
 
     The server asks for web_search five times per question (then the budget fallback answers), so
-    the run loads the search index and the query embedder as a real one does.
+    the run loads the search index and the query embedder as a real one does; `mixed` asks instead for
+    web_search, pdf_extract, pdf_rag, figure_extract and table_extract on a different paper each
+    question, so PDFs are parsed and chunk indexes embedded (the heavier memory profile).
     """
     from sandbox.model_server import ScriptedModelServer, load_script
 
     topics = ["graph neural network node classification", "speech recognition low-resource", "protein structure",
               "image segmentation benchmark", "contrastive pretraining ablation"]
+    calls = []
+    for i in range(4 * n_episodes):  # at most 4 turns per episode
+        paper = f"P{1 + (7 * i) % 96:03d}"
+        if mixed:
+            calls += [("web_search", {"query": f"{topics[i % 5]} {i}"}), ("pdf_extract", {"paper": paper}),
+                      ("pdf_rag", {"paper": paper, "query": topics[i % 5]}), ("figure_extract", {"paper": paper, "figure": 1}),
+                      ("table_extract", {"paper": paper, "table": 1})]
+        else:
+            calls += [("web_search", {"query": f"{topics[(i + j) % 5]} {i}-{j}"}) for j in range(5)]
     script = {
-        "responses": [{"tool_calls": [{"name": "web_search", "arguments": {"query": f"{topics[i % 5]} {i}"}}],
-                       "match": {"tools_offered": True}} for i in range(5 * 4 * n_episodes)],
+        "responses": [{"tool_calls": [{"name": name, "arguments": args}], "match": {"tools_offered": True}}
+                      for name, args in calls],
         "default": {"content": "Final answer: 1"},
     }
     tag = f"{code.label.split()[0]}-{time.time_ns()}"
@@ -160,6 +171,17 @@ def import_profile(code: Code, top: int) -> list[tuple[str, float]]:
             rows.append((parts[2].strip(), int(parts[1]) / 1e6))
     rows.sort(key=lambda r: -r[1])
     return rows[:top]
+
+
+def show_runs(runs: dict[str, dict[str, float]], before: Code | None) -> None:
+    for label, r in runs.items():
+        print(f"{label:22s} first request at {r['first']:5.2f} s wall / {r['first_cpu']:5.2f} s CPU;  whole "
+              f"process {r['wall']:5.1f} s / {r['cpu']:5.1f} s CPU;  peak {r['peak']:4.0f} MB ({r['requests']} requests)")
+    if before:
+        b, a = runs[before.label], runs["after"]
+        print(f"after vs before: first request {ratio(a['first_cpu'], b['first_cpu'])} in CPU "
+              f"({ratio(a['first'], b['first'])} wall); whole process {ratio(a['cpu'], b['cpu'])} in CPU; "
+              f"peak {b['peak'] / a['peak']:.1f}x less   (targets: first request <= 1 s, peak < 500 MB)")
 
 
 def ratio(new: float, old: float) -> str:
@@ -216,14 +238,10 @@ def main() -> None:
         print(f"\n== scripted run: epi run --agent openai, {args.episodes} episodes, web_search x5 per question ==")
         runs = {c.label: scripted_run(c, args.episodes, tmp) for c in codes}
         runs["after, torch embedder"] = scripted_run(after, args.episodes, tmp, EPI_EMBED_BACKEND="torch")
-        for label, r in runs.items():
-            print(f"{label:22s} first request at {r['first']:5.2f} s wall / {r['first_cpu']:5.2f} s CPU;  whole "
-                  f"process {r['wall']:5.1f} s / {r['cpu']:5.1f} s CPU;  peak {r['peak']:4.0f} MB ({r['requests']} requests)")
-        if before:
-            b, a = runs[before.label], runs["after"]
-            print(f"after vs before: first request {ratio(a['first_cpu'], b['first_cpu'])} in CPU "
-                  f"({ratio(a['first'], b['first'])} wall); whole process {ratio(a['cpu'], b['cpu'])} in CPU; "
-                  f"peak {b['peak'] / a['peak']:.1f}x less   (targets: first request <= 1 s, peak < 500 MB)")
+        show_runs(runs, before)
+        print(f"\n== scripted run, mixed tools: web_search, pdf_extract, pdf_rag, figure_extract, table_extract per "
+              f"question, a new paper each ({args.episodes} episodes) ==")
+        show_runs({c.label: scripted_run(c, args.episodes, tmp, mixed=True) for c in codes}, before)
 
         print("\n== slowest imports under `import harness.cli` (cumulative s, one run each) ==")
         for c in codes:

@@ -28,10 +28,15 @@ import numpy as np
 
 EMBED_DIM = 384
 EXPORT_FORMAT = 1  # bump when the exported graph changes; old cache entries are then ignored
-# Attention holds a (batch, 12, seq, seq) float matrix several times over: capping batch * seq^2 keeps a
-# batch of long chunks under ~100 MB of working memory (32 x 256 word pieces uncapped took 420 MB)
-# without slowing the throughput per text, which on CPU does not depend on the batch size.
-ATTENTION_BUDGET = 8 * 256 * 256
+# Attention holds (batch, 12, seq, seq) floats several times over: capping batch * seq^2 at one full-length
+# text bounds a batch's working memory at ~60 MB (32 texts of 256 word pieces took 420 MB) at no cost in
+# throughput, which on one CPU thread does not depend on the batch size (measured: 1x, 2x and 8x this
+# budget embed a paper's chunks in the same CPU time). Batches of long texts (a paper's chunks) also run
+# one at a time across threads, so concurrent episodes indexing papers add no more working memory than
+# one; a short query never waits for them.
+ATTENTION_BUDGET = 256 * 256
+LONG_BATCH = ATTENTION_BUDGET // 8
+_long_batches = threading.Semaphore(1)
 _lock = threading.Lock()
 
 
@@ -146,7 +151,6 @@ class OnnxEncoder:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
-        opts.enable_cpu_mem_arena = False  # give a long batch's working memory back instead of keeping it
         self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self.session.get_inputs()}
 
@@ -168,7 +172,12 @@ class OnnxEncoder:
                 ids[r, :n] = encodings[i].ids
                 mask[r, :n] = 1
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            tokens = self.session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+            feed = {k: v for k, v in feed.items() if k in self._inputs}
+            if len(rows) * width * width > LONG_BATCH:
+                with _long_batches:
+                    tokens = self.session.run(None, feed)[0]
+            else:
+                tokens = self.session.run(None, feed)[0]
             out[rows] = mean_pool_normalise(tokens, mask)
         return out
 
