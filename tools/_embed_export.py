@@ -54,6 +54,11 @@ def export_once(model_dir: Path, target: Path, max_seq_length: int = 256) -> Pat
             meta = _export(model_dir, tmp, max_seq_length)
             (target.parent / "export.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
             tmp.replace(target)
+        except EmbedderUnavailable:
+            raise
+        except Exception as e:  # torch, transformers, onnx or onnxscript missing or failing: say which, once
+            raise EmbedderUnavailable(f"exporting {model_dir} to ONNX failed ({type(e).__name__}: {e}); "
+                                      "`make install` installs what the export needs") from e
         finally:
             tmp.unlink(missing_ok=True)
     return target
