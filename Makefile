@@ -63,6 +63,7 @@ test: sandbox install-system
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: sandbox install-system
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/harness_overhead.py
 	$(BIN)/python bench/code_exec.py
 	$(BIN)/python bench/pdf_tools.py
