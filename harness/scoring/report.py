@@ -6,6 +6,8 @@ from pathlib import Path
 
 from .model import BUCKETS, FAILURE_TYPES, EpisodeScore, RunScores, SplitScores
 from .plots import FAILURE_NAMES
+from .process_outcome import process_correlations
+from .process_report import process_sections
 
 SPLITS = (("easy", "Easy"), ("hard", "Hard"), ("all", "Average"))
 
@@ -138,6 +140,8 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
     lines += ["## Reason buckets (episodes without a scorable answer)", ""] + bucket_rows(s) + [""]
     if "cost" in plots:
         lines += ["## Cost per episode", "", _img(plots["cost"], base, "cost per episode"), ""]
+    pplot = os.path.relpath(plots["process"], base) if "process" in plots else None
+    lines += process_sections(s, episodes, process_correlations(episodes), pplot)
     lines += ["## Episodes", ""] + episode_rows(episodes) + [""]
     return "\n".join(lines)
 
