@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from harness.trace import ReasonBucket
 from tools import EvidenceUnit
 
-from .process_model import ClaimScores, EpisodeProcess, ProcessSummary
+from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, ProcessSummary
 
 # The scorer's version: matcher rules, attribution rule and metric definitions together. Bump it when any
 # of them changes a number; reports and score files name it, and `epi score RUN` re-scores an old run.
@@ -225,6 +225,8 @@ class RunScores(BaseModel):
     episodes_sha256: str | None = None
     episodes_mismatch: bool = Field(default=False, description="episode file hash differs from run.json (scored with --allow-mismatch)")
     ablation: AblationSettings = Field(default_factory=AblationSettings)
+    judged_process: JudgedProcessSummary | None = Field(
+        default=None, description="judged process quality (MiroEval dimensions), when scored with a process judge")
     scored_at: str = Field(description="ISO-8601 UTC time of scoring")
 
     def split(self, name: str) -> SplitScores:

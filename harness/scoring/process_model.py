@@ -64,6 +64,14 @@ class TurnProcess(BaseModel):
     grounding: GroundingCheck | None = Field(default=None, description="None: no answer, a hedge, or a choice answer")
 
 
+class JudgedProcess(BaseModel):
+    """The MiroEval process dimensions (1-10) an LLM judge gave one episode from a rendering of its trace."""
+
+    judge: str = Field(description="judge:<model>")
+    scores: dict[str, float] = Field(default_factory=dict, description="dimension -> score 1-10")
+    error: str | None = Field(default=None, description="no readable scores after a retry (not cached, not a score)")
+
+
 class EpisodeProcess(BaseModel):
     """The process metrics of one episode: breadth, depth, refinement, redundancy, reuse, efficiency, grounding."""
 
@@ -90,6 +98,7 @@ class EpisodeProcess(BaseModel):
     gradable: int = Field(default=0, description="answers whose grounding was checked")
     grounding: float | None = Field(default=None, description="grounded / gradable answers")
     ungrounded_turns: list[int] = Field(default_factory=list, description="turns whose answer is traceable to nothing")
+    judged: JudgedProcess | None = Field(default=None, description="judged process quality, when scored with a process judge")
     turns: list[TurnProcess] = Field(default_factory=list)
 
 
@@ -138,3 +147,14 @@ class Correlation(BaseModel):
     low: float | None = None
     high: float | None = None
     note: str = Field(default="", description="why rho is not defined, when it is not")
+
+
+class JudgedProcessSummary(BaseModel):
+    """Judged process quality over a run, and its agreement with the deterministic counterparts."""
+
+    judge: str
+    episodes: int = Field(default=0, description="episodes the judge scored")
+    errors: int = Field(default=0, description="episodes without readable scores after a retry")
+    means: dict[str, float | None] = Field(default_factory=dict, description="dimension -> mean score 1-10")
+    agreement: list[Correlation] = Field(
+        default_factory=list, description="Spearman rho of each judged dimension with its deterministic counterpart")

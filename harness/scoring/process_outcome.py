@@ -76,11 +76,20 @@ def correlate(metric: str, level: str, pairs: list[tuple[float, bool]]) -> Corre
     if np.all(x == x[0]):
         out.note = f"not defined: the metric is {x[0]:g} on every {what}"
         return out
-    out.rho = spearman(x, y)
-    boot = bootstrap_rhos(x, y, np.random.default_rng(SEED).integers(0, n, size=(BOOTSTRAP, n)))
-    if boot.size:
-        out.low, out.high = float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
+    out.rho, out.low, out.high = rho_with_interval(x, y)
     return out
+
+
+def rho_with_interval(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    """Spearman's rho and its 95% percentile bootstrap interval (None where not defined)."""
+    rho = spearman(x, y)
+    if rho is None:
+        return None, None, None
+    n = len(x)
+    boot = bootstrap_rhos(x, y, np.random.default_rng(SEED).integers(0, n, size=(BOOTSTRAP, n)))
+    if not boot.size:
+        return rho, None, None
+    return rho, float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
 
 
 def bootstrap_rhos(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ runs' episodes); kept apart from report.py so both stay small.
 from __future__ import annotations
 
 from .model import EpisodeScore, RunScores
-from .process_model import ClaimScores, Correlation, ProcessSummary
+from .process_model import ClaimScores, Correlation, JudgedProcessSummary, ProcessSummary
 
 SPLITS = (("easy", "Easy"), ("hard", "Hard"), ("all", "Average"))
 PROCESS_NOTE = (
@@ -74,6 +74,19 @@ def ungrounded_lines(episodes: list[EpisodeScore], limit: int = 20) -> list[str]
     return lines
 
 
+def judged_lines(j: JudgedProcessSummary | None) -> list[str]:
+    """The judged process quality (MiroEval dimensions, 1-10) and its agreement with the deterministic metrics."""
+    if j is None:
+        return []
+    lines = ["## Judged process quality (MiroEval dimensions, LLM judge)", "",
+             f"Scored 1-10 by `{j.judge}` from a rendering of each trace (no gold, no required evidence shown); "
+             f"{j.episodes} episodes scored" + (f", **{j.errors} without readable scores after a retry**" if j.errors else "")
+             + ". Agreement: Spearman rho with the deterministic counterpart over episodes.", "",
+             "| Dimension | Mean score |", "|---|---|"]
+    lines += [f"| {d.replace('_', ' ')} | {f(v)} |" for d, v in j.means.items()] + [""]
+    return lines + correlation_rows(j.agreement) + [""]
+
+
 def process_sections(s: RunScores, episodes: list[EpisodeScore], corrs: list[Correlation], plot: str | None) -> list[str]:
     """The three sections of one run's report: process by split, claim-level scores, process against outcome."""
     lines = ["## Process from the trace", "", PROCESS_NOTE, ""]
@@ -94,4 +107,4 @@ def process_sections(s: RunScores, episodes: list[EpisodeScore], corrs: list[Cor
     lines += correlation_rows(corrs) + [""]
     if plot:
         lines += [f"![process against outcome]({plot})", ""]
-    return lines
+    return lines + judged_lines(s.judged_process)
