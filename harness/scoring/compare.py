@@ -46,7 +46,8 @@ def run_names(runs: list[RunScores]) -> list[str]:
 
 def leaderboard_table(runs: list[RunScores]) -> Table:
     """One rich table: ESR/Acc_final/Acc_pre (Table 2) and EC/MG (Table 3) per split, compact."""
-    t = Table(title="Leaderboard", caption="ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes",
+    t = Table(title="Leaderboard", caption="ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes; Set F1 = claim-level F1 of set "
+                  "answers; Effic., Redund. = process ratios (0-1)",
               box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
     t.add_column("Run", no_wrap=True)
     for short in ("Easy", "Hard", "All"):

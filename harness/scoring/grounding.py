@@ -181,12 +181,16 @@ def _ground_set(t: int, answer: str, obs: EpisodeObservations) -> GroundingCheck
     if not ext.ok:
         return None
     seen = obs.upto(t)
+    def rank(found: int, items: list[str]) -> tuple[bool, float, int]:
+        """All items found first, then the share found; a whole name beats its pieces, else the finest reading."""
+        complete = found == len(items)
+        return complete, found / len(items), -len(items) if complete else len(items)
+
     best: tuple[int, list[str], list[Observation | None]] | None = None
     for items in answer_readings(ext):
         hits = [_find_words(i, seen) for i in items]
         found = sum(h is not None for h in hits)
-        score = (found == len(items), found / len(items), -len(items))
-        if best is None or score > (best[0] == len(best[1]), best[0] / len(best[1]), -len(best[1])):
+        if best is None or rank(found, items) > rank(best[0], best[1]):
             best = (found, items, hits)
     if best is None:
         return None

@@ -187,4 +187,9 @@ def print_scores(run_dir: Path, console) -> None:  # noqa: ANN001 - a rich Conso
     console.print(f"failures: retrieve {f.retrieve}, perception {f.perception}, reading-memory {f.reading_memory}, "
                   f"reasoning {f.reasoning}, others {f.others}; buckets: provider {b.provider}, data_access "
                   f"{b.data_access}, pipeline {b.pipeline}, model {b.model}")
+    p, c = s.all.process, s.all.claims
+    if p is not None:
+        console.print(f"process: efficiency {fmt(p.efficiency)}, redundancy {fmt(p.redundancy)}, reuse {fmt(p.reuse)}, "
+                      f"grounding {fmt(p.grounding)} ({p.ungrounded} ungrounded)"
+                      + (f"; set answers: precision {fmt(c.precision)}, recall {fmt(c.recall)}, F1 {fmt(c.f1)}" if c else ""))
     console.print(f"report: {escape(str(Path(run_dir) / 'report.md'))}", highlight=False)
