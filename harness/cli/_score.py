@@ -69,7 +69,7 @@ def compare_cmd(
 ) -> None:
     """One leaderboard laid out like EpiBench Tables 2 and 3 (runs not scored yet are scored first)."""
     from ..scoring import compare_runs, write_comparison
-    from ..scoring.compare import leaderboard_table
+    from ..scoring.compare import leaderboard_table, process_table
 
     scores = _user_errors(compare_runs)(runs)
     path = _user_errors(write_comparison)(runs, out) if out is not None else None
@@ -79,6 +79,7 @@ def compare_cmd(
         return
     console = _wide_console()
     console.print(leaderboard_table(scores))
+    console.print(process_table(scores))
     if any(s.uses_gold for s in scores):
         console.print(f"[bold yellow]{next(s.note for s in scores if s.uses_gold)}[/]")
     if path:

@@ -46,24 +46,36 @@ def run_names(runs: list[RunScores]) -> list[str]:
 
 def leaderboard_table(runs: list[RunScores]) -> Table:
     """One rich table: ESR/Acc_final/Acc_pre (Table 2) and EC/MG (Table 3) per split, compact."""
-    t = Table(title="Leaderboard", caption="ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes; Set F1 = claim-level F1 of set "
-                  "answers; Effic., Redund. = process ratios (0-1)",
+    t = Table(title="Leaderboard", caption="ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes",
               box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
     t.add_column("Run", no_wrap=True)
     for short in ("Easy", "Hard", "All"):
         for col in ("ESR", "Acc_fin", "Acc_pre", "EC", "MG"):
             t.add_column(f"{short}\n{col}", justify="right", no_wrap=True)
-    for col in ("Set F1", "Effic.", "Redund."):  # claim-level F1 of set answers, process ratios (all episodes)
-        t.add_column(f"All\n{col}", justify="right", no_wrap=True)
     t.add_column("Labeller", no_wrap=True)
     for name, r in zip(run_names(runs), runs):
         cells = []
         for key, _ in SPLITS:
             s = r.split(key)
             cells += [fmt(s.esr, 1), fmt(s.acc_final, 1), fmt(s.acc_pre, 1), fmt(s.ec, 1), fmt(s.mg)]
-        p, c = r.all.process, r.all.claims
-        cells += [fmt(c.f1 if c else None), fmt(p.efficiency if p else None), fmt(p.redundancy if p else None)]
         t.add_row(escape(name), *cells, escape(r.labeller))
+    return t
+
+
+def process_table(runs: list[RunScores]) -> Table:
+    """The second leaderboard: claim-level scores of set answers and the process ratios (all episodes)."""
+    t = Table(title="Set answers (claim level) and process", box=None, pad_edge=False, padding=(0, 1),
+              caption="precision/recall/F1 over set items (LiveDRBench), exact set %; process ratios 0-1 from the trace",
+              header_style="bold underline")
+    t.add_column("Run", no_wrap=True)
+    for col in ("Set P", "Set R", "Set F1", "Exact set %", "Queries/ep", "Efficiency", "Redundancy", "Reuse", "Grounding"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for name, r in zip(run_names(runs), runs):
+        c, p = r.all.claims, r.all.process
+        cells = [fmt(c.precision), fmt(c.recall), fmt(c.f1), fmt(c.exact, 1)] if c else ["n/a"] * 4
+        cells += ([fmt(p.queries_per_episode), fmt(p.efficiency), fmt(p.redundancy), fmt(p.reuse), fmt(p.grounding)]
+                  if p else ["n/a"] * 5)
+        t.add_row(escape(name), *cells)
     return t
 
 
