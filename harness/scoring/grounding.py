@@ -10,7 +10,7 @@ question's own options and a hedge has no single value, so neither is checked), 
 3. figure: a number printed nowhere, while a figure was opened in this episode by then: it may have been
    read off the image, which the trace cannot check (the weakest support, counted apart);
 4. none: traceable to nothing; the turn is flagged.
-Numbers inside identifiers and references ("Table 2", "P027") in observations are not values.
+Numbers inside names and after reference words ("P027", "3D", "Table 2") in observations are not values.
 """
 from __future__ import annotations
 
@@ -26,11 +26,16 @@ from harness.trace_fold import EpisodeFold
 from .answer_text import extract_answer, strip_trailing_punct
 from .match import normalize_text
 from .match_set import answer_readings
-from .numbers import Mention, distinct_values, find_mentions, numbers_in
+from .numbers import Mention, distinct_values, numbers_in
 from .process_model import GroundingCheck
 from .units import gold_unit
 
-_NOT_VALUES = {"identifier", "reference", "citation", "ordinal"}
+# A number standing alone in an observation: not the tail of a name ("P027", "x1.5"), not glued to letters
+# ("3D", "10k"), not after a reference word ("Table 2", "page 3"). Observations are long (a paper as
+# markdown), so they get this one regex; answers, which are short, get the matcher's full reading.
+_OBS_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.]\w)(?!\w)")
+_REFERENCE = re.compile(r"\b(?:tables?|tab|figures?|figs?|sections?|sec|pages?|pp?|eqs?|equations?|appendix|steps?|turns?|"
+                        r"parts?|refs?|rows?|columns?|chapters?|lines?)\.?\s*[(\[]?\s*$", re.I)
 _MAX_COMBINED = 8  # earlier answers combined in subsets; 2^8 subsets stay cheap
 
 
@@ -54,7 +59,16 @@ class Observation:
 
     @cached_property
     def numbers(self) -> list[float]:
-        return [m.value for m in find_mentions(self.text) if m.role not in _NOT_VALUES]
+        text = self.text.replace("\u2212", "-")
+        out = []
+        for m in _OBS_NUMBER.finditer(text):
+            if _REFERENCE.search(text[max(0, m.start() - 16):m.start()]):
+                continue
+            try:
+                out.append(float(m.group(0).replace(",", "")))
+            except ValueError:
+                continue
+        return out
 
 
 @dataclass
