@@ -62,10 +62,11 @@ class Observation:
         text = self.text.replace("\u2212", "-")
         out = []
         for m in _OBS_NUMBER.finditer(text):
-            if _REFERENCE.search(text[max(0, m.start() - 16):m.start()]):
-                continue
+            raw = m.group(0)
+            if len(raw) <= 3 and raw.isdigit() and _REFERENCE.search(text[max(0, m.start() - 16):m.start()]):
+                continue  # "Table 2", "page 13": references are small whole numbers
             try:
-                out.append(float(m.group(0).replace(",", "")))
+                out.append(float(raw.replace(",", "")))
             except ValueError:
                 continue
         return out
