@@ -79,7 +79,7 @@ def process_table(runs: list[RunScores]) -> Table:
     return t
 
 
-def run_episodes(run_dirs: list[Path]) -> list[EpisodeScore]:
+def pooled_episode_scores(run_dirs: list[Path]) -> list[EpisodeScore]:
     """The episode scores of every run, pooled (a run without episode_scores.jsonl adds none)."""
     out: list[EpisodeScore] = []
     for d in run_dirs:
@@ -150,7 +150,7 @@ def write_comparison(run_dirs: list[Path], out_dir: Path) -> Path:
     if len({r.ablation.max_steps for r in runs}) > 1:
         paths["budget"] = plots.budget_curve(runs, pdir / "budget.png")
     paths["cost"] = plots.cost_vs_success(names, runs, pdir / "cost_vs_success.png")
-    episodes = run_episodes([Path(d) for d in run_dirs])
+    episodes = pooled_episode_scores([Path(d) for d in run_dirs])
     corrs = process_correlations(episodes) if any(e.process for e in episodes) else None
     if corrs and any(c.rho is not None for c in corrs):
         paths["process"] = plots.process_correlations(corrs, pdir / "process_vs_outcome.png")
