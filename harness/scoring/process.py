@@ -7,8 +7,8 @@ How an agent searched, read and reused, not only whether it was right. Built on 
 - refinement: a turn's search with a query new to that turn, and whether it moved a paper the turn
   requires up the results;
 - redundancy: calls repeating an earlier error-free call of the episode (same tool, same arguments), and
-  units a call re-exposed that an earlier call of the same turn had exposed; a call that only did that
-  is redundant. A retry after an error is not a repeat;
+  units a call re-exposed that an earlier call of the same turn had exposed (text only on the same
+  page: `read_identity`); a call that only did that is redundant. A retry after an error is not a repeat;
 - reuse: on memory-only turns, the share of required units already in the episode's memory;
 - efficiency: executed calls that touched a unit required in that turn, or (a search) listed a paper the
   turn requires, or are a step of the turn's checklist, over executed calls;
@@ -22,6 +22,7 @@ from typing import Any
 
 from harness.episode import Episode, Turn
 from harness.trace_fold import EpisodeFold, TurnFold
+from tools import EvidenceUnit
 
 from .grounding import ground_answers
 from .model import EpisodeScore
@@ -53,6 +54,15 @@ def search_hits(text: str | None) -> list[str | None]:
     return hits
 
 
+def read_identity(u: EvidenceUnit) -> tuple[str, str, int | None] | None:
+    """What makes two exposures the same reading: a figure or table is the same content whoever shows it;
+    text is the same only on the same page (pdf_rag passages of other pages, or another part of a paper
+    from pdf_extract, which names no page, are new reading, so text without a page is never a re-read)."""
+    if u.unit != "text":
+        return u.paper, u.unit, None
+    return (u.paper, u.unit, u.page) if u.page is not None else None
+
+
 def _best_rank(hits: list[str | None], targets: set[str]) -> int | None:
     return next((r for r, p in enumerate(hits, 1) if p in targets), None)
 
@@ -68,18 +78,19 @@ class _EpisodeWalk:
         targets = {p for p, _ in required}
         checklist = {call_signature(s.tool, s.args) for s in gold.checklist} if gold else set()
         tp = TurnProcess(turn=tf.turn, memory_only=tf.memory_only or bool(gold and gold.memory_only))
-        seen_units: set[tuple[str, str]] = set()
+        seen_reads: set[tuple[str, str, int | None]] = set()
         last_hits: list[str | None] | None = None
         last_query = ""
         for c in tf.executed_calls:
             tp.executed_calls += 1
             sig = call_signature(c.tool, c.args)
             keys = list(dict.fromkeys(u.key for u in c.exposed))
-            again = [k for k in keys if k in seen_units]
+            reads = list(dict.fromkeys(r for r in (read_identity(u) for u in c.exposed) if r is not None))
+            again = [r for r in reads if r in seen_reads]
             tp.reread_units += len(again)
             if sig in self.done:
                 tp.repeated_calls.append(c.step)
-            if sig in self.done or (keys and len(again) == len(keys)):
+            if sig in self.done or (reads and len(again) == len(reads)):
                 tp.redundant_calls.append(c.step)
             hits = search_hits(c.result_text or c.result_summary) if c.tool == SEARCH_TOOL and c.error is None else []
             if set(keys) & required or set(hits) & targets or sig in checklist:
@@ -89,8 +100,8 @@ class _EpisodeWalk:
                     tp.float_reads += 1
                 else:
                     tp.text_reads += 1
+            seen_reads.update(reads)
             for k in keys:
-                seen_units.add(k)
                 if k[0] not in tp.papers_opened:
                     tp.papers_opened.append(k[0])
                 label = f"{k[0]} {k[1]}"

@@ -198,3 +198,24 @@ def test_a_missing_trace_has_no_process_metrics(tmp_path: Path):
     score_run(run)
     got = {x.episode_id: x for x in read_episode_scores(run)}
     assert got["gone"].process is None and got["R1"].process is not None
+
+
+def test_text_is_re_read_only_on_the_same_page():
+    """pdf_rag passages of other pages, and other parts of a paper from pdf_extract (no page), are new reading."""
+    from harness.episode import Episode
+    from harness.scoring.process import process_of
+    from harness.trace_fold import fold_events
+    from tools import EvidenceUnit
+
+    e = ep("T1", [turn("What does P001 say?", {"format": "text", "value": "x"}, [("P001", "text")])])
+    b = TraceBuilder("T1", n_turns=1).turn(tools=["pdf_rag", "pdf_extract"])
+    pages = {1: [2, 3], 2: [3, 4], 3: [2], 4: [None], 5: [None]}
+    for step, ps in pages.items():
+        tool, args = ("pdf_rag", {"paper": "P001", "query": f"q{step}"}) if step <= 3 else ("pdf_extract", {"paper": "P001", "part": step - 3})
+        b.call(tool, args=args, text="...")
+        b.events[-1].provenance = [EvidenceUnit(paper="P001", unit="text", page=p) for p in ps]
+    b.answer("x").end()
+    t = process_of(Episode.model_validate(e), fold_events("T1", b.events)).turns[0]
+    # step 2 re-reads page 3 (and reads page 4: not redundant); step 3 only re-reads page 2
+    assert (t.reread_units, t.redundant_calls, t.repeated_calls) == (2, [3], [])
+    assert t.units_read == ["P001 text"] and t.efficiency == 1.0
