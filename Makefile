@@ -69,6 +69,7 @@ bench: sandbox install-system
 	$(BIN)/python bench/pdf_tools.py
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/corpus_build.py
+	$(BIN)/python bench/process_metrics.py
 
 clean:
 	rm -rf $(VENV) sandbox/build
