@@ -63,6 +63,9 @@ def test_the_judge_scores_each_episode_and_agrees_with_the_deterministic_metrics
         assert rho["progressive_refinement ~ reformulations"] == pytest.approx(1.5 / math.sqrt(3))
         got = {e.episode_id: e.process.judged for e in read_episode_scores(run)}
         assert got["F1"].scores["progressive_refinement"] == 9.0 and got["U1"].error and not got["U1"].scores
+        log = [json.loads(line) for line in (run / "process_judge_log.jsonl").read_text().splitlines()]
+        kinds = [e["event"] for e in log]  # the judge's own log beside the scores: requests, the unreadable reply, scores
+        assert kinds.count("request") == 5 and kinds.count("process_scores") == 3 and kinds.count("judge_error") == 1
         report = (run / "report.md").read_text()
         assert "## Judged process quality (MiroEval dimensions, LLM judge)" in report and "1 without readable scores" in report
         # again: the three readable verdicts come from the cache, the unreadable one is asked again (not cached)
