@@ -259,6 +259,7 @@ class _SmolAgentBase(BaseAgent):
         if bridge.step_requested and bridge.step_calls == 0 and not memory_step.is_final_answer:
             if (answer := self._text_answer(memory_step)) is not None:  # an answer in a form smolagents skips
                 bridge.text_answer, bridge.step_calls, bridge.step_requested = answer, 0, False
+                memory_step.error = None  # later turns must not read that their accepted answer failed to parse
                 if self._agent is not None:
                     self._agent.interrupt()
                 return

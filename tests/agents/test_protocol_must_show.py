@@ -185,3 +185,5 @@ async def test_every_answer_form_ends_a_tool_turn(agent, reply, model_server, ap
     assert summary.outcomes[0].answers == [TITLE, "A"], events(rd, EP, "error")
     assert not events(rd, EP, "no_tool_step") and len(srv.chat_requests) == 3
     assert turn_calls(rd, "final_answer", 1)[0].source == "agent"
+    turn2 = json.dumps(srv.chat_requests[2].body["messages"])
+    assert TITLE in turn2 and "Error" not in turn2  # the accepted answer is no error later
