@@ -11,6 +11,13 @@ refused with a message that says so. A change of the format bumps SCHEMA_VERSION
 - v2: `tool_call.executed` says whether the tool ran (False for a call the session refused: a tool not
   offered, or the pseudo-call written for an empty model reply). Provenance items are `EvidenceUnit`s
   and token usage is `TokenUsage` everywhere (same JSON as v1).
+- v3: no magic keys. A model step that called no tool (empty reply, a plan, unparseable output, code
+  that called no tool or raised) is a `no_tool_step` event (v2 wrote a refused `__empty_message__`
+  tool call); tool arguments that were not a JSON object are `tool_call.raw_arguments` (v2: an args
+  dict `{"__raw__": ...}`); `tool_call.counted` is False for a call asked for after the budget ran
+  out (refused, not run). `turn_start.budget_unit` and `budget_exhausted.unit` / `.ran_out` say
+  what the budget counted and what ran out; `memory_compacted` records what a summary memory mode
+  dropped from the model's view (the fold takes those units out of memory).
 """
 from __future__ import annotations
 
@@ -22,10 +29,12 @@ from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
 from tools import EvidenceUnit
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 ReasonBucket = Literal["provider", "data_access", "pipeline", "model"]
 AnswerSource = Literal["agent", "budget_fallback", "limit_fallback", "none"]
+BudgetUnit = Literal["tool_call", "model_step"]
+NoToolReason = Literal["empty", "plan", "unparseable", "code_error", "code_without_tool", "other"]
 
 
 class TraceVersionError(ValueError):
@@ -80,6 +89,8 @@ class TurnStart(_Event):
     cue_image: str | None = None
     allowed_tools: list[str]
     budget: int
+    budget_unit: BudgetUnit = Field(
+        default="tool_call", description="what the budget counts: tool calls (paper sec. 5.5) or model steps (smolagents)")
     memory_only: bool = False
 
 
@@ -108,6 +119,8 @@ class ToolCallEvent(_Event):
     kind: Literal["tool_call"] = "tool_call"
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = Field(
+        default=None, description="the arguments as the model wrote them, when they were not a JSON object (args is then empty)")
     reasoning: str | None = None
     result_summary: str = ""
     result_text: str | None = Field(default=None, description="full text shown to the model")
@@ -118,6 +131,9 @@ class ToolCallEvent(_Event):
     budget_left: int = 0
     executed: bool | None = Field(
         default=None, description="the tool ran (False: refused, a step but not a tool call); derived from error_kind if absent")
+
+    counted: bool = Field(
+        default=True, description="the call used a step of the budget (False: asked for after the budget ran out; not run)")
 
     @model_validator(mode="after")
     def _derive_executed(self) -> "ToolCallEvent":
@@ -131,9 +147,41 @@ class ToolCallEvent(_Event):
         return list(self.provenance) if self.executed and self.error is None else []
 
 
+class NoToolStep(_Event):
+    """A model step that called no tool and gave no final answer: a plan, an empty or unparseable reply,
+    code that called no tool or raised. With the tool_call unit it does not use the budget but is capped."""
+
+    kind: Literal["no_tool_step"] = "no_tool_step"
+    reason: NoToolReason
+    reply: str | None = Field(default=None, description="what the model wrote (cut to 2,000 characters)")
+    feedback: str = Field(default="", description="what the model was told about this step in its next request")
+    no_tool_steps: int = Field(default=0, description="steps without a tool call in this turn so far, this one included")
+    cap: int = Field(default=0, description="how many such steps the turn allows")
+
+
 class BudgetExhausted(_Event):
     kind: Literal["budget_exhausted"] = "budget_exhausted"
     budget: int
+    unit: BudgetUnit = "tool_call"
+    ran_out: Literal["budget", "no_tool_steps"] = Field(
+        default="budget", description="the budget itself, or the cap on model steps without a tool call")
+    tool_calls: int = Field(default=0, description="tool calls of the turn that used the budget")
+    model_steps: int = Field(default=0, description="model steps of the turn")
+    no_tool_steps: int = Field(default=0, description="model steps of the turn that called no tool")
+
+
+class MemoryCompacted(_Event):
+    """A summary memory mode replaced earlier turns by a digest: what the model can still see, and what not."""
+
+    kind: Literal["memory_compacted"] = "memory_compacted"
+    mode: Literal["summary"] = "summary"
+    turns: list[int] = Field(default_factory=list, description="the turns the digest replaced")
+    kept: list[EvidenceUnit] = Field(default_factory=list, description="units whose tool result is still shown in full")
+    dropped: list[EvidenceUnit] = Field(
+        default_factory=list, description="units whose tool result was cut or whose image was removed: no longer in memory")
+    images_dropped: int = 0
+    results_cut: int = Field(default=0, description="tool results shortened in the digest")
+    note: str = Field(default="", description="what the model was told about the compaction")
 
 
 class LimitHit(_Event):
@@ -167,8 +215,8 @@ class EpisodeEnd(_Event):
 
 
 TraceEvent = Union[
-    RunStart, EpisodeStart, TurnStart, ModelCall, Retry, ToolCallEvent, BudgetExhausted, LimitHit,
-    FinalAnswerEvent, ErrorEvent, EpisodeEnd,
+    RunStart, EpisodeStart, TurnStart, ModelCall, Retry, ToolCallEvent, NoToolStep, BudgetExhausted, LimitHit,
+    MemoryCompacted, FinalAnswerEvent, ErrorEvent, EpisodeEnd,
 ]
 Event = Annotated[TraceEvent, Field(discriminator="kind")]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
@@ -180,8 +228,26 @@ def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+_V2_EMPTY_MESSAGE = "__empty_message__"  # v2's pseudo-tool for an empty model reply
+_V2_RAW = "__raw__"  # v2's args key for arguments that were not a JSON object
+
+
+def _v2_to_v3(d: dict[str, Any]) -> dict[str, Any]:
+    if d.get("kind") != "tool_call":
+        return d
+    if d.get("tool") == _V2_EMPTY_MESSAGE:
+        keep = {k: d[k] for k in ("schema_version", "run_id", "episode_id", "turn", "step", "ts", "duration_s") if k in d}
+        return {**keep, "kind": "no_tool_step", "reason": "empty", "reply": None,
+                "feedback": d.get("result_text") or d.get("error") or ""}
+    args = d.get("args")
+    if isinstance(args, dict) and set(args) == {_V2_RAW}:
+        d["raw_arguments"] = str(args[_V2_RAW])
+        d["args"] = {}
+    return d
+
+
 # version -> the step that lifts a line of that version to the next one
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def upgrade_event(d: dict[str, Any]) -> dict[str, Any]:
