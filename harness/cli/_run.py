@@ -123,6 +123,7 @@ def run_cmd(
     context_tokens: Optional[int] = typer.Option(None, "--context-tokens", help="summarize older turns past this size"),
     no_score: bool = typer.Option(False, "--no-score", help="do not score at the end"),
     epochs: Optional[int] = typer.Option(None, "--epochs", help=_h("epochs")),
+    reducer: Optional[str] = typer.Option(None, "--reducer", help=_h("reducer")),
     executor: Optional[str] = typer.Option(None, "--executor", help=_h("executor")),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help=_h("ray_address")),
     ray_workers: Optional[int] = typer.Option(None, "--ray-workers", help=_h("ray_workers")),
@@ -161,7 +162,7 @@ def run_cmd(
                 "limit": limit, "episode_ids": episode or None, "run_id": run_id, "results": results,
                 "max_episode_tokens": max_episode_tokens, "max_episode_seconds": max_episode_seconds,
                 "seed": seed, "score": False if no_score else None, "step_timeout_s": step_timeout,
-                "epochs": epochs, **placement,
+                "epochs": epochs, "reducer": reducer, **placement,
                 "agent_config": {
                     "model": model, "base_url": base_url, "api_key_env": api_key_env, "temperature": temperature,
                     "max_tokens": max_tokens, "reasoning_effort": reasoning_effort, "memory_mode": memory_mode,
