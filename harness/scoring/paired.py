@@ -1,8 +1,8 @@
 """Two runs over the same episodes, paired: is the difference real?
 
-Per headline number, the difference (run minus baseline) with a 95% interval and a paired test. ESR, when
-each episode's success is 0 or 1 (one epoch, or a reducer that gives 0/1): McNemar's exact test and
-Newcombe's paired score interval. Otherwise, and for Acc_final, Acc_pre, EC and MG: a paired bootstrap
+Per headline number, the difference (run minus baseline) with a 95% interval and a paired test. ESR and
+Acc_final, when they are 0 or 1 per episode (one epoch, or a reducer that gives 0/1): McNemar's exact test
+and Newcombe's paired score interval. Otherwise, and for Acc_pre, EC and MG: a paired bootstrap
 (one draw of episodes serves both runs; epochs resampled inside their episode, each run apart) and its
 p-value. A
 difference is called detectable when its test's p < 0.05. Beside it, the minimal detectable difference
@@ -40,10 +40,11 @@ class PairedRow(BaseModel):
     unit: str = Field(description="'%' or 'ratio'")
     run: float | None
     baseline: float | None
-    difference: PairedDifference | None = Field(description="run minus baseline, paired bootstrap; None where n/a")
-    test: str = Field(description="mcnemar-exact or paired-bootstrap")
+    difference: PairedDifference | None = Field(description="run minus baseline with its interval; None where n/a")
+    test: str = Field(description="mcnemar-exact (with Newcombe's interval) or paired-bootstrap")
     p_value: float | None
     detectable: bool | None = Field(description="p < 0.05; None where the number is n/a for either run")
+    mcnemar: McNemarResult | None = Field(default=None, description="the discordant episodes, when the test is McNemar's")
 
 
 class PairedComparison(BaseModel):
@@ -133,36 +134,41 @@ def pair_runs(run: RunScores, run_eps: Sequence[EpisodeScore], base: RunScores, 
     return out
 
 
+def _binary_row(metric: str, a: list[list[float]], b: list[list[float]]) -> PairedRow:
+    """A number that is 0/1 per episode (ESR, Acc_final with one epoch): McNemar's exact test, Newcombe's interval."""
+    sa, sb = [x[0] >= 0.5 for x in a], [y[0] >= 0.5 for y in b]
+    mc = mcnemar(sa, sb)
+    out = _row(metric, "%", _pct(_rate(a)), _pct(_rate(b)), _scaled(newcombe_paired_difference(sa, sb), 100),
+               "mcnemar-exact", mc.p_exact)
+    return out.model_copy(update={"mcnemar": mc})
+
+
+def _bootstrap_row(metric: str, unit: str, num_a: list[list[float]], den_a: list[list[float]] | None,
+                   num_b: list[list[float]], den_b: list[list[float]] | None) -> PairedRow:
+    """Any other number: a paired bootstrap of the difference of ratios (means where there is no denominator)."""
+    scale = 100.0 if unit == "%" else 1.0
+    run = _rate(num_a) if den_a is None else _ratio(num_a, den_a)
+    base = _rate(num_b) if den_b is None else _ratio(num_b, den_b)
+    d = paired_bootstrap_ratio_difference(num_a, den_a, num_b, den_b) if num_a else None
+    return _row(metric, unit, None if run is None else scale * run, None if base is None else scale * base,
+                _scaled(d, scale), "paired-bootstrap", d.p_value if d else None)
+
+
 def _rows(va: EpisodeValues, vb: EpisodeValues, binary: bool) -> tuple[list[PairedRow], McNemarResult | None]:
-    rows: list[PairedRow] = []
-    mc = None
-    if binary:
-        sa, sb = [x[0] >= 0.5 for x in va.success], [y[0] >= 0.5 for y in vb.success]
-        mc = mcnemar(sa, sb)
-        rows.append(_row("ESR", "%", _pct(_rate(va.success)), _pct(_rate(vb.success)),
-                         _scaled(newcombe_paired_difference(sa, sb), 100), "mcnemar-exact", mc.p_exact))
-    else:
-        esr = paired_bootstrap_ratio_difference(va.success, None, vb.success, None)
-        rows.append(_row("ESR", "%", _pct(_rate(va.success)), _pct(_rate(vb.success)), _scaled(esr, 100),
-                         "paired-bootstrap", esr.p_value if esr else None))
-    fin = paired_bootstrap_ratio_difference(va.final, None, vb.final, None)
-    rows.append(_row("Acc_final", "%", _pct(_rate(va.final)), _pct(_rate(vb.final)), _scaled(fin, 100),
-                     "paired-bootstrap", fin.p_value if fin else None))
-    has_pre = [i for i, c in enumerate(va.pre_turns) if sum(c) > 0]
-    pre = None
-    if has_pre:
-        pick = lambda cs: [cs[i] for i in has_pre]  # noqa: E731
-        pre = paired_bootstrap_ratio_difference(pick(va.pre_right), pick(va.pre_turns), pick(vb.pre_right),
-                                                pick(vb.pre_turns))
-    rows.append(_row("Acc_pre", "%", _pct(_rate(va.pre)), _pct(_rate(vb.pre)), _scaled(pre, 100), "paired-bootstrap",
-                     pre.p_value if pre else None))
-    ec = paired_bootstrap_ratio_difference(va.ec_hit, va.ec_need, vb.ec_hit, vb.ec_need)
-    rows.append(_row("EC", "%", _pct(_ratio(va.ec_hit, va.ec_need)), _pct(_ratio(vb.ec_hit, vb.ec_need)),
-                     _scaled(ec, 100), "paired-bootstrap", ec.p_value if ec else None))
-    mg = paired_bootstrap_ratio_difference(va.mg_calls, va.mg_counted, vb.mg_calls, vb.mg_counted)
-    rows.append(_row("MG", "ratio", _ratio(va.mg_calls, va.mg_counted), _ratio(vb.mg_calls, vb.mg_counted), mg,
-                     "paired-bootstrap", mg.p_value if mg else None))
-    return rows, mc
+    rows = [_binary_row("ESR", va.success, vb.success) if binary
+            else _bootstrap_row("ESR", "%", va.success, None, vb.success, None)]
+    rows.append(_binary_row("Acc_final", va.final, vb.final) if binary
+                else _bootstrap_row("Acc_final", "%", va.final, None, vb.final, None))
+    keep = [i for i, c in enumerate(va.pre_turns) if sum(c) > 0]  # episodes with non-final turns
+
+    def pick(cs: list[list[float]]) -> list[list[float]]:
+        return [cs[i] for i in keep]
+
+    rows.append(_bootstrap_row("Acc_pre", "%", pick(va.pre_right), pick(va.pre_turns), pick(vb.pre_right),
+                               pick(vb.pre_turns)))
+    rows.append(_bootstrap_row("EC", "%", va.ec_hit, va.ec_need, vb.ec_hit, vb.ec_need))
+    rows.append(_bootstrap_row("MG", "ratio", va.mg_calls, va.mg_counted, vb.mg_calls, vb.mg_counted))
+    return rows, rows[0].mcnemar
 
 
 def _pct(x: float | None) -> float | None:

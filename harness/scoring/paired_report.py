@@ -21,16 +21,18 @@ def _diff(r: PairedRow) -> str:
     return f"{d.estimate:+.{digits}f} [{d.low:+.{digits}f}, {d.high:+.{digits}f}]"
 
 
-def _test(r: PairedRow, c: PairedComparison) -> str:
-    if r.test == "mcnemar-exact" and c.mcnemar is not None:
-        return (f"McNemar exact ({c.mcnemar.n10} vs {c.mcnemar.n01} discordant; mid-p {_p(c.mcnemar.p_mid)}), "
+def _test(r: PairedRow) -> str:
+    if r.test == "mcnemar-exact" and r.mcnemar is not None:
+        return (f"McNemar exact ({r.mcnemar.n10} vs {r.mcnemar.n01} discordant; mid-p {_p(r.mcnemar.p_mid)}), "
                 "Newcombe interval")
     return "paired bootstrap"
 
 
-def _p(p: float | None) -> str:
+def _p(p: float | None, test: str = "") -> str:
     if p is None:
         return "n/a"
+    if p == 0.0 and test == "paired-bootstrap":
+        return "< 0.0001"  # no replicate of 10,000 crossed zero
     return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
 
 
@@ -59,7 +61,7 @@ def paired_table(c: PairedComparison) -> Table:
         t.add_column(escape(col), justify="left" if col in ("Number", "Test") else "right", no_wrap=True)
     for r in c.rows:
         t.add_row(f"{r.metric}{' %' if r.unit == '%' else ''}", _num(r.run, r.unit), _num(r.baseline, r.unit), _diff(r),
-                  escape(_test(r, c)), _p(r.p_value), _verdict(r))
+                  escape(_test(r)), _p(r.p_value, r.test), _verdict(r))
     return t
 
 
@@ -71,8 +73,8 @@ def paired_markdown(comparisons: list[PairedComparison], baseline: str, not_pair
     if comparisons:
         lines += [
             f"Each run against `{baseline}` over the episodes both scored: the difference (run minus baseline) with "
-            "its 95% interval and a paired test. ESR, where success is 0/1 per episode: McNemar's exact test and "
-            "Newcombe's paired score interval; otherwise a paired bootstrap (episodes drawn once for both runs, "
+            "its 95% interval and a paired test. ESR and Acc_final, where they are 0/1 per episode: McNemar's exact "
+            "test and Newcombe's paired score interval; otherwise a paired bootstrap (episodes drawn once for both runs, "
             f"epochs resampled inside their episode) and its p-value; detectable means p < {ALPHA}. The minimal detectable ESR difference is for this many "
             f"episodes at alpha {ALPHA} and power {POWER}, with the two runs' discordance.", ""]
     for c in comparisons:
@@ -80,7 +82,7 @@ def paired_markdown(comparisons: list[PairedComparison], baseline: str, not_pair
                   f"| Number | {c.run} | {c.baseline} | Difference [95% CI] | Test | p | Verdict |",
                   "|---|---|---|---|---|---|---|"]
         lines += [f"| {r.metric}{' %' if r.unit == '%' else ''} | {_num(r.run, r.unit)} | {_num(r.baseline, r.unit)} | "
-                  f"{_diff(r)} | {_test(r, c)} | {_p(r.p_value)} | {_verdict(r)} |" for r in c.rows]
+                  f"{_diff(r)} | {_test(r)} | {_p(r.p_value, r.test)} | {_verdict(r)} |" for r in c.rows]
         lines.append("")
     for why in not_paired:
         lines += [f"- not paired: {why}"]
