@@ -1,8 +1,9 @@
 """Scoring results as typed records: what scores.json, episode_scores.jsonl, replay and the viewer read.
 
 `RunScores` is written to results/<run>/scores.json (its per-split keys `esr`, `acc_final`, `acc_pre`,
-`ec`, `mg`, `max_steps_rate`, `failures`, `episodes` and the cost totals are a public contract);
-one `EpisodeScore` per line goes to episode_scores.jsonl. Percentages are 0-100; `mg` is a ratio.
+`ec`, `mg`, `max_steps_rate`, `failures`, `episodes` and the cost totals are a public contract; `intervals`,
+`epochs`, `reducer`, `uncertainty`, `pass_k` are additive); one `EpisodeScore` per episode and epoch goes to
+episode_scores.jsonl. Percentages are 0-100; `mg` is a ratio; intervals are in the number's own unit.
 """
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # 1: the first scorer (files without the field). 2: careful-grader matcher (hedges, identifiers, units),
 # attribution at the first error, MG over executed calls, max-steps error rate as in the paper, EC credits
 # memory on every turn, judge errors kept apart. 3: process metrics from the trace and claim-level scores of
-# set answers added (issue 17; the numbers of version 2 are unchanged).
-SCORER_VERSION = "3"
+# set answers added (issue 17; the numbers of version 2 are unchanged). 4: every epoch of a repeated run scored and
+# reduced per episode (mean by default), 95% intervals of ESR, Acc_final, Acc_pre, EC, MG (issue 16; single-epoch
+# numbers of version 3 unchanged).
+SCORER_VERSION = "4"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")

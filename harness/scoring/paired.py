@@ -199,10 +199,12 @@ def verdict(c: PairedComparison) -> str:
         tail = (f"; with {c.episodes} episodes and these runs' discordance ({100 * c.mdd.discordance:.1f}%), the "
                 f"smallest ESR difference detectable (alpha {ALPHA}, power {POWER}) is {100 * c.mdd.mdd:.1f} points")
     elif c.mdd.discordance == 0:
-        refs = ", ".join(f"{100 * r.mdd:.1f} points at {100 * r.discordance:.0f}%" for r in c.reference_mdd
-                         if r.mdd is not None)
+        sized = [f"{100 * r.mdd:.1f} points at {100 * r.discordance:.0f}%" for r in c.reference_mdd if r.mdd is not None]
+        unsized = [f"{100 * r.discordance:.0f}%" for r in c.reference_mdd if r.mdd is None]
+        refs = "; ".join(x for x in (", ".join(sized) + (" discordance" if sized else ""),
+                                     ("none at " + " or ".join(unsized) + " (too few episodes)") if unsized else "") if x)
         tail = (f"; the runs agree on every episode, so their discordance (0) cannot size the minimal detectable "
-                f"difference" + (f"; with {c.episodes} episodes it would be {refs} discordance" if refs else ""))
+                f"difference (for reference, with {c.episodes} episodes: {refs})")
     else:
         tail = (f"; {c.episodes} episodes are too few to reach power {POWER} for any ESR difference at these runs' "
                 f"discordance ({100 * c.mdd.discordance:.1f}%)")
