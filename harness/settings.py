@@ -7,11 +7,12 @@ text lists them by hand.
 """
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents import AGENT_FACTORIES
 
@@ -61,6 +62,10 @@ class RunSettings(BaseModel):
         description="rate limit for model requests per second, per model, shared by every run of a grid and every worker",
     )
     epochs: int = Field(default=1, description="times each episode is run; each repeat (epoch) writes its own trace")
+    reducer: str = Field(
+        default="mean",
+        description="how scoring reduces an episode's epochs: mean, majority, pass@K or pass^K (harness/scoring/epochs.py)",
+    )
     executor: Literal["local", "ray"] = Field(
         default="local", description="where episodes run: local (asyncio in this process) or ray (a Ray cluster)"
     )
@@ -106,6 +111,19 @@ class RunSettings(BaseModel):
         if v < 1:
             raise ValueError(f"must be 1 or more (each episode runs this many times), got {v}")
         return v
+
+    @field_validator("reducer")
+    @classmethod
+    def _reducer(cls, v: str) -> str:
+        if not re.fullmatch(r"mean|majority|pass[@^][1-9][0-9]*", v.strip().lower()):
+            raise ValueError(f"{v!r} is not one of mean, majority, pass@K, pass^K (K a whole number), e.g. pass^3")
+        return v.strip().lower()
+
+    @model_validator(mode="after")
+    def _reducer_fits_epochs(self) -> "RunSettings":
+        if self.reducer.startswith("pass") and int(self.reducer[5:]) > self.epochs:
+            raise ValueError(f"reducer {self.reducer} needs at least {self.reducer[5:]} epochs; --epochs is {self.epochs}")
+        return self
 
     @field_validator("run_id")
     @classmethod

@@ -215,10 +215,21 @@ def ablate_cmd(
         run_dirs = [s.run_dir for s in summaries]
     except (SettingsError, RunSetupError) as e:
         raise UserError(str(e)) from None
-    from ..scoring import write_comparison
+    from ..scoring import compare_runs, write_comparison
+    from ..scoring.compare import leaderboard_table, paired_comparisons
 
     path = write_comparison(run_dirs, out_root)
+    # the grid's runs share one episode file: each is paired with the first, so the terminal says which
+    # settings made a detectable difference, not only point estimates
+    scores = compare_runs(run_dirs)
+    paired = paired_comparisons(run_dirs, scores)[0]
     if as_json:
-        print(json.dumps({"ablation": str(out_root), "runs": [str(r) for r in run_dirs], "comparison": str(path)}, indent=2))
+        print(json.dumps({"ablation": str(out_root), "runs": [str(r) for r in run_dirs], "comparison": str(path),
+                          "paired": [{"run": c.run, "baseline": c.baseline, "verdict": c.verdict} for c in paired]},
+                         indent=2))
     else:
-        Console().print(f"ablation of {len(run_dirs)} runs in [bold]{out_root}[/]; comparison: {path}")
+        console = Console() if Console().width >= 140 else Console(width=160)
+        console.print(leaderboard_table(scores))
+        for c in paired:
+            console.print(c.verdict + ".", highlight=False, markup=False)
+        console.print(f"ablation of {len(run_dirs)} runs in [bold]{out_root}[/]; comparison: {path}")

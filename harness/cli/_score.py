@@ -18,16 +18,24 @@ def _wide_console() -> Console:
 
 
 def _user_errors(fn):  # noqa: ANN001, ANN202
-    """Turn scoring's own errors (bad run dir, episode mismatch, judge down) into UserError (exit 2)."""
+    """Turn scoring's own errors (bad run dir, episode mismatch, judge down, runs that cannot be paired, an
+    unknown reducer) into UserError (exit 2)."""
+    from ..scoring.epochs import ReducerError
     from ..scoring.judge import JudgeUnavailable
+    from ..scoring.paired import PairingError
     from ..scoring.run import ScoringError
 
     def wrapped(*a, **kw):  # noqa: ANN002, ANN003, ANN202
         try:
             return fn(*a, **kw)
-        except (ScoringError, JudgeUnavailable) as e:
+        except (ScoringError, JudgeUnavailable, PairingError, ReducerError) as e:
             raise UserError(str(e)) from None
     return wrapped
+
+
+REDUCER_HELP = ("how an episode's epochs reduce for ESR, Acc_final, Acc_pre: mean (share of epochs right), majority, "
+                "pass@K (at least one of K right) or pass^K (all K right, tau-bench); default: the run's own, else mean")
+INTERVAL_HELP = "interval of ESR, Acc_final, Acc_pre: wilson (default) or clopper-pearson (exact, wider)"
 
 
 @app.command("score")
@@ -41,8 +49,11 @@ def score_cmd(
     as_json: bool = typer.Option(False, "--json", help="print scores.json instead of tables"),
     process_judge: Optional[str] = typer.Option(None, "--process-judge", help="also score each episode's process 1-10 (MiroEval dimensions) with this judge model"),
     process_judge_base_url: Optional[str] = typer.Option(None, "--process-judge-base-url", help="OpenAI-compatible base URL of the process judge"),
+    reducer: Optional[str] = typer.Option(None, "--reducer", help=REDUCER_HELP),
+    interval: str = typer.Option("wilson", "--interval", help=INTERVAL_HELP),
 ) -> None:
-    """Score a run from its traces (never runs an agent or a tool); writes scores.json, episode_scores.jsonl, report.md."""
+    """Score a run from its traces (never runs an agent or a tool); writes scores.json, episode_scores.jsonl, report.md.
+    Every number has its 95% interval; a run with several epochs reduces them per episode (--reducer)."""
     from ..scoring import JudgeConfig, score_run
     from ..scoring.report import print_scores
 
@@ -50,11 +61,13 @@ def score_cmd(
         raise UserError("--judge and --judge-base-url go together: give both or neither")
     if (process_judge is None) != (process_judge_base_url is None):
         raise UserError("--process-judge and --process-judge-base-url go together: give both or neither")
+    if interval not in ("wilson", "clopper-pearson"):
+        raise UserError(f"--interval: {interval!r} is not wilson or clopper-pearson")
     cfg = JudgeConfig(model=judge, base_url=judge_base_url, api_key_env=judge_key_env) if judge and judge_base_url else None
     pcfg = (JudgeConfig(model=process_judge, base_url=process_judge_base_url, api_key_env=judge_key_env)
             if process_judge and process_judge_base_url else None)
     scores = _user_errors(score_run)(run, episodes_path=episodes, judge=cfg, allow_mismatch=allow_mismatch,
-                                     process_judge=pcfg)
+                                     process_judge=pcfg, reducer=reducer, proportions=interval)
     if as_json:
         print(scores.model_dump_json(indent=2))
     else:
@@ -65,16 +78,34 @@ def score_cmd(
 def compare_cmd(
     runs: list[Path] = typer.Argument(..., help="run directories to put side by side"),
     out: Optional[Path] = typer.Option(None, "--out", help="write comparison.md and plots/ into this folder"),
-    as_json: bool = typer.Option(False, "--json", help="print every run's scores as JSON"),
+    as_json: bool = typer.Option(False, "--json", help="print every run's scores and the paired comparisons as JSON"),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="pair every run against this one (default: the first run)"),
+    reducer: Optional[str] = typer.Option(None, "--reducer", help=REDUCER_HELP.replace("the run's own", "the baseline's")),
+    no_pair: bool = typer.Option(False, "--no-pair", help="the leaderboard only: no paired tests (runs over different episode files)"),
 ) -> None:
-    """One leaderboard laid out like EpiBench Tables 2 and 3 (runs not scored yet are scored first)."""
+    """One leaderboard laid out like EpiBench Tables 2 and 3, with 95% intervals, and every run paired against the
+    baseline over the same episodes: the difference with its interval, McNemar on episode success, a paired
+    bootstrap on the rest, and the minimal detectable difference (runs not scored yet are scored first)."""
     from ..scoring import compare_runs, write_comparison
-    from ..scoring.compare import leaderboard_table, process_table
+    from ..scoring.compare import check_same_episodes, leaderboard_table, paired_comparisons, process_table
+    from ..scoring.paired import PairingError
+    from ..scoring.paired_report import paired_table
 
-    scores = _user_errors(compare_runs)(runs)
-    path = _user_errors(write_comparison)(runs, out) if out is not None else None
+    runs, base = _with_baseline(runs, baseline)
+    scores = _user_errors(compare_runs)(runs, reducer, base)
+    pair = len(runs) > 1 and not no_pair
+    if pair:
+        try:  # refuse before anything is written
+            check_same_episodes(scores, base)
+        except PairingError as e:
+            raise UserError(f"{e}. Compare runs of one episode file, or pass --no-pair for the leaderboard "
+                            "without paired tests") from None
+    path = _user_errors(write_comparison)(runs, out, reducer=reducer, baseline=base) if out is not None else None
+    comparisons = _user_errors(paired_comparisons)(runs, scores, base)[0] if pair else []
     if as_json:
-        payload = {"runs": [json.loads(s.model_dump_json()) for s in scores], "comparison": str(path) if path else None}
+        payload = {"runs": [json.loads(s.model_dump_json()) for s in scores], "comparison": str(path) if path else None,
+                   "baseline": scores[base].run_id if pair else None,
+                   "paired": [json.loads(c.model_dump_json()) for c in comparisons]}
         print(json.dumps(payload, indent=2))
         return
     console = _wide_console()
@@ -82,8 +113,26 @@ def compare_cmd(
     console.print(process_table(scores))
     if any(s.uses_gold for s in scores):
         console.print(f"[bold yellow]{next(s.note for s in scores if s.uses_gold)}[/]")
+    if comparisons:
+        how = "the first run" if baseline is None else "--baseline"
+        if len(comparisons) > 1:
+            console.print(f"\nPaired comparisons: each run against the baseline {scores[base].run_id} ({how}).")
+        for c in comparisons:
+            console.print()
+            console.print(paired_table(c))
+            console.print(c.verdict + ".", highlight=False, markup=False)
     if path:
         console.print(f"comparison: {path}")
+
+
+def _with_baseline(runs: list[Path], baseline: Optional[Path]) -> tuple[list[Path], int]:
+    """The runs and the index of the baseline: the first run, or --baseline (added in front if not listed)."""
+    if baseline is None:
+        return runs, 0
+    for i, r in enumerate(runs):
+        if r.resolve() == baseline.resolve():
+            return runs, i
+    return [baseline, *runs], 0
 
 
 @app.command("agreement")

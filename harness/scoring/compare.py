@@ -1,7 +1,9 @@
-"""Several runs side by side: the leaderboard (EpiBench Tables 2, 3, 6) and the ablation comparison.
+"""Several runs side by side: the leaderboard (EpiBench Tables 2, 3, 6) with 95% intervals, the ablation
+comparison, and each run paired against a baseline (the first run unless another is named).
 
 `write_comparison` is what `epi compare --out` and `epi ablate` use. Runs without scores.json are
-scored first (from their files only).
+scored first (from their files only). Runs scored with different reducers are shown with one (the one
+asked for, else the baseline's), re-scored in memory.
 """
 from __future__ import annotations
 
@@ -13,17 +15,24 @@ from rich.table import Table
 from harness.rundir import RunDir, atomic_write_text
 
 from . import plots
+from .epochs import Reducer
 from .model import SCORER_VERSION, EpisodeScore, RunScores, gold_note, gold_tag
+from .paired import PairedComparison, PairingError, check_pairable, pair_runs
+from .paired_report import paired_markdown
 from .process_model import Correlation
 from .process_outcome import process_correlations
 from .process_report import claims_header, claims_row, correlation_rows, process_header, process_row
-from .report import SPLITS, fmt, table2_header, table2_row, table3_header, table3_row, table6_header, table6_row
-from .run import ScoringError, read_episode_scores, read_run_scores, score_run
+from .report import (
+    SPLITS, fmt, fmt_ci, table2_header, table2_row, table3_header, table3_row, table6_header, table6_row,
+)
+from .run import ScoringError, read_episode_scores, read_run_scores, reduce_again, score_run
 
 
-def compare_runs(run_dirs: list[Path]) -> list[RunScores]:
+def compare_runs(run_dirs: list[Path], reducer: str | None = None, baseline: int = 0) -> list[RunScores]:
     """The scores of each run, in the order given: runs not scored yet, or scored with the matcher by an
-    older scorer, are scored now, so every row comes from the same scorer (a judge's labels are kept)."""
+    older scorer, are scored now, so every row comes from the same scorer (a judge's labels are kept).
+    Every row uses one reducer of epochs: `reducer` if given, else the baseline run's; a run scored with
+    another is re-scored in memory (its files are left as they are)."""
     out = []
     for d in run_dirs:
         rd = RunDir(d)
@@ -31,6 +40,10 @@ def compare_runs(run_dirs: list[Path]) -> list[RunScores]:
         if s is None or (s.scorer_version != SCORER_VERSION and s.labeller == "matcher"):
             s = score_run(rd.path)
         out.append(s)
+    want = Reducer.parse(reducer) if reducer else (Reducer.parse(out[baseline].reducer) if out else None)
+    for i, (d, s) in enumerate(zip(run_dirs, out)):
+        if want is not None and s.reducer != want.name:
+            out[i] = reduce_again(s, read_episode_scores(Path(d)), want)
     return out
 
 
@@ -45,20 +58,26 @@ def run_names(runs: list[RunScores]) -> list[str]:
 
 
 def leaderboard_table(runs: list[RunScores]) -> Table:
-    """One rich table: ESR/Acc_final/Acc_pre (Table 2) and EC/MG (Table 3) per split, compact."""
-    t = Table(title="Leaderboard", caption="ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes",
+    """One rich table, a row per run and split: ESR/Acc_final/Acc_pre (Table 2) and EC/MG (Table 3), each
+    with its 95% interval."""
+    epochs = {r.epochs for r in runs}
+    note = "" if epochs == {1} else "; epochs reduced by " + ", ".join(sorted({r.reducer for r in runs}))
+    t = Table(title="Leaderboard", caption="ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes; "
+              f"[95% interval]: Wilson for ESR and Acc, bootstrap over episodes for EC and MG{note}",
               box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
     t.add_column("Run", no_wrap=True)
-    for short in ("Easy", "Hard", "All"):
-        for col in ("ESR", "Acc_fin", "Acc_pre", "EC", "MG"):
-            t.add_column(f"{short}\n{col}", justify="right", no_wrap=True)
+    t.add_column("Split", no_wrap=True)
+    t.add_column("N", justify="right", no_wrap=True)
+    for col in ("ESR", "Acc_final", "Acc_pre", "EC", "MG"):
+        t.add_column(col, justify="right", no_wrap=True)
     t.add_column("Labeller", no_wrap=True)
     for name, r in zip(run_names(runs), runs):
-        cells = []
-        for key, _ in SPLITS:
-            s = r.split(key)
-            cells += [fmt(s.esr, 1), fmt(s.acc_final, 1), fmt(s.acc_pre, 1), fmt(s.ec, 1), fmt(s.mg)]
-        t.add_row(escape(name), *cells, escape(r.labeller))
+        for k, (key, split) in enumerate((("easy", "Easy"), ("hard", "Hard"), ("all", "All"))):
+            s, iv = r.split(key), r.split(key).intervals
+            t.add_row(escape(name) if k == 0 else "", split, str(s.episodes), fmt_ci(s.esr, iv and iv.esr, 1),
+                      fmt_ci(s.acc_final, iv and iv.acc_final, 1), fmt_ci(s.acc_pre, iv and iv.acc_pre, 1),
+                      fmt_ci(s.ec, iv and iv.ec, 1), fmt_ci(s.mg, iv and iv.mg, 2), escape(r.labeller) if k == 0 else "",
+                      end_section=k == 2)
     return t
 
 
@@ -101,8 +120,34 @@ def process_markdown(names: list[str], runs: list[RunScores], corrs: list[Correl
     return lines
 
 
+def paired_comparisons(run_dirs: list[Path], runs: list[RunScores], baseline: int = 0
+                       ) -> tuple[list[PairedComparison], list[str]]:
+    """Each run against the baseline run (with the baseline's reducer), and why any run could not be paired."""
+    out: list[PairedComparison] = []
+    skipped: list[str] = []
+    if len(runs) < 2:
+        return out, skipped
+    base, base_eps = runs[baseline], read_episode_scores(Path(run_dirs[baseline]))
+    reducer = Reducer.parse(base.reducer)
+    for i, (d, r) in enumerate(zip(run_dirs, runs)):
+        if i == baseline:
+            continue
+        try:
+            out.append(pair_runs(r, read_episode_scores(Path(d)), base, base_eps, reducer))
+        except PairingError as e:
+            skipped.append(str(e))
+    return out, skipped
+
+
+def check_same_episodes(runs: list[RunScores], baseline: int = 0) -> None:
+    """Raise PairingError naming the first run whose episode file differs from the baseline's."""
+    for i, r in enumerate(runs):
+        if i != baseline:
+            check_pairable(r, runs[baseline])
+
+
 def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_dir: Path,
-                        corrs: list[Correlation] | None = None) -> str:
+                        corrs: list[Correlation] | None = None, paired: list[str] | None = None) -> str:
     names = run_names(runs)
     lines = ["# Comparison", ""]
     for n, r in zip(names, runs):
@@ -114,8 +159,12 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
     mixed = {r.episodes_sha256 for r in runs}
     if len(mixed) > 1:
         lines += ["> **WARNING: these runs were scored on different episode files; rows are not comparable.**", ""]
-    lines += ["## Outcome (EpiBench Table 2)", ""] + table2_header() + [table2_row(n, r) for n, r in zip(names, runs)] + [""]
-    lines += ["## Process (EpiBench Table 3)", ""] + table3_header() + [table3_row(n, r) for n, r in zip(names, runs)] + [""]
+    lines += ["## Outcome (EpiBench Table 2)", "", "ESR, Acc_final, Acc_pre in %, [95% interval]: " + PROPORTION_NOTE
+              + reducer_note(runs), ""]
+    lines += table2_header() + [table2_row(n, r) for n, r in zip(names, runs)] + [""]
+    lines += ["## Process (EpiBench Table 3)", "", "EC in %, MG a ratio, [95% interval]: " + BOOTSTRAP_NOTE, ""]
+    lines += table3_header() + [table3_row(n, r) for n, r in zip(names, runs)] + [""]
+    lines += paired or []
     lines += ["## Cost (EpiBench Table 6)", ""] + table6_header() + [table6_row(n, r.all) for n, r in zip(names, runs)] + [""]
     lines += ["## Failure types (all episodes)", "", "| Run | Retrieve | Perception | Reading-Memory | Reasoning | Others |",
               "|---|---|---|---|---|---|"]
@@ -129,18 +178,34 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
     for key, title in titles.items():
         if key in plot_paths:
             lines += [f"## {title}", "", f"![{title}]({plot_paths[key].relative_to(out_dir)})", ""]
-    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Scorer | Episodes | Scored at |", "|---|---|---|---|---|---|---|---|"]
+    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Scorer | Episodes | Epochs (reducer) | Scored at |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for n, r in zip(names, runs):
         lines.append(f"| {n} | {r.agent} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.scorer_version} | "
-                     f"{r.all.episodes} | {r.scored_at} |")
+                     f"{r.all.episodes} | {r.epochs} ({r.reducer}) | {r.scored_at} |")
     return "\n".join(lines) + "\n"
 
 
-def write_comparison(run_dirs: list[Path], out_dir: Path) -> Path:
-    """Write comparison.md and plots/ under out_dir for the given runs; returns the comparison.md path."""
+PROPORTION_NOTE = ("Wilson over episodes (Acc_pre over non-final turns at their effective number: turns of one "
+                   "episode are not independent).")
+BOOTSTRAP_NOTE = "percentile bootstrap over episodes, epochs resampled inside their episode (10,000 resamples, fixed seed)."
+
+
+def reducer_note(runs: list[RunScores]) -> str:
+    if all(r.epochs == 1 for r in runs):
+        return ""
+    return f" Repeated runs: each episode's epochs reduced by `{runs[0].reducer}` (every run alike)."
+
+
+def write_comparison(run_dirs: list[Path], out_dir: Path, *, reducer: str | None = None, baseline: int = 0) -> Path:
+    """Write comparison.md and plots/ under out_dir for the given runs; returns the comparison.md path.
+    Every run is paired against run_dirs[baseline]; runs over another episode file are named as not paired."""
     out_dir = Path(out_dir)
-    runs = compare_runs([Path(d) for d in run_dirs])
+    run_dirs = [Path(d) for d in run_dirs]
+    runs = compare_runs(run_dirs, reducer, baseline)
     names = run_names(runs)
+    comparisons, skipped = paired_comparisons(run_dirs, runs, baseline)
+    paired = paired_markdown(comparisons, runs[baseline].run_id, skipped) if len(runs) > 1 else []
     pdir = out_dir / "plots"
     paths: dict[str, Path] = {}
     if any(r.all.failures.total() for r in runs):
@@ -155,5 +220,5 @@ def write_comparison(run_dirs: list[Path], out_dir: Path) -> Path:
     if corrs and any(c.rho is not None for c in corrs):
         paths["process"] = plots.process_correlations(corrs, pdir / "process_vs_outcome.png")
     md = out_dir / "comparison.md"
-    atomic_write_text(md, comparison_markdown(runs, paths, out_dir, corrs))
+    atomic_write_text(md, comparison_markdown(runs, paths, out_dir, corrs, paired))
     return md

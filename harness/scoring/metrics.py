@@ -7,6 +7,9 @@ MG: mean of c_i / c*_i over successful episodes, c_i = executed tool calls (refu
 empty-reply pseudo-calls are steps, not tool calls). Max-steps error rate (Fig. 6b): % of turns run that
 were answered wrong after their budget ran out; the share of turns whose budget ran out is
 `budget_exhausted_rate`. A turn never reached counts as wrong; a missing trace is a failed episode.
+With repeated runs (one EpisodeScore per episode and epoch), ESR, Acc_final and Acc_pre reduce each
+episode's epochs with the run's reducer (`epochs.py`); every other number counts every epoch's trace.
+Each split carries the 95% intervals of its five headline numbers (`uncertainty.py`).
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from harness.trace_fold import EpisodeFold, unique_units
 
 from .attribution import attribute_failure, failure_bucket
 from .claims import claim_scores
+from .epochs import Reducer
 from .facts import cost_of
 from .match import gold_display, match_answer
 from .model import SCORER_VERSION, AnswerVerdict, BucketCounts, CostTotals, EpisodeScore, FailureCounts, SplitScores, TurnScore
@@ -76,8 +80,8 @@ def score_turns(episode: Episode, fold: EpisodeFold, judge: Labeller | None = No
     return out
 
 
-def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = None) -> EpisodeScore:
-    """Score one episode from its folded trace (missing or truncated traces included, flagged)."""
+def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = None, epoch: int = 1) -> EpisodeScore:
+    """Score one episode (one epoch of it) from its folded trace (missing or truncated traces included, flagged)."""
     turns = score_turns(episode, fold, judge)
     success = all(t.correct for t in turns)
     bucket = None if success else failure_bucket(fold, turns)
@@ -90,7 +94,7 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
     c_star = episode.checklist_length
     start = fold.start
     return EpisodeScore(
-        episode_id=episode.id, split=episode.split, task_type=episode.task_type, initiation=episode.initiation,
+        episode_id=episode.id, epoch=epoch, split=episode.split, task_type=episode.task_type, initiation=episode.initiation,
         n_turns=len(episode.turns), turns_run=sum(1 for t in turns if t.ran), status=status, success=success,
         final_correct=turns[-1].correct, turns=turns, tool_calls=fold.tool_calls, refused_calls=fold.refused_calls,
         checklist_length=c_star, mg_ratio=(fold.tool_calls / c_star) if success and c_star > 0 else None,
@@ -103,21 +107,19 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
     )
 
 
-def split_scores(episodes: list[EpisodeScore]) -> SplitScores:
-    """The metrics over a group of episodes (one split, or all)."""
-    n = len(episodes)
+def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, proportions: str = "wilson") -> SplitScores:
+    """The metrics over a group of episodes (one split, or all), each episode once per epoch."""
+    from .uncertainty import outcome
+
     cost = CostTotals()
     failures = FailureCounts()
-    pre_correct = pre_total = ec_hit = ec_need = turns_run = exhausted = exhausted_wrong = refused = 0
+    ec_hit = ec_need = turns_run = exhausted = exhausted_wrong = refused = 0
     mg_ratios: list[float] = []
     for e in episodes:
         cost = cost.plus(e.cost)
         refused += e.refused_calls
         if e.failure is not None:
             setattr(failures, e.failure.type, getattr(failures, e.failure.type) + 1)
-        for t in e.turns[:-1]:
-            pre_total += 1
-            pre_correct += t.correct
         for t in e.turns:
             if t.correct:
                 ec_hit += t.evidence_hit
@@ -129,10 +131,11 @@ def split_scores(episodes: list[EpisodeScore]) -> SplitScores:
         if e.success and e.mg_ratio is not None:
             mg_ratios.append(e.mg_ratio)
     successes = sum(1 for e in episodes if e.success)
+    out = outcome(episodes, reducer or Reducer(), proportions)
     return SplitScores(
-        **cost.model_dump(), episodes=n, successful_episodes=successes, turns_run=turns_run, refused_calls=refused,
-        esr=_pct(successes, n), acc_final=_pct(sum(1 for e in episodes if e.final_correct), n),
-        acc_pre=_pct(pre_correct, pre_total), ec=_pct(ec_hit, ec_need),
+        **cost.model_dump(), episodes=len({e.episode_id for e in episodes}), successful_episodes=successes,
+        turns_run=turns_run, refused_calls=refused, esr=out.esr, acc_final=out.acc_final, acc_pre=out.acc_pre,
+        ec=_pct(ec_hit, ec_need), intervals=out.intervals,
         mg=(sum(mg_ratios) / len(mg_ratios)) if mg_ratios else None,
         max_steps_rate=_pct(exhausted_wrong, turns_run), budget_exhausted_rate=_pct(exhausted, turns_run),
         failures=failures, process=summarize_process(episodes), claims=claim_scores(episodes),

@@ -1,8 +1,9 @@
 """Scoring results as typed records: what scores.json, episode_scores.jsonl, replay and the viewer read.
 
 `RunScores` is written to results/<run>/scores.json (its per-split keys `esr`, `acc_final`, `acc_pre`,
-`ec`, `mg`, `max_steps_rate`, `failures`, `episodes` and the cost totals are a public contract);
-one `EpisodeScore` per line goes to episode_scores.jsonl. Percentages are 0-100; `mg` is a ratio.
+`ec`, `mg`, `max_steps_rate`, `failures`, `episodes` and the cost totals are a public contract; `intervals`,
+`epochs`, `reducer`, `uncertainty`, `pass_k` are additive); one `EpisodeScore` per episode and epoch goes to
+episode_scores.jsonl. Percentages are 0-100; `mg` is a ratio; intervals are in the number's own unit.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pydantic import BaseModel, Field
 from harness.trace import ReasonBucket
 from tools import EvidenceUnit
 
+from .interval import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, ProcessSummary
 
 # The scorer's version: matcher rules, attribution rule and metric definitions together. Bump it when any
@@ -20,8 +22,10 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # 1: the first scorer (files without the field). 2: careful-grader matcher (hedges, identifiers, units),
 # attribution at the first error, MG over executed calls, max-steps error rate as in the paper, EC credits
 # memory on every turn, judge errors kept apart. 3: process metrics from the trace and claim-level scores of
-# set answers added (issue 17; the numbers of version 2 are unchanged).
-SCORER_VERSION = "3"
+# set answers added (issue 17; the numbers of version 2 are unchanged). 4: every epoch of a repeated run scored and
+# reduced per episode (mean by default), 95% intervals of ESR, Acc_final, Acc_pre, EC, MG (issue 16; single-epoch
+# numbers of version 3 unchanged).
+SCORER_VERSION = "4"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -123,6 +127,7 @@ class EpisodeScore(BaseModel):
     """Everything scoring concluded about one episode (one line of episode_scores.jsonl)."""
 
     episode_id: str
+    epoch: int = Field(default=1, description="which repeat of the episode (1-based; 1 in single runs)")
     split: str
     task_type: str = ""
     initiation: str = ""
@@ -161,6 +166,20 @@ class FailureCounts(BaseModel):
         return self.retrieve + self.perception + self.reading_memory + self.reasoning + self.others
 
 
+class MetricIntervals(BaseModel):
+    """95% intervals of a split's headline numbers, in the numbers' own units (% or, for MG, a ratio).
+
+    ESR, Acc_final, Acc_pre: Wilson (or Clopper-Pearson) over episodes, at the effective number of units
+    where an episode contributes several (its turns, its epochs). EC, MG: percentile bootstrap over
+    episodes with epochs resampled inside their episode, fixed seed. None where the number is n/a."""
+
+    esr: Interval | None = None
+    acc_final: Interval | None = None
+    acc_pre: Interval | None = None
+    ec: Interval | None = None
+    mg: Interval | None = None
+
+
 class SplitScores(CostTotals):
     """The metrics of one split (easy, hard or all), like EpiBench Tables 2, 3 and 6."""
 
@@ -179,6 +198,7 @@ class SplitScores(CostTotals):
     refused_calls: int = Field(default=0, description="calls the session refused: steps, not tool calls")
     process: ProcessSummary | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
     claims: ClaimScores | None = Field(default=None, description="claim-level precision/recall/F1 of set answers")
+    intervals: MetricIntervals | None = Field(default=None, description="95% intervals of esr, acc_final, acc_pre, ec, mg")
 
 
 class BucketCounts(BaseModel):
@@ -218,6 +238,27 @@ class AblationSettings(BaseModel):
         return ", ".join(parts)
 
 
+class Uncertainty(BaseModel):
+    """How the intervals in scores.json were made, so a reader can reproduce them."""
+
+    confidence: float = 0.95
+    proportions: str = Field(
+        default="wilson", description="interval of ESR, Acc_final, Acc_pre: wilson or clopper-pearson, over episodes "
+                                      "(effective number of units where an episode has several turns or epochs)")
+    means: str = Field(default="bootstrap-percentile", description="interval of EC and MG: bootstrap over episodes, "
+                                                                   "epochs resampled inside their episode")
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+
+
+class PassAtK(BaseModel):
+    """Episode success over repeated epochs, tau-bench style: pass@k (at least one of k) and pass^k (all k)."""
+
+    k: int
+    pass_at_k: Interval = Field(description="mean over episodes of 1 - C(n-c, k) / C(n, k), in %")
+    pass_hat_k: Interval = Field(description="mean over episodes of C(c, k) / C(n, k), in %")
+
+
 class RunScores(BaseModel):
     """scores.json: the public summary of one scored run."""
 
@@ -245,6 +286,12 @@ class RunScores(BaseModel):
     judged_process: JudgedProcessSummary | None = Field(
         default=None, description="judged process quality (MiroEval dimensions), when scored with a process judge")
     scored_at: str = Field(description="ISO-8601 UTC time of scoring")
+    epochs: int = Field(default=1, description="repeats of each episode scored (each its own trace)")
+    reducer: str = Field(default="mean", description="how an episode's epochs reduce for ESR, Acc_final, Acc_pre: "
+                                                      "mean, majority, pass@k or pass^k")
+    uncertainty: Uncertainty = Field(default_factory=Uncertainty, description="how the 95% intervals were made")
+    pass_k: list[PassAtK] = Field(default_factory=list, description="pass@k and pass^k of episode success, k = 1..epochs "
+                                                                   "(runs with more than one epoch)")
 
     def split(self, name: str) -> SplitScores:
         return {"easy": self.easy, "hard": self.hard, "all": self.all}[name]

@@ -1,4 +1,6 @@
-"""PNG plots (matplotlib, Agg backend) for report.md and comparison.md (EpiBench Fig. 4, 5, 6)."""
+"""PNG plots (matplotlib, Agg backend) for report.md and comparison.md (EpiBench Fig. 4, 5, 6).
+
+Every plotted ESR, Acc_final and Acc_pre carries its 95% interval as an error bar."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,12 +10,24 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .interval import Interval  # noqa: E402
 from .model import FAILURE_TYPES, CostTotals, EpisodeScore, RunScores  # noqa: E402
 
 FAILURE_NAMES = {"retrieve": "Retrieve", "perception": "Perception", "reading_memory": "Reading-Memory",
                  "reasoning": "Reasoning", "others": "Others"}
 FAILURE_COLORS = {"retrieve": "#4e79a7", "perception": "#f28e2b", "reading_memory": "#59a14f",
                   "reasoning": "#e15759", "others": "#bab0ac"}
+
+
+def _err(values: list[float], intervals: list[Interval | None]) -> list[list[float]]:
+    """matplotlib's asymmetric error bars (below, above) for values with their intervals (0 where none)."""
+    lo = [max(0.0, v - iv.low) if iv is not None else 0.0 for v, iv in zip(values, intervals)]
+    hi = [max(0.0, iv.high - v) if iv is not None else 0.0 for v, iv in zip(values, intervals)]
+    return [lo, hi]
+
+
+def _iv(r: RunScores, key: str) -> Interval | None:
+    return getattr(r.all.intervals, key) if r.all.intervals is not None else None
 
 
 def _save(fig: plt.Figure, path: Path) -> Path:
@@ -60,16 +74,18 @@ def budget_curve(runs: list[RunScores], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6.4 if len(groups) > 1 else 4.8, 3.6))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, (name, rs) in enumerate(groups.items()):
-        pts = sorted((r.ablation.max_steps or 0, r.all.esr or 0.0, r.all.max_steps_rate or 0.0) for r in rs)
+        rs = sorted(rs, key=lambda r: r.ablation.max_steps or 0)
+        pts = [(r.ablation.max_steps or 0, r.all.esr or 0.0, r.all.max_steps_rate or 0.0) for r in rs]
         c = colors[k % len(colors)]
         tag = f" ({name})" if len(groups) > 1 else ""
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=c, label=f"ESR %{tag}")
+        ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=_err([p[1] for p in pts], [_iv(r, "esr") for r in rs]),
+                    marker="o", color=c, capsize=3, label=f"ESR % (95% interval){tag}")
         ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", ls="--", color=c, label=f"max-steps error %{tag}")
     ax.set_xticks(sorted({r.ablation.max_steps or 0 for r in runs}))
     ax.set_ylim(-3, 103)
     ax.set_xlabel("step budget per turn")
     ax.set_ylabel("%")
-    ax.set_title("Step budget")
+    ax.set_title("Step budget (ESR with its 95% interval)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _save(fig, path)
 
@@ -81,11 +97,12 @@ def ablation_bars(labels: list[str], runs: list[RunScores], path: Path) -> Path:
     xs = range(len(runs))
     for k, (key, name) in enumerate((("esr", "ESR"), ("acc_final", "Acc_final"), ("acc_pre", "Acc_pre"))):
         vals = [getattr(r.all, key) or 0.0 for r in runs]
-        ax.bar([x + (k - 1) * width for x in xs], vals, width, label=name)
+        ax.bar([x + (k - 1) * width for x in xs], vals, width, label=name,
+               yerr=_err(vals, [_iv(r, key) for r in runs]), capsize=2, error_kw={"elinewidth": 0.8})
     ax.set_xticks(list(xs), labels, rotation=15, fontsize=7, ha="right")
     ax.set_ylabel("%")
     ax.set_ylim(0, 105)
-    ax.set_title("Ablations")
+    ax.set_title("Ablations (bars: 95% intervals)")
     ax.legend(fontsize=8)
     return _save(fig, path)
 
@@ -106,10 +123,11 @@ def cost_vs_success(labels: list[str], runs: list[RunScores], path: Path) -> Pat
     fig, ax = plt.subplots(figsize=(7.2, 3.6))
     markers = "osD^v<>Xph*"
     for k, (label, r) in enumerate(zip(labels, runs)):
-        ax.scatter([getattr(r.all, field)], [r.all.esr or 0.0], marker=markers[k % len(markers)], s=50,
-                   alpha=0.8, label=label)
+        esr = r.all.esr or 0.0
+        ax.errorbar([getattr(r.all, field)], [esr], yerr=_err([esr], [_iv(r, "esr")]), fmt=markers[k % len(markers)],
+                    ms=7, alpha=0.8, capsize=3, label=label)
     ax.set_xlabel(axis)
-    ax.set_ylabel("ESR %")
+    ax.set_ylabel("ESR % (95% interval)")
     ax.set_ylim(-3, 103)
     ax.set_title("Cost against success")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))

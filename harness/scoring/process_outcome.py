@@ -2,8 +2,10 @@
 
 MiroEval (seed 000) reports that process quality predicts outcome; here that is measured, not assumed:
 the Spearman rank correlation of each metric with episode success (1/0), and of each per-turn metric
-with turn correctness, with a 95% percentile bootstrap interval over episodes (or turns; 1000
-resamples, fixed seed, so a report is reproducible). Rank correlation is not defined when every episode
+with turn correctness, with a 95% percentile bootstrap interval over episodes (1000 resamples, fixed
+seed, so a report is reproducible). The bootstrap is the scorer's one (`stats.bootstrap_counts`): episodes
+are drawn with replacement and, inside a drawn episode, its units (its turns, its epochs, the same
+episode in other pooled runs) are drawn again; units of one episode never pass for independent ones. Rank correlation is not defined when every episode
 succeeded or every one failed, or when the metric has one value only: the row says which. With a binary
 outcome rho is the rank-biserial correlation: positive means successes tend to have higher values.
 """
@@ -17,7 +19,6 @@ from .model import EpisodeScore
 from .process_model import Correlation, EpisodeProcess, TurnProcess
 
 BOOTSTRAP = 1000
-SEED = 17
 MIN_N = 3
 
 EPISODE_METRICS: dict[str, Callable[[EpisodeProcess], float | None]] = {
@@ -59,8 +60,10 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
     return float((rx * ry).sum() / np.sqrt((rx * rx).sum() * (ry * ry).sum()))
 
 
-def correlate(metric: str, level: str, pairs: list[tuple[float, bool]]) -> Correlation:
-    """rho of metric against outcome over the pairs where the metric is defined, with a bootstrap interval."""
+def correlate(metric: str, level: str, pairs: list[tuple[float, bool]], episodes: list[str] | None = None) -> Correlation:
+    """rho of metric against outcome over the pairs where the metric is defined, with a bootstrap interval.
+    `episodes` names the episode of each pair (pairs of one episode are resampled together); default: each
+    pair its own episode."""
     n = len(pairs)
     out = Correlation(metric=metric, level=level, n=n)  # type: ignore[arg-type]
     what = "episode" if level == "episode" else "turn"
@@ -76,44 +79,51 @@ def correlate(metric: str, level: str, pairs: list[tuple[float, bool]]) -> Corre
     if np.all(x == x[0]):
         out.note = f"not defined: the metric is {x[0]:g} on every {what}"
         return out
-    out.rho, out.low, out.high = rho_with_interval(x, y)
+    out.rho, out.low, out.high = rho_with_interval(x, y, episodes)
     return out
 
 
-def rho_with_interval(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None, float | None]:
-    """Spearman's rho and its 95% percentile bootstrap interval (None where not defined)."""
+def rho_with_interval(x: np.ndarray, y: np.ndarray, episodes: list[str] | None = None
+                      ) -> tuple[float | None, float | None, float | None]:
+    """Spearman's rho and its 95% percentile bootstrap interval over episodes (None where not defined)."""
+    from .stats import bootstrap_counts
+
     rho = spearman(x, y)
     if rho is None:
         return None, None, None
-    n = len(x)
-    boot = bootstrap_rhos(x, y, np.random.default_rng(SEED).integers(0, n, size=(BOOTSTRAP, n)))
+    keys = episodes if episodes is not None else [str(i) for i in range(len(x))]
+    groups: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        groups.setdefault(k, []).append(i)
+    order = np.array([i for g in groups.values() for i in g])  # units numbered episode by episode
+    weights = bootstrap_counts([len(g) for g in groups.values()], resamples=BOOTSTRAP)
+    boot = bootstrap_rhos(x[order], y[order], weights)
     if not boot.size:
         return rho, None, None
     return rho, float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
 
 
-def bootstrap_rhos(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Spearman's rho of every resample (rows of `idx`) at once, resamples where it is undefined dropped.
-
-    Each value of x is replaced by its dense rank, so a resample's tie-averaged ranks come from per-row
-    counts (one bincount), not from sorting every row."""
-    _, dense = np.unique(x, return_inverse=True)
-    m = int(dense.max()) + 1
-    b, n = idx.shape
-    xs = dense[idx]
-    counts = np.bincount((np.arange(b)[:, None] * m + xs).ravel(), minlength=b * m).reshape(b, m)
+def _weighted_ranks(v: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per replicate (row of `weights`: how often each unit was drawn), each unit's tie-averaged rank
+    among the drawn units: a value's rank is the drawn count up to it, less half its own ties."""
+    values, dense = np.unique(v, return_inverse=True)
+    order = np.argsort(dense, kind="stable")
+    starts = np.searchsorted(dense[order], np.arange(len(values)))
+    counts = np.add.reduceat(weights[:, order], starts, axis=1)  # drawn units per distinct value
     avg = np.cumsum(counts, axis=1) - (counts - 1) / 2.0
-    _, ydense = np.unique(y, return_inverse=True)
-    yk = int(ydense.max()) + 1
-    ycounts = np.bincount((np.arange(b)[:, None] * yk + ydense[idx]).ravel(), minlength=b * yk).reshape(b, yk)
-    yavg = np.cumsum(ycounts, axis=1) - (ycounts - 1) / 2.0
-    rx = np.take_along_axis(avg, xs, axis=1)
-    ry = np.take_along_axis(yavg, ydense[idx], axis=1)
-    rx -= rx.mean(axis=1, keepdims=True)
-    ry -= ry.mean(axis=1, keepdims=True)
-    den = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
-    ok = den > 0
-    return (rx * ry).sum(axis=1)[ok] / den[ok]
+    return avg[:, dense]
+
+
+def bootstrap_rhos(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Spearman's rho of every replicate at once (rows of `weights`), replicates where it is undefined dropped.
+    A unit drawn w times counts w times: rho is the weighted Pearson correlation of the weighted ranks."""
+    rx, ry = _weighted_ranks(x, weights), _weighted_ranks(y, weights)
+    total = weights.sum(axis=1, keepdims=True)
+    rx = rx - (weights * rx).sum(axis=1, keepdims=True) / total
+    ry = ry - (weights * ry).sum(axis=1, keepdims=True) / total
+    den = np.sqrt((weights * rx * rx).sum(axis=1) * (weights * ry * ry).sum(axis=1))
+    ok = den > 1e-9
+    return (weights * rx * ry).sum(axis=1)[ok] / den[ok]
 
 
 def process_correlations(episodes: list[EpisodeScore]) -> list[Correlation]:
@@ -121,12 +131,14 @@ def process_correlations(episodes: list[EpisodeScore]) -> list[Correlation]:
     scored = [e for e in episodes if e.process is not None]
     out: list[Correlation] = []
     for name, get in EPISODE_METRICS.items():
-        pairs = [(v, e.success) for e in scored if (v := get(e.process)) is not None]  # type: ignore[arg-type]
-        out.append(correlate(name, "episode", pairs))
-    turn_pairs: list[tuple[TurnProcess, bool]] = []
+        rows = [(v, e.success, e.episode_id) for e in scored if (v := get(e.process)) is not None]  # type: ignore[arg-type]
+        out.append(correlate(name, "episode", [(v, ok) for v, ok, _ in rows], [eid for _, _, eid in rows]))
+    turn_rows: list[tuple[TurnProcess, bool, str]] = []
     for e in scored:
         correct = {t.turn: t.correct for t in e.turns if t.ran}
-        turn_pairs += [(tp, correct[tp.turn]) for tp in e.process.turns if tp.turn in correct]  # type: ignore[union-attr]
+        turn_rows += [(tp, correct[tp.turn], e.episode_id) for tp in e.process.turns  # type: ignore[union-attr]
+                      if tp.turn in correct]
     for name, get in TURN_METRICS.items():
-        out.append(correlate(name, "turn", [(v, ok) for tp, ok in turn_pairs if (v := get(tp)) is not None]))
+        rows = [(v, ok, eid) for tp, ok, eid in turn_rows if (v := get(tp)) is not None]
+        out.append(correlate(name, "turn", [(v, ok) for v, ok, _ in rows], [eid for _, _, eid in rows]))
     return out

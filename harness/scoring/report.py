@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .interval import Interval
 from .model import BUCKETS, FAILURE_TYPES, EpisodeScore, RunScores, SplitScores
 from .plots import FAILURE_NAMES
 from .process_outcome import process_correlations
@@ -14,6 +15,38 @@ SPLITS = (("easy", "Easy"), ("hard", "Hard"), ("all", "Average"))
 
 def fmt(x: float | None, digits: int = 2) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def ci(iv: Interval | None, digits: int = 2, sep: str = ", ") -> str:
+    """`[low, high]` of an interval, or '' when there is none."""
+    return "" if iv is None else f"[{iv.low:.{digits}f}{sep}{iv.high:.{digits}f}]"
+
+
+def fmt_ci(x: float | None, iv: Interval | None, digits: int = 2) -> str:
+    """`50.00 [15.00, 85.00]`: a number with its 95% interval (`n/a` when the number is)."""
+    return fmt(x, digits) if x is None or iv is None else f"{fmt(x, digits)} {ci(iv, digits)}"
+
+
+def interval_note(s: RunScores) -> str:
+    """How the intervals of this run's numbers were made, in one paragraph."""
+    u = s.uncertainty
+    prop = "Wilson" if u.proportions == "wilson" else "Clopper-Pearson"
+    return (f"[low, high]: {100 * u.confidence:.0f}% intervals. ESR and Acc_final: {prop} over episodes; Acc_pre: "
+            f"{prop} over non-final turns at their effective number (turns of one episode are not independent: "
+            "Kish's design effect, never fewer than the episodes)" + (", epochs counted the same way" if s.epochs > 1 else "")
+            + f". EC and MG: percentile bootstrap over episodes{', epochs resampled inside their episode' if s.epochs > 1 else ''} "
+            f"({u.resamples:,} resamples, seed {u.seed}).")
+
+
+def reducer_line(s: RunScores) -> str:
+    """The run's epochs and how they reduce, for the report's header."""
+    from .epochs import Reducer
+
+    if s.epochs <= 1:
+        return f"- epochs: 1 (reducer `{s.reducer}`: with one epoch every reducer gives the verdict itself)"
+    r = Reducer.parse(s.reducer)
+    return (f"- epochs: {s.epochs} per episode; ESR, Acc_final and Acc_pre reduce them with `{s.reducer}`: "
+            f"{r.describe()}; EC, MG, cost, failures and process count every epoch's trace")
 
 
 def run_label(s: RunScores) -> str:
@@ -27,7 +60,11 @@ def table2_header() -> list[str]:
 
 
 def table2_row(name: str, s: RunScores) -> str:
-    cells = [f"{fmt(s.split(k).esr)} | {fmt(s.split(k).acc_final)} | {fmt(s.split(k).acc_pre)}" for k, _ in SPLITS]
+    cells = []
+    for k, _ in SPLITS:
+        x, iv = s.split(k), s.split(k).intervals
+        cells.append(f"{fmt_ci(x.esr, iv and iv.esr)} | {fmt_ci(x.acc_final, iv and iv.acc_final)} | "
+                     f"{fmt_ci(x.acc_pre, iv and iv.acc_pre)}")
     return f"| {name} | " + " | ".join(cells) + " |"
 
 
@@ -37,7 +74,8 @@ def table3_header() -> list[str]:
 
 
 def table3_row(name: str, s: RunScores) -> str:
-    cells = [f"{fmt(s.split(k).ec)} | {fmt(s.split(k).mg)} | {fmt(s.split(k).max_steps_rate)} | "
+    cells = [f"{fmt_ci(s.split(k).ec, s.split(k).intervals and s.split(k).intervals.ec)} | "
+             f"{fmt_ci(s.split(k).mg, s.split(k).intervals and s.split(k).intervals.mg)} | {fmt(s.split(k).max_steps_rate)} | "
              f"{fmt(s.split(k).budget_exhausted_rate)}" for k, _ in SPLITS]
     return f"| {name} | " + " | ".join(cells) + " |"
 
@@ -86,6 +124,7 @@ def header_lines(s: RunScores) -> list[str]:
         f"- scorer version {s.scorer_version} (`epi score {s.run_id}` re-scores the run with the installed scorer)",
         f"- episodes: `{s.episodes_path}` (sha256 `{(s.episodes_sha256 or '')[:12]}`), {s.all.episodes} scored",
         f"- settings: {s.ablation.label()}",
+        reducer_line(s),
         f"- scored at {s.scored_at}",
     ]
     if s.judge_errors:
@@ -102,6 +141,19 @@ def header_lines(s: RunScores) -> list[str]:
     if s.unknown_traces:
         lines.append(f"- **traces of episodes not in the episode file (not scored): {', '.join(s.unknown_traces)}**")
     return lines + [""]
+
+
+def pass_k_rows(s: RunScores) -> list[str]:
+    """Episode success over the epochs, tau-bench style (runs with more than one epoch)."""
+    if not s.pass_k:
+        return []
+    out = ["### Episode success over epochs (tau-bench)", "",
+           "pass@k: the chance that at least one of k epochs drawn at random succeeded; pass^k: that all k did "
+           "(reliability). In %, averaged over episodes, with a Wilson interval over episodes.", "",
+           "| k | pass@k | pass^k |", "|---|---|---|"]
+    out += [f"| {p.k} | {fmt_ci(p.pass_at_k.estimate, p.pass_at_k)} | {fmt_ci(p.pass_hat_k.estimate, p.pass_hat_k)} |"
+            for p in s.pass_k]
+    return out + [""]
 
 
 def _img(path: Path, base: Path, alt: str) -> str:
@@ -123,8 +175,9 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
     """The whole report.md text; plot paths are made relative to `base` (the run directory)."""
     name = run_label(s)
     lines = header_lines(s)
-    lines += ["## Outcome (EpiBench Table 2)", "", "ESR, Acc_final, Acc_pre in %.", ""]
+    lines += ["## Outcome (EpiBench Table 2)", "", "ESR, Acc_final, Acc_pre in %. " + interval_note(s), ""]
     lines += table2_header() + [table2_row(name, s), ""]
+    lines += pass_k_rows(s)
     lines += ["## Process (EpiBench Table 3)", "",
               "EC in % (higher is better; a turn's accessed evidence is what its calls exposed plus what memory "
               "held), MG as executed tool calls over the checklist on successful episodes (lower is better; n/a "
@@ -152,16 +205,24 @@ def scores_table(s: RunScores):  # noqa: ANN201 - a rich Table
 
     from rich.markup import escape
 
-    t = Table(title=escape(f"{run_label(s)} [{s.labeller}, scorer {s.scorer_version}]"),
-              caption="ESR, Acc, EC, max-steps error in %; MG ratio; wall time in s",
+    t = Table(title=escape(f"{run_label(s)} [{s.labeller}, scorer {s.scorer_version}]"
+                           + (f", {s.epochs} epochs reduced by {s.reducer}" if s.epochs > 1 else "")),
+              caption="ESR, Acc, EC, max-steps error in %; MG ratio; wall time in s; under each number its 95% interval",
               box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
     for col in ("Split", "N", "ESR", "Acc_fin", "Acc_pre", "EC", "MG", "MaxErr", "Tokens", "Tools", "Wall"):
         t.add_column(col, justify="left" if col == "Split" else "right", no_wrap=True)
     for key, name in (("easy", "Easy"), ("hard", "Hard"), ("all", "All")):
         x = s.split(key)
-        t.add_row(name, str(x.episodes), fmt(x.esr, 1), fmt(x.acc_final, 1), fmt(x.acc_pre, 1), fmt(x.ec, 1), fmt(x.mg),
+        iv = x.intervals
+        t.add_row(name, str(x.episodes), _two(x.esr, iv and iv.esr, 1, 0), _two(x.acc_final, iv and iv.acc_final, 1, 0),
+                  _two(x.acc_pre, iv and iv.acc_pre, 1, 0), _two(x.ec, iv and iv.ec, 1, 0), _two(x.mg, iv and iv.mg, 2, 1),
                   fmt(x.max_steps_rate, 1), f"{x.total_tokens:,}", str(x.tool_calls), f"{x.wall_time_s:.1f}")
     return t
+
+
+def _two(x: float | None, iv: Interval | None, digits: int, iv_digits: int) -> str:
+    """A number over its interval, on two lines (keeps the terminal table narrow)."""
+    return fmt(x, digits) if x is None or iv is None else f"{fmt(x, digits)}\n[dim]{ci(iv, iv_digits, '-')}[/]"
 
 
 def print_scores(run_dir: Path, console) -> None:  # noqa: ANN001 - a rich Console

@@ -2,7 +2,9 @@
 
 Never runs an agent or a tool, so any old run can be scored again with the current scorer
 (`epi score RUN`); scores.json and report.md name the scorer version. Writes scores.json,
-episode_scores.jsonl, plots/ and report.md. A judge pass that fails (endpoint down) writes nothing:
+episode_scores.jsonl (one line per episode and epoch), plots/ and report.md. A run with several epochs
+reduces each episode's epochs with a reducer (`epochs.py`): the one asked for, else the run's own
+(`--reducer` of `epi run`), else the mean. A judge pass that fails (endpoint down) writes nothing:
 the matcher scores already there stay as they were (and are written first if the run had none).
 """
 from __future__ import annotations
@@ -13,12 +15,14 @@ from typing import Any
 
 from harness.episode import Episode
 from harness.rundir import RunDir, atomic_write_text, safe_name
+from harness.trace_fold import fold_trace
 
-from .facts import read_episode_fold
+from .epochs import Reducer, ReducerError
 from .judge import Judge, JudgeConfig, JudgeUnavailable
 from .metrics import bucket_counts, score_episode, split_scores
-from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, RunScores
+from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, RunScores, Uncertainty
 from .process_judge import ProcessJudge, summarize_judged
+from .uncertainty import pass_at_k_table
 
 
 class ScoringError(Exception):
@@ -77,38 +81,74 @@ def planned_episodes(cfg: dict[str, Any], episodes: list[Episode], rd: RunDir) -
     if isinstance(limit, int):
         chosen = chosen[:limit]
     have = {e.id for e in chosen}
-    traced = {p.stem for p in rd.traces_dir.glob("*.jsonl")} if rd.traces_dir.is_dir() else set()
+    traced = traced_names(rd)
     extra = [e for e in episodes if e.id not in have and safe_name(e.id) in traced]
     return chosen + extra
+
+
+def traced_names(rd: RunDir) -> set[str]:
+    """File-safe names of the episodes with a trace in any epoch."""
+    return {p.stem for k in rd.epochs() for p in rd.epoch_dir(k).glob("*.jsonl")}
+
+
+def run_epochs(cfg: dict[str, Any], rd: RunDir) -> int:
+    """Epochs to score: what run.json asked for (1 for runs made before epochs); an epoch whose trace is
+    missing is scored as a missing trace, like any other."""
+    asked = cfg.get("epochs") or _setting(cfg, "epochs") or 1
+    if not isinstance(asked, int) or asked < 1:
+        raise ScoringError(f"{rd.run_json}: epochs is {asked!r}, not a whole number of 1 or more")
+    return asked
+
+
+def run_reducer(cfg: dict[str, Any], reducer: str | Reducer | None, epochs: int, where: str) -> Reducer:
+    """The reducer asked for, else the one the run was made with (`epi run --reducer`), else the mean."""
+    try:
+        r = reducer if isinstance(reducer, Reducer) else Reducer.parse(reducer or _setting(cfg, "reducer"))
+        r.check(epochs, where)
+    except ReducerError as e:
+        raise ScoringError(str(e)) from None
+    return r
+
+
+def _label(episode_id: str, epoch: int) -> str:
+    return episode_id if epoch == 1 else f"{episode_id} (epoch {epoch})"
 
 
 def score_run(
     run_dir: Path, *, episodes_path: Path | None = None, judge: JudgeConfig | None = None,
     allow_mismatch: bool = False, write: bool = True, process_judge: JudgeConfig | None = None,
+    reducer: str | Reducer | None = None, proportions: str = "wilson",
 ) -> RunScores:
     """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md.
-    `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions)."""
+    `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions).
+    `reducer` (mean, majority, pass@K, pass^K) reduces the epochs of repeated runs; `proportions` is the
+    interval of ESR, Acc_final and Acc_pre (wilson or clopper-pearson)."""
     rd = RunDir(run_dir)
     if (judge is not None or process_judge is not None) and write and not rd.scores_json.is_file():
-        score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch)  # matcher scores first
+        score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch, reducer=reducer,
+                  proportions=proportions)  # matcher scores first
     cfg = load_run_config(rd)
     eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
     if judge is not None and judge.log_path is None and write:  # the judge's own log, beside the scores
         judge = judge.model_copy(update={"log_path": rd.path / "judge_log.jsonl"})
+    if process_judge is not None and process_judge.log_path is None and write:  # its log too, beside the scores
+        process_judge = process_judge.model_copy(update={"log_path": rd.path / "process_judge_log.jsonl"})
+    epochs = run_epochs(cfg, rd)
+    red = run_reducer(cfg, reducer, epochs, f"run {rd.run_id!r}")
     labeller = Judge(judge) if judge is not None else None
     scored: list[EpisodeScore] = []
     known = {safe_name(e.id) for e in eset.episodes}
-    unknown = sorted(p.stem for p in rd.traces_dir.glob("*.jsonl") if p.stem not in known) if rd.traces_dir.is_dir() else []
-    if process_judge is not None and process_judge.log_path is None and write:  # its log too, beside the scores
-        process_judge = process_judge.model_copy(update={"log_path": rd.path / "process_judge_log.jsonl"})
+    unknown = sorted(traced_names(rd) - known)
     pjudge = ProcessJudge(process_judge) if process_judge is not None else None
+    planned = planned_episodes(cfg, eset.episodes, rd)
     try:
-        for ep in planned_episodes(cfg, eset.episodes, rd):
-            fold = read_episode_fold(rd, ep.id)
-            es = score_episode(ep, fold, labeller)
-            if pjudge is not None and es.process is not None:
-                es.process.judged = pjudge.judge_episode(fold)
-            scored.append(es)
+        for k in range(1, epochs + 1):
+            for ep in planned:
+                fold = fold_trace(rd.read_trace(ep.id, epoch=k, include_partial=True))
+                es = score_episode(ep, fold, labeller, epoch=k)
+                if pjudge is not None and es.process is not None:
+                    es.process.judged = pjudge.judge_episode(fold)
+                scored.append(es)
     except JudgeUnavailable as e:
         kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
         raise JudgeUnavailable(f"{e}; the judge pass stopped and {kept}") from None
@@ -119,12 +159,12 @@ def score_run(
         model=cfg.get("model"), uses_gold=uses_gold, note=gold_note(agent) if uses_gold else None,
         labeller=labeller.name if labeller else "matcher", scorer_version=SCORER_VERSION,
         judge_errors=sum(1 for e in scored for t in e.turns if t.verdict.judge_error),
-        easy=split_scores([e for e in scored if e.split == "easy"]),
-        hard=split_scores([e for e in scored if e.split == "hard"]),
-        all=split_scores(scored), buckets=bucket_counts(scored),
-        truncated_episodes=[e.episode_id for e in scored if e.truncated],
-        missing_episodes=[e.episode_id for e in scored if e.missing], unknown_traces=unknown,
-        damaged_traces={e.episode_id: e.bad_lines for e in scored if e.bad_lines},
+        easy=split_scores([e for e in scored if e.split == "easy"], red, proportions),
+        hard=split_scores([e for e in scored if e.split == "hard"], red, proportions),
+        all=split_scores(scored, red, proportions), buckets=bucket_counts(scored),
+        truncated_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.truncated],
+        missing_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.missing], unknown_traces=unknown,
+        damaged_traces={_label(e.episode_id, e.epoch): e.bad_lines for e in scored if e.bad_lines},
         episodes_path=str(eset.path), episodes_sha256=eset.sha256, episodes_mismatch=mismatch,
         ablation=AblationSettings(
             max_steps=_setting(cfg, "max_steps"), final_turn_tools=_setting(cfg, "final_turn_tools"),
@@ -132,10 +172,27 @@ def score_run(
         ),
         judged_process=summarize_judged(scored, pjudge.name) if pjudge is not None else None,
         scored_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        epochs=epochs, reducer=red.name, uncertainty=Uncertainty(proportions=proportions),
+        pass_k=pass_at_k_table(scored, proportions),
     )
     if write:
         write_outputs(rd, scores, scored)
     return scores
+
+
+def reduce_again(scores: RunScores, episodes: list[EpisodeScore], reducer: Reducer) -> RunScores:
+    """The same run's numbers with another reducer of epochs, from its episode scores (labels kept: a judge's
+    verdicts are not asked again). Refuses a pass@k / pass^k that needs more epochs than the run has."""
+    try:
+        reducer.check(scores.epochs, f"run {scores.run_id!r}")
+    except ReducerError as e:
+        raise ScoringError(str(e)) from None
+    prop = scores.uncertainty.proportions
+    return scores.model_copy(update={
+        "easy": split_scores([e for e in episodes if e.split == "easy"], reducer, prop),
+        "hard": split_scores([e for e in episodes if e.split == "hard"], reducer, prop),
+        "all": split_scores(episodes, reducer, prop), "reducer": reducer.name,
+    })
 
 
 def write_outputs(rd: RunDir, scores: RunScores, episodes: list[EpisodeScore]) -> None:

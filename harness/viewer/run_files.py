@@ -104,7 +104,8 @@ class RunFiles:
                 except ValidationError:
                     self.notes.append(f"{path.name} line {i} is not an episode score; skipped")
                     continue
-                self.scores[es.episode_id] = es
+                if es.epoch == 1:  # the viewer shows epoch 1's trace; later epochs have their own lines
+                    self.scores[es.episode_id] = es
         if self.run.scores_json.is_file():
             try:
                 self.run_scores = RunScores.model_validate_json(self.run.scores_json.read_text(encoding="utf-8"))

@@ -49,6 +49,11 @@ def test_ablate_runs_every_combination_and_writes_one_comparison(tiny_sandbox, t
     # one budget-1 run: the heuristic needs more than one call per turn, so the budget runs out
     s1 = json.loads((tmp_path / "grid" / "steps1-finaloff-all" / "scores.json").read_text())
     assert s1["all"]["max_steps_rate"] > 0
+    # every run paired with the first; removing pdf_rag, which the heuristic never calls, changes no episode
+    assert [p["baseline"] for p in result["paired"]] == ["steps1-finaloff-all"] * 7
+    (no_rag,) = [p["verdict"] for p in result["paired"] if p["run"] == "steps1-finaloff-no_pdf_rag"]
+    assert no_rag.startswith("steps1-finaloff-no_pdf_rag against steps1-finaloff-all: no detectable difference, "
+                             "ESR +0.0 points"), no_rag
 
 
 def test_ablate_refuses_bad_grids(tiny_sandbox, tiny_episodes, tmp_path, capsys, monkeypatch):

@@ -4,7 +4,6 @@ exactly the missing (episode, epoch) pairs."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,10 +21,12 @@ def ids(episodes: Path) -> set[str]:
 
 
 def score_epoch(run_dir: Path, epoch: int, scratch: Path) -> dict:
-    """Score one epoch of a run with today's scorer: a view folder whose traces/ is that epoch's."""
+    """Score one epoch of a run alone: a view folder whose traces/ is that epoch's, made as a single run."""
     view = scratch / f"{run_dir.name}-epoch{epoch}"
     view.mkdir(parents=True)
-    shutil.copy(run_dir / "run.json", view / "run.json")
+    cfg = json.loads((run_dir / "run.json").read_text())
+    cfg["epochs"] = cfg["settings"]["epochs"] = 1
+    (view / "run.json").write_text(json.dumps(cfg))
     (view / "traces").symlink_to(RunDir(run_dir).epoch_dir(epoch).resolve(), target_is_directory=True)
     scores = score_run(view, write=False).model_dump(mode="json")
     return {split: {k: scores[split][k] for k in COMPARABLE} for split in ("easy", "hard", "all")}
@@ -81,7 +82,7 @@ def test_each_epoch_writes_its_own_trace_and_epoch_one_is_the_single_run_layout(
     assert one.epochs() == [1]
     assert {p.name for p in one.traces_dir.glob("*.jsonl")} == {p.name for p in rd.traces_dir.glob("*.jsonl")}
     assert not [p for p in one.traces_dir.iterdir() if p.name.startswith("epoch=")]
-    # today's scorer reads epoch 1 of a repeated run as the single run, and every epoch scores alike
+    # epoch 1 of a repeated run, scored alone, is the single run, and every epoch scores alike
     assert score_epoch(rd.path, 1, tmp_path / "views") == score_epoch(one.path, 1, tmp_path / "views1")
     for k in (2, 3):
         assert score_epoch(rd.path, k, tmp_path / "views") == score_epoch(one.path, 1, tmp_path / f"views-{k}")

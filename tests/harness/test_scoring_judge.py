@@ -196,7 +196,7 @@ def test_cli_score_compare_and_errors(tmp_path):
     r = _epi("compare", str(run), str(run), "--out", str(tmp_path / "cmp"))
     assert r.returncode == 0, r.stderr
     md = (tmp_path / "cmp" / "comparison.md").read_text()
-    assert "| fixture-run | 50.00 | 50.00 | 100.00 |" in md and (tmp_path / "cmp/plots/cost_vs_success.png").is_file()
+    assert "| fixture-run | 50.00 [9.45, 90.55] | 50.00 [9.45, 90.55] | 100.00 [34.24, 100.00] |" in md and (tmp_path / "cmp/plots/cost_vs_success.png").is_file()
     r = _epi("score", str(run), "--judge", "m", "--judge-base-url", "http://127.0.0.1:9/v1")
     assert r.returncode == 2 and "not reachable" in " ".join(r.stderr.split()) and "Traceback" not in r.stderr
     r = _epi("score", str(tmp_path / "nope"))

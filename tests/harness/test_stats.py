@@ -143,3 +143,84 @@ def test_paired_bootstrap_keeps_the_pairing():
     assert (r.estimate, r.low, r.high, r.p_value) == (0.0, 0.0, 0.0, 1.0)
     with pytest.raises(ValueError, match="A has 2 episodes, B has 1"):
         stats.paired_bootstrap_difference([[1.0], [0.0]], [[1.0]])
+
+
+def test_clustered_proportions_count_the_effective_units():
+    # one 0/1 unit per episode: exactly the Wilson interval over episodes
+    assert stats.proportion_interval([[1.0], [0.0], [1.0]]) == stats.wilson_interval(2, 3).model_copy(update={"n": 3.0})
+    # (1, 1), (0, 0), (1, 0): p = 1/2; episode sums (2, 0, 1) less p x 2 = (1, -1, 0), squares 2; clustered variance
+    # 3/2 x 2 / 6^2 = 1/12 against p(1-p) = 1/4: 3 effective units (episodes alike inside: count them once each)
+    assert stats.effective_units([[1, 1], [0, 0], [1, 0]]) == (0.5, pytest.approx(3.0))
+    # (1, 0), (1, 0), (0, 1): episodes alike, units unlike: sums (1, 1, 1) less 1 = 0: all 6 units count
+    assert stats.effective_units([[1, 0], [1, 0], [0, 1]]) == (0.5, 6.0)
+    # at 0% or 100% nothing says how alike the units are: the episodes count
+    assert stats.effective_units([[1, 1, 1], [1, 1]]) == (1.0, 2.0)
+    iv = stats.proportion_interval([[1, 1, 1], [1, 1]])
+    assert iv.high == 1.0 and iv.low == pytest.approx(stats.wilson_interval(2, 2).low) and iv.n == 2.0
+    cp = stats.proportion_interval([[1, 1], [0, 0], [1, 0]], method="clopper-pearson")
+    assert cp.method == "clopper-pearson" and cp.n == pytest.approx(3.0) and cp.low < 0.5 < cp.high
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        stats.proportion_interval([[2.0]])
+    with pytest.raises(ValueError, match="not one of wilson, clopper-pearson"):
+        stats.proportion_interval([[1.0]], method="normal")
+
+
+def test_ratio_bootstrap_draws_numerator_and_denominator_together():
+    # episodes (hit, need): (1, 1), (0, 1), (2, 2); ratio 3/4. A replicate of k copies of the (0, 1) episode and
+    # the rest of the other two never goes below 0 or above 1; drawing only (0, 1) three times (1/27) gives 0
+    iv = stats.bootstrap_ratio_interval([[1.0], [0.0], [2.0]], [[1.0], [1.0], [2.0]])
+    assert iv.estimate == pytest.approx(0.75) and iv.low == 0.0 and iv.high == 1.0
+    # a denominator of 0 everywhere: no ratio, no interval
+    assert stats.bootstrap_ratio_interval([[0.0]], [[0.0]]) is None
+    # no denominators: the mean, identical to bootstrap_interval (same draws from the same seed)
+    assert stats.bootstrap_ratio_interval([[0.0], [0.0], [1.0]], None) == stats.bootstrap_interval([[0.0], [0.0], [1.0]])
+    with pytest.raises(ValueError, match="episode #0 has 2 numerators and 1 denominators"):
+        stats.bootstrap_ratio_interval([[1.0, 1.0]], [[1.0]])
+
+
+def test_paired_ratio_difference_and_the_mean_case_agree():
+    a, b = [[1.0], [1.0], [1.0], [0.0]], [[0.0], [0.0], [0.0], [0.0]]
+    plain = stats.paired_bootstrap_difference(a, b)
+    ratio = stats.paired_bootstrap_ratio_difference(a, None, b, None)
+    assert ratio == plain
+    # B's ratio is undefined (no denominator anywhere): no difference to give
+    assert stats.paired_bootstrap_ratio_difference(a, None, b, [[0.0]] * 4) is None
+
+
+def test_newcombe_paired_interval_by_hand():
+    # Bentur et al. (2009): both 1, A only 1, B only 7, neither 12; n = 21. p1 = 2/21, p2 = 8/21, theta = -0.285714.
+    # Wilson 2 of 21 = [0.026518, 0.289144], 8 of 21 = [0.207507, 0.591217]; AD - BC = 12 - 7 = 5 <= n/2: phi = 0.
+    # low = theta - sqrt((0.095238 - 0.026518)^2 + (0.591217 - 0.380952)^2) = theta - 0.221210 = -0.506924
+    # high = theta + sqrt((0.289144 - 0.095238)^2 + (0.380952 - 0.207507)^2) = theta + 0.260160 = -0.025554
+    a = [True] * 2 + [False] * 19
+    b = [True] + [False] + [True] * 7 + [False] * 12
+    r = stats.newcombe_paired_difference(a, b)
+    assert r.estimate == pytest.approx(-6 / 21)
+    assert (r.low, r.high) == (pytest.approx(-0.506924, abs=2e-5), pytest.approx(-0.025554, abs=2e-5))
+    # McNemar: 1 against 7 discordant, 2 P(X <= 1) with X ~ Bin(8, 1/2) = 2 (1 + 8) / 256
+    assert r.p_value == stats.mcnemar(a, b).p_exact == pytest.approx(18 / 256) and r.method == "newcombe"
+    # Cavo et al. (2012): 59, 6, 16, 80; AD - BC = 4624 > n/2 = 80.5, so phi = (4624 - 80.5) / sqrt(65 96 75 86)
+    # = 0.716184 narrows the interval around -10/161
+    a = [True] * 65 + [False] * 96
+    b = [True] * 59 + [False] * 6 + [True] * 16 + [False] * 80
+    r = stats.newcombe_paired_difference(a, b)
+    assert r.estimate == pytest.approx(-10 / 161) and (r.low, r.high) == (pytest.approx(-0.1186, abs=1e-4),
+                                                                           pytest.approx(-0.0046, abs=1e-4))
+
+
+def test_bootstrap_counts_draw_episodes_then_their_units():
+    counts = stats.bootstrap_counts([2, 1, 3], resamples=5000, seed=4)
+    assert counts.shape == (5000, 6)
+    # every replicate draws 3 episodes and, inside each, as many units as it has: per-episode totals are 2, 1, 3
+    # times the number of times the episode was drawn
+    per = np.stack([counts[:, 0:2].sum(1) / 2, counts[:, 2] / 1, counts[:, 3:6].sum(1) / 3], axis=1)
+    assert np.all(per == np.round(per)) and np.all(per.sum(axis=1) == 3)
+    # each episode is drawn once per replicate on average; a unit of a 3-unit episode once too
+    assert per.mean(axis=0) == pytest.approx([1, 1, 1], abs=0.05) and counts[:, 3].mean() == pytest.approx(1, abs=0.05)
+
+
+def test_one_episodes_pass_at_k_and_pass_hat_k():
+    assert stats.episode_pass_hat_k(2, 4, 2) == pytest.approx(1 / 6) and stats.episode_pass_at_k(2, 4, 2) == pytest.approx(5 / 6)
+    assert stats.episode_pass_hat_k(3, 3, 3) == 1.0 and stats.episode_pass_at_k(0, 3, 1) == 0.0
+    with pytest.raises(ValueError, match="2 trials; pass@3 and pass\\^3 need at least 3"):
+        stats.episode_pass_at_k(1, 2, 3)

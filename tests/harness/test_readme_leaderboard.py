@@ -1,0 +1,85 @@
+"""The README's leaderboard (what `make run` prints) shows every number with its 95% interval, and those
+intervals, the paired test and the minimal detectable difference quoted under it are the ones the scorer
+computes from the table's own counts: a number edited by hand, or a scorer change the README missed, fails."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.scoring import stats
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text()
+EPISODES = sum(1 for line in (ROOT / "episodes" / "sandbox-v1.jsonl").read_text().splitlines() if line.strip())
+CELL = re.compile(r"^(-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]$")
+
+
+def _leaderboard() -> dict[str, dict[str, tuple[float, float, float]]]:
+    lines = README[README.index("| Agent | ESR %"):].splitlines()
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        parsed = {}
+        for name, cell in zip(head[1:], cells[1:]):
+            m = CELL.match(cell)
+            assert m, f"README leaderboard: {cells[0]} {name} {cell!r} is not 'estimate [low, high]'"
+            parsed[name] = tuple(float(x) for x in m.groups())
+        rows[cells[0].split(" (")[0]] = parsed
+    return rows
+
+
+def test_the_readme_shows_a_leaderboard_with_intervals():
+    board = _leaderboard()
+    assert set(board) == {"heuristic", "text-only", "oracle"}
+    for agent, cells in board.items():
+        assert list(cells) == ["ESR %", "Acc_final %", "Acc_pre %", "EC %", "MG"]
+        for name, (est, low, high) in cells.items():
+            assert low <= est <= high, (agent, name)
+
+
+@pytest.mark.parametrize("metric", ["ESR %", "Acc_final %"])
+def test_episode_level_intervals_are_the_wilson_intervals_of_their_counts(metric):
+    # one 0/1 value per episode: the interval is Wilson's at the benchmark's episode count, whatever the agent
+    assert EPISODES == 110
+    for agent, cells in _leaderboard().items():
+        est, low, high = cells[metric]
+        k = round(est * EPISODES / 100)
+        assert 100 * k / EPISODES == pytest.approx(est, abs=0.05), (agent, metric)
+        iv = stats.wilson_interval(k, EPISODES)
+        assert (low, high) == (pytest.approx(100 * iv.low, abs=0.05), pytest.approx(100 * iv.high, abs=0.05)), (agent, metric)
+    assert _leaderboard()["oracle"]["ESR %"] == (100.0, 96.6, 100.0), "100% gets an honest interval"
+
+
+def test_the_paired_sentence_is_what_mcnemar_newcombe_and_connor_give_for_these_counts():
+    board = _leaderboard()
+    heur = round(board["heuristic"]["ESR %"][0] * EPISODES / 100)
+    text = round(board["text-only"]["ESR %"][0] * EPISODES / 100)
+    m = re.search(r"ESR \+([\d.]+) points \[\+([\d.]+), \+([\d.]+)\] \(McNemar exact p = ([\d.e-]+): (\d+) episodes "
+                  r"succeed\s+only with text-only, (\d+) only with the heuristic\)", README)
+    assert m, "the README quotes text-only against heuristic"
+    diff, low, high, p = (float(x) for x in m.groups()[:4])
+    only_text, only_heur = int(m.group(5)), int(m.group(6))
+    assert only_text - only_heur == text - heur  # the discordant episodes agree with the two ESRs
+    both = heur - only_heur
+    a = [True] * both + [True] * only_text + [False] * only_heur + [False] * (EPISODES - both - only_text - only_heur)
+    b = [True] * both + [False] * only_text + [True] * only_heur + [False] * (EPISODES - both - only_text - only_heur)
+    mc = stats.mcnemar(a, b)
+    assert f"{mc.p_exact:.2g}" == f"{p:.2g}"
+    nd = stats.newcombe_paired_difference(a, b)
+    assert (100 * nd.estimate, 100 * nd.low, 100 * nd.high) == (
+        pytest.approx(diff, abs=0.05), pytest.approx(low, abs=0.05), pytest.approx(high, abs=0.05))
+    mdd = re.search(r"smallest\s+detectable ESR difference is ([\d.]+) points", README)
+    assert mdd, "the README quotes the minimal detectable difference"
+    want = stats.minimal_detectable_difference(EPISODES, stats.discordance(a, b))
+    assert 100 * want.mdd == pytest.approx(float(mdd.group(1)), abs=0.05)
+    text_flat = " ".join(README.split())
+    m = re.search(r"no detectable difference, ESR \+0\.0 points .*?\(([\d.]+) points at 10% discordance, ([\d.]+) at 30%\)",
+                  text_flat)
+    assert m, "the README quotes the heuristic without pdf_rag against the heuristic"
+    for share, quoted in ((0.1, m.group(1)), (0.3, m.group(2))):
+        assert 100 * stats.minimal_detectable_difference(EPISODES, share).mdd == pytest.approx(float(quoted), abs=0.05)
