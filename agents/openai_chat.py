@@ -32,6 +32,7 @@ from harness.agent import (
     TurnContext,
     TurnView,
 )
+from harness.chat_body import ChatBody, MessageEncoder
 
 from ._endpoint import api_key, decoding_kwargs, preflight_endpoint, retry_policy
 from ._prompt import (
@@ -41,10 +42,10 @@ from ._prompt import (
     image_data_url,
     memory_digest,
     observation_text,
-    strip_data_urls,
     turn_message_text,
 )
 from ._retry import call_with_retries
+from ._wire import first_message, function_calls, post_chat, token_counts
 
 EMPTY_MESSAGE_TOOL = "__empty_message__"
 _IMAGE_TOKENS = 800  # rough cost of one image when estimating context size
@@ -109,6 +110,7 @@ class OpenAIChatAgent:
         self._mem_seen = 0
         self._batch_images: list[str] = []
         self._calls_made: list[tuple[str, str, int]] = []  # (tool, args json, step) this turn
+        self._encoder = MessageEncoder()  # the episode's messages as JSON, each encoded once
 
     async def preflight(self) -> None:
         """Before the run: a model name, an API key and a reachable endpoint (ValueError otherwise)."""
@@ -258,30 +260,29 @@ class OpenAIChatAgent:
     async def _request(self, ctx: TurnContext, *, with_tools: bool) -> dict[str, Any] | None:
         view = ctx.view
         self._maybe_summarize(view)
-        kwargs: dict[str, Any] = {"model": self.config.model or "default", "messages": self.messages,
-                                  **decoding_kwargs(self.config)}
+        fields: dict[str, Any] = {"model": self.config.model or "default", **decoding_kwargs(self.config)}
         if with_tools:
-            kwargs["tools"] = _tool_schema(view)
+            fields["tools"] = _tool_schema(view)
+        # each message is encoded once per episode; the body is a join of bytes (no SDK walk of the history)
+        body = ChatBody.build(fields, self._encoder.encode(self.messages))
         slot = getattr(ctx, "model_slot", None)
         if slot is not None:
             await slot()
         client = self._get_client()
         t0 = time.perf_counter()
-        resp = await call_with_retries(lambda: client.chat.completions.create(**kwargs), self.policy, ctx.record_retry)
+        resp = await call_with_retries(lambda: post_chat(client, body), self.policy, ctx.record_retry)
         latency = time.perf_counter() - t0
-        usage = getattr(resp, "usage", None)
+        prompt_tokens, completion_tokens = token_counts(resp)
         ctx.record_model_call(
             model=self.config.model or "default",
-            request=strip_data_urls(kwargs),  # type: ignore[arg-type]
-            response=resp.model_dump(mode="json"),
-            usage=TokenUsage(input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                             output_tokens=getattr(usage, "completion_tokens", 0) or 0),
+            request=None,
+            body=body,
+            response=resp,
+            usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
             latency_s=latency,
             tools_offered=view.tool_names if with_tools else [],
         )
-        if not resp.choices:
+        msg = first_message(resp)
+        if msg is None:
             return None
-        msg = resp.choices[0].message
-        calls = [{"id": tc.id, "type": "function", "function": {"name": tc.function.name, "arguments": tc.function.arguments}}
-                 for tc in (msg.tool_calls or []) if getattr(tc, "function", None) is not None]
-        return {"content": msg.content, "tool_calls": calls}
+        return {"content": msg.get("content"), "tool_calls": function_calls(msg)}

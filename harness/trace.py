@@ -11,6 +11,13 @@ refused with a message that says so. A change of the format bumps SCHEMA_VERSION
 - v2: `tool_call.executed` says whether the tool ran (False for a call the session refused: a tool not
   offered, or the pseudo-call written for an empty model reply). Provenance items are `EvidenceUnit`s
   and token usage is `TokenUsage` everywhere (same JSON as v1).
+- v3: a `model_call` stores its request by content hash instead of whole: `call` numbers it, `parent`
+  and `keep` say which earlier call's first messages it repeats, `messages` lists the hashes of the
+  messages after those, `head` the hash of the rest of the body (model, tools, decoding); `blobs`
+  holds the JSON text of every message or head this trace had not stored before. Image payloads in
+  messages are files named by their hash in the episode's folder beside the trace. `request_sha256`
+  is the hash of the exact body bytes. `harness.trace_store` writes and rebuilds this; a v2 line
+  (whole `request`) reads as before.
 """
 from __future__ import annotations
 
@@ -22,7 +29,7 @@ from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
 from tools import EvidenceUnit
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 ReasonBucket = Literal["provider", "data_access", "pipeline", "model"]
 AnswerSource = Literal["agent", "budget_fallback", "limit_fallback", "none"]
@@ -83,12 +90,29 @@ class TurnStart(_Event):
     memory_only: bool = False
 
 
+class ImageRef(BaseModel):
+    """An image payload cut out of a stored message: the file beside the trace holding its bytes."""
+
+    image: str = Field(description="file name in the episode's folder: <sha256 of the bytes>.<ext>")
+
+
+# A stored message or head: its JSON text, or the text in pieces around the images cut out of it
+Blob = Union[str, list[Union[str, ImageRef]]]
+
+
 class ModelCall(_Event):
     kind: Literal["model_call"] = "model_call"
     model: str = ""
     tools_offered: list[str] = Field(default_factory=list)
-    request: dict[str, Any] | None = Field(default=None, description="the full request, or None if stored by hash")
-    request_sha256: str | None = None
+    request: dict[str, Any] | None = Field(
+        default=None, description="v1/v2: the whole request (image data left out); v3: only a request without messages")
+    request_sha256: str | None = Field(default=None, description="sha256 of the exact request body bytes")
+    call: int = Field(default=0, ge=0, description="this request's number in the episode, from 1 (0: before v3)")
+    parent: int | None = Field(default=None, description="the earlier call whose first `keep` messages this one repeats")
+    keep: int = Field(default=0, ge=0)
+    messages: list[str] = Field(default_factory=list, description="hashes of the messages after the kept ones")
+    head: str | None = Field(default=None, description="hash of the body without its messages")
+    blobs: dict[str, Blob] = Field(default_factory=dict, description="text first stored here: hash -> JSON")
     response: dict[str, Any] | None = None
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_s: float = 0.0
@@ -180,8 +204,12 @@ def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+def _v2_to_v3(d: dict[str, Any]) -> dict[str, Any]:
+    return d  # v3 only adds fields: a v2 model_call keeps its whole `request` and has call 0
+
+
 # version -> the step that lifts a line of that version to the next one
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def upgrade_event(d: dict[str, Any]) -> dict[str, Any]:
