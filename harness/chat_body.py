@@ -24,6 +24,11 @@ def dumps(obj: Any) -> bytes:
         return json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
+def escaped(text: str) -> str:
+    """A string as it appears inside `dumps` output, without its quotes (JSON escapes each character alone)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
 @dataclass(frozen=True)
 class ChatBody:
     """The parts of one chat request: `head` is every field but `messages`, as a JSON object."""

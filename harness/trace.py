@@ -15,7 +15,8 @@ refused with a message that says so. A change of the format bumps SCHEMA_VERSION
   and `keep` say which earlier call's first messages it repeats, `messages` lists the hashes of the
   messages after those, `head` the hash of the rest of the body (model, tools, decoding); `blobs`
   holds the JSON text of every message or head this trace had not stored before. Image payloads in
-  messages are files named by their hash in the episode's folder beside the trace. `request_sha256`
+  messages are files named by their hash in the episode's folder beside the trace, and a tool result
+  already in a tool_call's `result_text` is referred to by its hash. `request_sha256`
   is the hash of the exact body bytes. `harness.trace_store` writes and rebuilds this; a v2 line
   (whole `request`) reads as before.
 """
@@ -25,7 +26,7 @@ import json
 import time
 from typing import Annotated, Any, Callable, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tools import EvidenceUnit
 
@@ -93,11 +94,22 @@ class TurnStart(_Event):
 class ImageRef(BaseModel):
     """An image payload cut out of a stored message: the file beside the trace holding its bytes."""
 
+    model_config = ConfigDict(extra="forbid")
+
     image: str = Field(description="file name in the episode's folder: <sha256 of the bytes>.<ext>")
 
 
-# A stored message or head: its JSON text, or the text in pieces around the images cut out of it
-Blob = Union[str, list[Union[str, ImageRef]]]
+class ToolResultRef(BaseModel):
+    """A tool's result text cut out of a stored message: it is the `result_text` of an earlier tool_call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_result: str = Field(description="sha256 of that result_text (UTF-8); it stands for the text JSON-escaped")
+    chars: int | None = Field(default=None, ge=1, description="only the first `chars` characters of it (an agent cut the text short)")
+
+
+# A stored message or head: its JSON text, or the text in pieces around what was cut out of it
+Blob = Union[str, list[Union[str, ImageRef, ToolResultRef]]]
 
 
 class ModelCall(_Event):

@@ -201,6 +201,8 @@ def fold_events(episode_id: str, events: Iterable[TraceEvent]) -> EpisodeFold:
             fold.errors.append(ev)
         if isinstance(ev, ModelCall):
             fold.requests.add(ev)
+        elif isinstance(ev, ToolCallEvent):
+            fold.requests.add_tool_result(ev)
         if not ev.turn:
             continue
         tf = fold._slot(ev.turn)

@@ -19,12 +19,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .chat_body import ChatBody
-from .trace import Blob, ImageRef, ModelCall
+from .chat_body import ChatBody, escaped
+from .trace import Blob, ImageRef, ModelCall, ToolCallEvent, ToolResultRef
 
 # A base64 image payload inside a message's JSON text (the closing quote is not part of it).
 _DATA_URL = re.compile(r"data:(image/[A-Za-z0-9.+-]+);base64,([A-Za-z0-9+/]+={0,2})")
 _EXT = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+_MIN_SHARED_TEXT = 64  # shorter tool results are cheaper to store again than to refer to
+_PENDING_RESULTS = 64  # tool results waiting to be sent, at most (an agent sends them in its next request)
 
 
 class TraceRequestError(ValueError):
@@ -45,6 +47,18 @@ def write_once(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _shared_prefix(a: str, b: str) -> int:
+    """Length of the longest common prefix (binary search over slice comparisons, which run in C)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 class RequestRecorder:
     """Turns each request of an episode into the v3 fields of its model_call event."""
 
@@ -56,6 +70,14 @@ class RequestRecorder:
         self._next_hash_of: dict[int, tuple[bytes, str]] = {}
         self._last: list[str] = []
         self._calls = 0
+        self._pending: dict[str, str] = {}  # tool result texts not yet seen in a request: escaped -> sha256
+
+    def note_tool_result(self, text: str | None) -> None:
+        """A tool_call's result_text was written: a message that carries it will refer to it, not repeat it."""
+        if text and len(text) >= _MIN_SHARED_TEXT:
+            self._pending[escaped(text)] = sha256(text.encode("utf-8"))
+            while len(self._pending) > _PENDING_RESULTS:
+                self._pending.pop(next(iter(self._pending)))
 
     def _hash(self, part: bytes) -> str:
         hit = self._hash_of.get(id(part))
@@ -72,9 +94,9 @@ class RequestRecorder:
 
     def _blob(self, part: bytes) -> Blob:
         """The part's text, with each base64 image payload moved to a file (only where it decodes back
-        to exactly the same text, so the bytes can be rebuilt)."""
+        to exactly the same text) and each tool result already in the trace referred to by its hash."""
         text = part.decode("utf-8")
-        pieces: list[str | ImageRef] = []
+        pieces: list[str | ImageRef | ToolResultRef] = []
         at = 0
         for m in _DATA_URL.finditer(text):
             payload = m.group(2)
@@ -86,12 +108,24 @@ class RequestRecorder:
                 continue
             name = f"{sha256(data)}.{_EXT.get(m.group(1), 'img')}"
             write_once(self.images_dir / name, data)
-            pieces += [text[at:m.start(2)], ImageRef(image=name)]
+            pieces += [*self._cut_results(text[at:m.start(2)]), ImageRef(image=name)]
             at = m.end(2)
-        if not pieces:
-            return text
-        pieces.append(text[at:])
-        return pieces
+        pieces += self._cut_results(text[at:])
+        if len(pieces) == 1 and isinstance(pieces[0], str):
+            return pieces[0]
+        return [p for p in pieces if p != ""]
+
+    def _cut_results(self, text: str) -> list[str | ImageRef | ToolResultRef]:
+        """Pieces of `text` with each pending tool result in it (whole, or cut short) as a reference."""
+        for esc, h in self._pending.items():
+            at = text.find(esc[:_MIN_SHARED_TEXT])
+            if at < 0:
+                continue
+            n = _shared_prefix(esc, text[at:at + len(esc)])
+            del self._pending[esc]
+            ref = ToolResultRef(tool_result=h, chars=None if n == len(esc) else n)
+            return [*self._cut_results(text[:at]), ref, *self._cut_results(text[at + n:])]
+        return [text]
 
     def record(self, body: ChatBody) -> dict[str, Any]:
         """The model_call fields that store `body`: call number, parent, kept prefix, new hashes, blobs."""
@@ -121,6 +155,12 @@ class RequestIndex:
         self.calls: dict[int, ModelCall] = {}
         self._number: dict[int, int] = {}  # id(event) -> its number
         self._hashes: dict[int, list[str]] = {}
+        self.tool_results: dict[str, str] = {}  # sha256 -> a tool_call's result_text
+
+    def add_tool_result(self, ev: ToolCallEvent) -> None:
+        """File a tool_call's result text, which stored messages may refer to."""
+        if ev.result_text:
+            self.tool_results.setdefault(sha256(ev.result_text.encode("utf-8")), ev.result_text)
 
     def add(self, ev: ModelCall) -> None:
         """File a model_call (in trace order); calls before v3 are numbered by their order."""
@@ -182,6 +222,13 @@ class RequestIndex:
         for piece in blob:
             if isinstance(piece, str):
                 out.append(piece.encode("utf-8"))
+                continue
+            if isinstance(piece, ToolResultRef):
+                text = self.tool_results.get(piece.tool_result)
+                if text is None:
+                    raise TraceRequestError(f"model call {n}: no tool_call result with hash {piece.tool_result[:16]}...")
+                esc = escaped(text)
+                out.append((esc if piece.chars is None else esc[:piece.chars]).encode("utf-8"))
                 continue
             if images_dir is None:
                 raise TraceRequestError(f"model call {n} sent an image ({piece.image}): give the folder that holds it")

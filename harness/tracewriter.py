@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .chat_body import ChatBody
+from .trace import ToolCallEvent
 from .trace_store import RequestRecorder
 
 
@@ -40,6 +41,8 @@ class TraceWriter:
         event.episode_id = self.episode_id
         self._f.write(event.model_dump_json() + "\n")
         self._f.flush()
+        if isinstance(event, ToolCallEvent):  # a later request that carries this text refers to it
+            self.requests.note_tool_result(event.result_text)
 
     def commit(self) -> None:
         """Make the trace final: fsync, then atomically rename over any older trace."""

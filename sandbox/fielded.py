@@ -9,6 +9,7 @@ name, the query's word pairs in title and abstract) on top of the hybrid text sc
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .corpus.model import CatalogEntry
 
@@ -33,13 +34,16 @@ def _surname(name: str) -> str:
     return parts[-1].lower() if parts else ""
 
 
-def _content_words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1}
+# A paper's title and abstract are split into words for every query that pools it: remembered per text.
+@lru_cache(maxsize=8192)
+def _content_words(text: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1)
 
 
-def _bigrams(text: str) -> set[tuple[str, str]]:
+@lru_cache(maxsize=8192)
+def _bigrams(text: str) -> frozenset[tuple[str, str]]:
     words = [w.lower() for w in _WORD.findall(text)]
-    return {(a, b) for a, b in zip(words, words[1:]) if not (a in _STOP and b in _STOP)}
+    return frozenset((a, b) for a, b in zip(words, words[1:]) if not (a in _STOP and b in _STOP))
 
 
 def field_bonus(query: str, entry: CatalogEntry) -> float:

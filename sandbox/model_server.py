@@ -280,6 +280,10 @@ class ScriptedModelServer:
 def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # headers and body leave in one write, without Nagle's delay: otherwise every reply on a kept-alive
+        # connection waits for the client's delayed ACK (~40 ms), which would swamp what clients cost
+        wbufsize = -1
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             return
