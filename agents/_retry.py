@@ -9,14 +9,16 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sys
 import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, TypeVar
 
 import httpx
-import openai
 
 from harness.agent import ProviderError
+
+from ._wire import EndpointStatusError, retry_after
 
 T = TypeVar("T")
 OnRetry = Callable[[int, str, float], None]
@@ -43,35 +45,38 @@ class ErrorVerdict:
     retry_after_s: float | None = None
 
 
-def _retry_after(headers: httpx.Headers | None) -> float | None:
-    if not headers:
-        return None
-    for key in ("retry-after-ms", "retry-after"):
-        raw = headers.get(key)
-        if raw is None:
-            continue
-        try:
-            v = float(raw)
-        except ValueError:
-            continue  # an HTTP date: fall back to our own backoff
-        return v / 1000.0 if key.endswith("ms") else v
-    return None
+def _status(code: int, message: str, retry_after_s: float | None) -> ErrorVerdict:
+    msg = f"HTTP {code}: {message}"
+    if code == 429 or code in (408, 409) or code >= 500:
+        return ErrorVerdict(True, msg, retry_after_s)
+    return ErrorVerdict(False, msg)
 
 
 def classify(exc: BaseException) -> ErrorVerdict | None:
-    """What a request failure means; None for exceptions that are not provider failures (bugs)."""
-    if isinstance(exc, openai.APITimeoutError):
+    """What a request failure means; None for exceptions that are not provider failures (bugs).
+
+    Knows the errors of our own httpx path (`_wire`) and, when the openai SDK is loaded (smolagents,
+    the judge), the SDK's; the SDK is never imported here just to compare types.
+    """
+    if isinstance(exc, EndpointStatusError):
+        return _status(exc.status_code, exc.message, exc.retry_after_s)
+    if isinstance(exc, httpx.TimeoutException):
         return ErrorVerdict(True, "request timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        return ErrorVerdict(True, f"connection error: {cause or exc}")
-    if isinstance(exc, openai.APIStatusError):
-        code = exc.status_code
-        msg = f"HTTP {code}: {getattr(exc, 'message', exc)}"
-        if code == 429 or code in (408, 409) or code >= 500:
-            return ErrorVerdict(True, msg, _retry_after(exc.response.headers if exc.response is not None else None))
-        return ErrorVerdict(False, msg)
-    if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError, httpx.TransportError)):
+    if isinstance(exc, httpx.ConnectError):
+        return ErrorVerdict(True, f"connection error: {exc}")
+    openai = sys.modules.get("openai")
+    if openai is not None:
+        if isinstance(exc, openai.APITimeoutError):
+            return ErrorVerdict(True, "request timed out")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            return ErrorVerdict(True, f"connection error: {cause or exc}")
+        if isinstance(exc, openai.APIStatusError):
+            headers = exc.response.headers if exc.response is not None else None
+            return _status(exc.status_code, str(getattr(exc, "message", exc)), retry_after(headers))
+        if isinstance(exc, openai.APIResponseValidationError):
+            return ErrorVerdict(True, f"unusable response body: {type(exc).__name__}: {exc}")
+    if isinstance(exc, (json.JSONDecodeError, httpx.TransportError)):
         return ErrorVerdict(True, f"unusable response body: {type(exc).__name__}: {exc}")
     return None
 

@@ -1,41 +1,98 @@
-"""Sending a prebuilt chat body through the openai SDK's raw request path.
+"""Sending a prebuilt chat body: the exact bytes, with no SDK walking the conversation.
 
-Why: `client.chat.completions.create(messages=...)` runs the SDK's request transform over the whole
-conversation on every request, which made a multi-turn run quadratic and cost a third of its time.
-Here the body is bytes already (`harness.chat_body`), posted with the client's `post(..., content=)`,
-so the SDK keeps what it is good at (base URL, auth headers, timeout, status errors mapped to its
-exception types, which `_retry.classify` reads) and never walks the messages. The reply is read as
-bytes and decoded once with `json`: the recorded response is exactly what the server sent.
+Why: `client.chat.completions.create(messages=...)` runs the openai SDK's request transform over the
+whole conversation on every request, which made a multi-turn run quadratic and cost a third of its
+time; importing the SDK alone costs a second of CPU per process. The OpenAI agent therefore posts
+the body (`harness.chat_body`) with httpx itself (`ChatEndpoint`): bearer key, JSON content type,
+the configured timeout, one connection pool per episode. A status of 400 and up raises
+`EndpointStatusError` (with Retry-After), which `_retry.classify` sorts like the SDK's own errors;
+a body that is not a JSON object raises JSONDecodeError (retried as a cut-off body). smolagents
+owns an SDK client, so its recording model posts the same bytes through the SDK's raw request path
+(`post_chat_sdk`), which skips the transform too. The recorded response is what the server sent.
 """
 from __future__ import annotations
 
 import json
+import ssl
 from typing import Any
 
-import openai
+import httpx
 
 from harness.chat_body import ChatBody
 
 _PATH = "/chat/completions"
-_HEADERS = {"Content-Type": "application/json"}
+_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+
+
+class EndpointStatusError(Exception):
+    """The endpoint answered with an HTTP error status."""
+
+    def __init__(self, status_code: int, message: str, retry_after_s: float | None = None):
+        super().__init__(f"{status_code}: {message}")
+        self.status_code = status_code
+        self.message = message
+        self.retry_after_s = retry_after_s
+
+
+def retry_after(headers: httpx.Headers | Any) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (None for an HTTP date or no header)."""
+    if not headers:
+        return None
+    for key in ("retry-after-ms", "retry-after"):
+        raw = headers.get(key)
+        if raw is None:
+            continue
+        try:
+            v = float(raw)
+        except ValueError:
+            continue  # an HTTP date: the caller falls back to its own backoff
+        return v / 1000.0 if key.endswith("ms") else v
+    return None
+
+
+def _error_message(resp: httpx.Response) -> str:
+    try:
+        data = resp.json()
+    except ValueError:
+        return resp.text[:300] or resp.reason_phrase
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict) and err.get("message"):
+        return str(err["message"])
+    return json.dumps(data)[:300]
 
 
 def parse_completion(raw: bytes) -> dict[str, Any]:
-    """A chat completion as JSON data; an unreadable body raises JSONDecodeError (retried as a cut-off body)."""
+    """A chat completion as JSON data; an unreadable body raises JSONDecodeError."""
     data = json.loads(raw)
     if not isinstance(data, dict):
-        raise json.JSONDecodeError(f"a chat completion must be a JSON object, got {type(data).__name__}", raw.decode("utf-8", "replace"), 0)
+        raise json.JSONDecodeError(f"a chat completion must be a JSON object, got {type(data).__name__}",
+                                   raw.decode("utf-8", "replace"), 0)
     return data
 
 
-async def post_chat(client: openai.AsyncOpenAI, body: ChatBody) -> dict[str, Any]:
-    """POST the body's exact bytes to /chat/completions; the decoded completion."""
-    raw = await client.post(_PATH, cast_to=bytes, content=body.encode(), options={"headers": _HEADERS})
-    return parse_completion(raw)
+class ChatEndpoint:
+    """An OpenAI-compatible /chat/completions endpoint spoken to with httpx: one per episode."""
+
+    def __init__(self, base_url: str | None, api_key: str, timeout_s: float, verify: ssl.SSLContext | bool = True):
+        base = (base_url or "https://api.openai.com/v1").rstrip("/")
+        self.url = base + _PATH
+        self._client = httpx.AsyncClient(
+            headers={**_HEADERS, "Authorization": f"Bearer {api_key}"}, timeout=httpx.Timeout(timeout_s), verify=verify)
+
+    async def post(self, body: ChatBody) -> dict[str, Any]:
+        """POST the body's exact bytes; the decoded completion, or EndpointStatusError / an httpx error."""
+        resp = await self._client.post(self.url, content=body.encode())
+        raw = await resp.aread()
+        if resp.status_code >= 400:
+            raise EndpointStatusError(resp.status_code, _error_message(resp), retry_after(resp.headers))
+        return parse_completion(raw)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
 
 
-def post_chat_sync(client: openai.OpenAI, body: ChatBody) -> dict[str, Any]:
-    """The same for a synchronous client (smolagents runs in a worker thread)."""
+def post_chat_sdk(client: Any, body: ChatBody) -> dict[str, Any]:
+    """POST through an openai SDK client's raw path (`post(..., content=)`): no transform of the messages."""
     raw = client.post(_PATH, cast_to=bytes, content=body.encode(), options={"headers": _HEADERS})
     return parse_completion(raw)
 

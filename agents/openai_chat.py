@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openai
-
 from harness.agent import (
     AgentConfig,
     EpisodeInfo,
@@ -45,7 +43,7 @@ from ._prompt import (
     turn_message_text,
 )
 from ._retry import call_with_retries
-from ._wire import first_message, function_calls, post_chat, token_counts
+from ._wire import ChatEndpoint, first_message, function_calls, token_counts
 
 EMPTY_MESSAGE_TOOL = "__empty_message__"
 _IMAGE_TOKENS = 800  # rough cost of one image when estimating context size
@@ -98,7 +96,7 @@ class OpenAIChatAgent:
         self.config = config
         self.policy = retry_policy(config)
         self.send_images = bool(config.extra.get("images", True))
-        self._client: openai.AsyncOpenAI | None = None
+        self._client: ChatEndpoint | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -116,13 +114,10 @@ class OpenAIChatAgent:
         """Before the run: a model name, an API key and a reachable endpoint (ValueError otherwise)."""
         await preflight_endpoint(self.config)
 
-    def _get_client(self) -> openai.AsyncOpenAI:
+    def _get_client(self) -> ChatEndpoint:
         if self._client is None:
-            self._client = openai.AsyncOpenAI(
-                base_url=self.config.base_url, api_key=api_key(self.config),
-                timeout=self.config.request_timeout_s, max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context()),
-            )
+            self._client = ChatEndpoint(self.config.base_url, api_key(self.config), self.config.request_timeout_s,
+                                        verify=_ssl_context())
         return self._client
 
     async def start_episode(self, info: EpisodeInfo) -> None:
@@ -131,7 +126,7 @@ class OpenAIChatAgent:
 
     async def end_episode(self) -> None:
         if self._client is not None:
-            await self._client.close()
+            await self._client.aclose()
             self._client = None
 
     # -- the turn loop ---------------------------------------------------------------------
@@ -270,7 +265,7 @@ class OpenAIChatAgent:
             await slot()
         client = self._get_client()
         t0 = time.perf_counter()
-        resp = await call_with_retries(lambda: post_chat(client, body), self.policy, ctx.record_retry)
+        resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry)
         latency = time.perf_counter() - t0
         prompt_tokens, completion_tokens = token_counts(resp)
         ctx.record_model_call(

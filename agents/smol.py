@@ -43,7 +43,7 @@ from ._prompt import (
     turn_message_text,
 )
 from ._retry import call_with_retries_sync
-from ._wire import first_message, function_calls, post_chat_sync, token_counts
+from ._wire import first_message, function_calls, post_chat_sdk, token_counts
 from ._smol_tools import make_smol_tools
 
 EMPTY_MESSAGE_TOOL = "__empty_message__"
@@ -126,7 +126,7 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             bridge.model_slot()
             t0 = time.perf_counter()
             try:
-                resp = call_with_retries_sync(lambda: post_chat_sync(self.client, body), policy, bridge.record_retry)
+                resp = call_with_retries_sync(lambda: post_chat_sdk(self.client, body), policy, bridge.record_retry)
             except ProviderError as e:
                 bridge.provider_error = e
                 raise

@@ -59,7 +59,9 @@ class Measured:
 
 
 def start_server(delay_s: float = 0.0) -> ScriptedModelServer:
-    loop = ToolLoop(tool="web_search", calls=5, arguments={"query": "{question}"}, content="Final answer: 42", delay_s=delay_s)
+    # five different queries per question, each about as long as a model's (the question's first 80 characters)
+    loop = ToolLoop(tool="web_search", calls=5, arguments={"query": "{question} ({n})"}, content="Final answer: 42",
+                    delay_s=delay_s)
     return ScriptedModelServer(Script(loop=loop)).start()
 
 

@@ -75,7 +75,8 @@ class ToolLoop(BaseModel):
     """A reply that depends on the conversation, so concurrent episodes each get the same exchange: while a
     request offers tools and fewer than `calls` tool results follow its last user message, call `tool`;
     then answer `content`. String arguments may use `{n}` (the call's number) and `{question}` (the
-    first 200 characters of the last user message)."""
+    last user message from its `Question:` on, whitespace folded, cut at 80 characters, about as long
+    as a model's search query)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -91,7 +92,8 @@ class ToolLoop(BaseModel):
         done = sum(1 for m in messages[last_user + 1:] if m.get("role") == "tool")
         if not body.get("tools") or done >= self.calls:
             return ScriptItem(content=self.content, delay_s=self.delay_s)
-        question = _last_user_text(body)[:200]
+        text = _last_user_text(body)
+        question = " ".join(text.split("Question:", 1)[-1].split())[:80]
         args = {k: v.replace("{n}", str(done + 1)).replace("{question}", question) if isinstance(v, str) else v
                 for k, v in self.arguments.items()}
         return ScriptItem(content=None, tool_calls=[ScriptToolCall(name=self.tool, arguments=args)], delay_s=self.delay_s)
