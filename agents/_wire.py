@@ -13,6 +13,7 @@ owns an SDK client, so its recording model posts the same bytes through the SDK'
 from __future__ import annotations
 
 import json
+import os
 import ssl
 from typing import Any
 
@@ -74,7 +75,7 @@ class ChatEndpoint:
     """An OpenAI-compatible /chat/completions endpoint spoken to with httpx: one per episode."""
 
     def __init__(self, base_url: str | None, api_key: str, timeout_s: float, verify: ssl.SSLContext | bool = True):
-        base = (base_url or "https://api.openai.com/v1").rstrip("/")
+        base = (base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")  # as the SDK
         self.url = base + _PATH
         self._client = httpx.AsyncClient(
             headers={**_HEADERS, "Authorization": f"Bearer {api_key}"}, timeout=httpx.Timeout(timeout_s), verify=verify)
