@@ -68,6 +68,7 @@ bench: sandbox install-system
 	$(BIN)/python bench/pdf_tools.py
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/corpus_build.py
+	$(BIN)/python bench/vs_inspect.py
 
 clean:
 	rm -rf $(VENV) sandbox/build

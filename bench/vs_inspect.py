@@ -16,7 +16,7 @@ be installed). Every figure is a fresh process, start-up included, timed from sp
    whole process (target >= 6x).
 4. Peak memory (RSS, from wait4) of every epi run (target < 500 MB).
 
-    .venv/bin/python bench/vs_inspect.py [--repeat 2] [--episodes 20] [--baseline 7e3c1a5|none]
+    .venv/bin/python bench/vs_inspect.py [--repeat 2] [--episodes 20] [--baseline f6b584d|FOLDER|none]
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from _trace_bytes import TraceBytes, trace_bytes  # noqa: E402
 from sandbox.model_server import Script, ScriptedModelServer, ToolLoop  # noqa: E402
 
 EPISODES = REPO / "episodes" / "sandbox-v1.jsonl"
-BASELINE = "7e3c1a5"  # main before trace v3 and the prebuilt request bodies
+BASELINE = "f6b584d"  # main before trace v3 and the prebuilt request bodies (fast start-up already in)
 KEY_ENV = "EPI_BENCH_KEY"
 
 
