@@ -9,7 +9,6 @@ name, the query's word pairs in title and abstract) on top of the hybrid text sc
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from .corpus.model import CatalogEntry
 
@@ -34,50 +33,37 @@ def _surname(name: str) -> str:
     return parts[-1].lower() if parts else ""
 
 
-# A paper's title and abstract are split into words for every query that pools it: remembered per text.
-@lru_cache(maxsize=8192)
-def _content_words(text: str) -> frozenset[str]:
-    return frozenset(w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1)
+def _content_words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1}
 
 
-@lru_cache(maxsize=8192)
-def _bigrams(text: str) -> frozenset[tuple[str, str]]:
+def _bigrams(text: str) -> set[tuple[str, str]]:
     words = [w.lower() for w in _WORD.findall(text)]
-    return frozenset((a, b) for a, b in zip(words, words[1:]) if not (a in _STOP and b in _STOP))
-
-
-@lru_cache(maxsize=1024)
-def _query_fields(query: str) -> tuple[frozenset[str], frozenset[str], frozenset[int], str, frozenset[tuple[str, str]]]:
-    """What field_bonus reads from a query (words, "X et al." surnames, years, lower case, word pairs): once per query."""
-    return (frozenset(w.lower() for w in _WORD.findall(query)), frozenset(m.lower() for m in _ET_AL.findall(query)),
-            frozenset(int(y) for y in _YEAR.findall(query)), query.lower(), _bigrams(query))
-
-
-@lru_cache(maxsize=4096)
-def _word_re(name: str, letters: str) -> re.Pattern[str]:
-    """`name` not inside a longer run of `letters` (a venue, a method name), compiled once."""
-    return re.compile(rf"(?<![{letters}]){re.escape(name)}(?![{letters}])")
+    return {(a, b) for a, b in zip(words, words[1:]) if not (a in _STOP and b in _STOP)}
 
 
 def field_bonus(query: str, entry: CatalogEntry) -> float:
     """How strongly the query's bibliographic fields point at this paper (0 when it names none of them)."""
-    words, et_al, years, lower, wanted = _query_fields(query)
+    words = {w.lower() for w in _WORD.findall(query)}
     bonus = 0.0
     surnames = [_surname(a) for a in entry.authors]
+    et_al = {m.lower() for m in _ET_AL.findall(query)}
     if surnames and surnames[0] in et_al:
         bonus += FIRST_AUTHOR
     elif any(s and s in words for s in surnames):
         bonus += ANY_AUTHOR
-    if entry.venue and _word_re(entry.venue, "A-Za-z").search(query):
+    if entry.venue and re.search(rf"(?<![A-Za-z]){re.escape(entry.venue)}(?![A-Za-z])", query):
         bonus += VENUE
+    years = {int(y) for y in _YEAR.findall(query)}
     if entry.year and entry.year in years:
         bonus += YEAR
     title_words = _content_words(entry.title)
     if title_words:
         bonus += TITLE_WORDS * len(title_words & words) / len(title_words)
     head = entry.title.split(":", 1)[0].strip().lower() if ":" in entry.title else ""
-    if head and len(head) >= 4 and _word_re(head, "a-z0-9").search(lower):
+    if head and len(head) >= 4 and re.search(rf"(?<![a-z0-9]){re.escape(head)}(?![a-z0-9])", query.lower()):
         bonus += METHOD_NAME
+    wanted = _bigrams(query)
     if wanted:  # phrases of the query (a method idea, "ImageNet-1K (linear)") found verbatim in title or abstract
         bonus += PHRASES * len(wanted & _bigrams(f"{entry.title} {entry.abstract or ''}")) / len(wanted)
     return bonus
