@@ -63,11 +63,13 @@ test: sandbox install-system
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: sandbox install-system
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/harness_overhead.py
 	$(BIN)/python bench/code_exec.py
 	$(BIN)/python bench/pdf_tools.py
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/corpus_build.py
+	$(BIN)/python bench/process_metrics.py
 	$(BIN)/python bench/vs_inspect.py
 
 clean:

@@ -6,17 +6,18 @@ import itertools
 import json
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..executors import RunPlan
-from ..runner import RunRequest, RunSetupError, check_settings, run_grid, settings_from_run
-from ..rundir import RunDir
 from ..settings import DEFAULT_EPISODES, RunSettings, SettingsError, build_settings, load_toml, preset
 from ._apps import UserError, app
+
+if TYPE_CHECKING:  # the runner pulls in tools, traces and scoring: loaded by the commands, not by `epi --help`
+    from ..executors import RunPlan
+    from ..runner import RunRequest
 
 F = RunSettings.model_fields
 
@@ -28,6 +29,8 @@ def _h(name: str) -> str:
 def _progress_grid(requests: list[RunRequest], quiet: bool) -> list[Any]:
     """Run one or more runs as one bag of jobs, with a rich progress bar per run: jobs done,
     episodes answered right so far, time left."""
+    from ..runner import run_grid
+
     console = Console(stderr=True)
     prog = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(bar_width=18), MofNCompleteColumn(),
@@ -131,6 +134,9 @@ def run_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
     """Run an agent over an episode set; traces go to results/<run_id>/, scores at the end."""
+    from ..rundir import RunDir
+    from ..runner import RunRequest, RunSetupError, settings_from_run
+
     # where jobs run, never what they do: may differ between the first part of a run and its resume
     placement = {"executor": executor, "ray_address": ray_address, "ray_workers": ray_workers,
                  "ray_copy_back": ray_copy_back, "job_retries": job_retries}
@@ -204,6 +210,8 @@ def ablate_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Run every combination of budgets, final-turn tools and removed tools; write one comparison."""
+    from ..runner import RunRequest, RunSetupError, check_settings
+
     budgets = []
     for b in _split_list(max_steps, "--max-steps"):
         if not b.isdigit() or int(b) < 1:

@@ -9,8 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sandbox import paths
-from sandbox.corpus.add import AddPdfError, add_pdf
-from sandbox.corpus.build import DEFAULT_SEED, build_corpus
+from sandbox.corpus.build import DEFAULT_SEED
 from sandbox.corpus.plan import DEFAULT_PAPERS
 
 from ._apps import UserError, sandbox_app
@@ -25,6 +24,8 @@ def build(
     force: bool = typer.Option(False, "--force", help="Rebuild even if the corpus is up to date."),
 ) -> None:
     """Generate the corpus (PDFs, ground truth, catalog) and its search index under EPI_SANDBOX_DIR."""
+    from sandbox.corpus.build import build_corpus
+
     root = paths.sandbox_dir()
     if not force and (root / "build.json").is_file():
         _out.print(f"checking {root} ...")
@@ -68,6 +69,8 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print one JSON obj
 @sandbox_app.command("add")
 def add(pdf: Path = typer.Argument(..., help="A PDF file to add to the sandbox corpus.")) -> None:
     """Add your own PDF: it gets an id (U001, ...), is parsed, cataloged and indexed like a generated paper."""
+    from sandbox.corpus.add import AddPdfError, add_pdf
+
     try:
         result = add_pdf(pdf)
     except AddPdfError as e:

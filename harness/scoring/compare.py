@@ -13,9 +13,12 @@ from rich.table import Table
 from harness.rundir import RunDir, atomic_write_text
 
 from . import plots
-from .model import SCORER_VERSION, RunScores, gold_note, gold_tag
+from .model import SCORER_VERSION, EpisodeScore, RunScores, gold_note, gold_tag
+from .process_model import Correlation
+from .process_outcome import process_correlations
+from .process_report import claims_header, claims_row, correlation_rows, process_header, process_row
 from .report import SPLITS, fmt, table2_header, table2_row, table3_header, table3_row, table6_header, table6_row
-from .run import read_run_scores, score_run
+from .run import ScoringError, read_episode_scores, read_run_scores, score_run
 
 
 def compare_runs(run_dirs: list[Path]) -> list[RunScores]:
@@ -59,7 +62,47 @@ def leaderboard_table(runs: list[RunScores]) -> Table:
     return t
 
 
-def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_dir: Path) -> str:
+def process_table(runs: list[RunScores]) -> Table:
+    """The second leaderboard: claim-level scores of set answers and the process ratios (all episodes)."""
+    t = Table(title="Set answers (claim level) and process", box=None, pad_edge=False, padding=(0, 1),
+              caption="precision/recall/F1 over set items (LiveDRBench), exact set %; process ratios 0-1 from the trace",
+              header_style="bold underline")
+    t.add_column("Run", no_wrap=True)
+    for col in ("Set P", "Set R", "Set F1", "Exact set %", "Queries/ep", "Efficiency", "Redundancy", "Reuse", "Grounding"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for name, r in zip(run_names(runs), runs):
+        c, p = r.all.claims, r.all.process
+        cells = [fmt(c.precision), fmt(c.recall), fmt(c.f1), fmt(c.exact, 1)] if c else ["n/a"] * 4
+        cells += ([fmt(p.queries_per_episode), fmt(p.efficiency), fmt(p.redundancy), fmt(p.reuse), fmt(p.grounding)]
+                  if p else ["n/a"] * 5)
+        t.add_row(escape(name), *cells)
+    return t
+
+
+def pooled_episode_scores(run_dirs: list[Path]) -> list[EpisodeScore]:
+    """The episode scores of every run, pooled (a run without episode_scores.jsonl adds none)."""
+    out: list[EpisodeScore] = []
+    for d in run_dirs:
+        try:
+            out += read_episode_scores(d)
+        except ScoringError:
+            continue
+    return out
+
+
+def process_markdown(names: list[str], runs: list[RunScores], corrs: list[Correlation] | None) -> list[str]:
+    """Process metrics and claim-level scores per run (all episodes), and process against outcome, pooled."""
+    lines = ["## Process from the trace (all episodes)", ""] + process_header("Run")
+    lines += [process_row(n, r.all.process) for n, r in zip(names, runs)] + [""]
+    lines += ["## Set answers, claim level (LiveDRBench)", ""] + claims_header("Run")
+    lines += [claims_row(n, r.all.claims) for n, r in zip(names, runs)] + [""]
+    if corrs:
+        lines += ["## Process against outcome (episodes of all runs pooled)", ""] + correlation_rows(corrs) + [""]
+    return lines
+
+
+def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_dir: Path,
+                        corrs: list[Correlation] | None = None) -> str:
     names = run_names(runs)
     lines = ["# Comparison", ""]
     for n, r in zip(names, runs):
@@ -80,7 +123,9 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
         f = r.all.failures
         lines.append(f"| {n} | {f.retrieve} | {f.perception} | {f.reading_memory} | {f.reasoning} | {f.others} |")
     lines.append("")
-    titles = {"failure_types": "Failure types", "ablation": "Ablations", "budget": "Step budget", "cost": "Cost against success"}
+    lines += process_markdown(names, runs, corrs)
+    titles = {"failure_types": "Failure types", "ablation": "Ablations", "budget": "Step budget", "cost": "Cost against success",
+              "process": "Process against outcome"}
     for key, title in titles.items():
         if key in plot_paths:
             lines += [f"## {title}", "", f"![{title}]({plot_paths[key].relative_to(out_dir)})", ""]
@@ -105,6 +150,10 @@ def write_comparison(run_dirs: list[Path], out_dir: Path) -> Path:
     if len({r.ablation.max_steps for r in runs}) > 1:
         paths["budget"] = plots.budget_curve(runs, pdir / "budget.png")
     paths["cost"] = plots.cost_vs_success(names, runs, pdir / "cost_vs_success.png")
+    episodes = pooled_episode_scores([Path(d) for d in run_dirs])
+    corrs = process_correlations(episodes) if any(e.process for e in episodes) else None
+    if corrs and any(c.rho is not None for c in corrs):
+        paths["process"] = plots.process_correlations(corrs, pdir / "process_vs_outcome.png")
     md = out_dir / "comparison.md"
-    atomic_write_text(md, comparison_markdown(runs, paths, out_dir))
+    atomic_write_text(md, comparison_markdown(runs, paths, out_dir, corrs))
     return md

@@ -106,6 +106,14 @@ def score_items(preds_raw: list[str], gold_items: list[str], accepted: list[set[
     )
 
 
+def answer_readings(ext: ExtractedAnswer) -> list[list[str]]:
+    """Every item list the answer can be read as, lead-in dropped too ("The methods are X and Y")."""
+    out = readings(ext.text)
+    if ext.source in ("whole", "answer_phrase") and _PREAMBLE.match(ext.text):
+        out += readings(_PREAMBLE.sub("", ext.text, count=1))
+    return out
+
+
 def match_set(ext: ExtractedAnswer, gold: Answer) -> AnswerVerdict:
     gold_items = [str(x) for x in gold.value] if isinstance(gold.value, list) else [str(gold.value)]
     accepted = _accepted(gold, gold_items)
@@ -116,10 +124,7 @@ def match_set(ext: ExtractedAnswer, gold: Answer) -> AnswerVerdict:
                    key=lambda v: v.f1 or 0.0)
         return best.model_copy(update={"correct": False, "hedged": True, "detail": f"hedged: alternatives in a list ({best.detail})"})
     best: AnswerVerdict | None = None
-    all_readings = readings(text)
-    if ext.source in ("whole", "answer_phrase") and _PREAMBLE.match(text):
-        all_readings += readings(_PREAMBLE.sub("", text, count=1))
-    for r in all_readings:
+    for r in answer_readings(ext):
         v = score_items(r, gold_items, accepted)
         if best is None or (v.correct, v.f1 or 0.0) > (best.correct, best.f1 or 0.0):
             best = v

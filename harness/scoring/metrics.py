@@ -16,9 +16,11 @@ from harness.episode import Answer, Episode
 from harness.trace_fold import EpisodeFold, unique_units
 
 from .attribution import attribute_failure, failure_bucket
+from .claims import claim_scores
 from .facts import cost_of
 from .match import gold_display, match_answer
 from .model import SCORER_VERSION, AnswerVerdict, BucketCounts, CostTotals, EpisodeScore, FailureCounts, SplitScores, TurnScore
+from .process import process_of, summarize_process
 
 
 class Labeller(Protocol):
@@ -97,6 +99,7 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
         truncated=fold.truncated, missing=fold.missing, bad_lines=fold.bad_lines,
         uses_gold=bool(start and start.uses_gold), agent=start.agent if start else "",
         labeller=judge.name if judge is not None else "matcher", scorer_version=SCORER_VERSION,
+        process=None if fold.missing else process_of(episode, fold),
     )
 
 
@@ -132,7 +135,7 @@ def split_scores(episodes: list[EpisodeScore]) -> SplitScores:
         acc_pre=_pct(pre_correct, pre_total), ec=_pct(ec_hit, ec_need),
         mg=(sum(mg_ratios) / len(mg_ratios)) if mg_ratios else None,
         max_steps_rate=_pct(exhausted_wrong, turns_run), budget_exhausted_rate=_pct(exhausted, turns_run),
-        failures=failures,
+        failures=failures, process=summarize_process(episodes), claims=claim_scores(episodes),
     )
 
 

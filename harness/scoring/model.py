@@ -13,12 +13,15 @@ from pydantic import BaseModel, Field
 from harness.trace import ReasonBucket
 from tools import EvidenceUnit
 
+from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, ProcessSummary
+
 # The scorer's version: matcher rules, attribution rule and metric definitions together. Bump it when any
 # of them changes a number; reports and score files name it, and `epi score RUN` re-scores an old run.
 # 1: the first scorer (files without the field). 2: careful-grader matcher (hedges, identifiers, units),
 # attribution at the first error, MG over executed calls, max-steps error rate as in the paper, EC credits
-# memory on every turn, judge errors kept apart.
-SCORER_VERSION = "2"
+# memory on every turn, judge errors kept apart. 3: process metrics from the trace and claim-level scores of
+# set answers added (issue 17; the numbers of version 2 are unchanged).
+SCORER_VERSION = "3"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -144,6 +147,7 @@ class EpisodeScore(BaseModel):
     agent: str = ""
     labeller: str = "matcher"
     scorer_version: str = Field(default="1", description="the scorer that wrote this (SCORER_VERSION)")
+    process: EpisodeProcess | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
 
 
 class FailureCounts(BaseModel):
@@ -173,6 +177,8 @@ class SplitScores(CostTotals):
     successful_episodes: int = 0
     turns_run: int = 0
     refused_calls: int = Field(default=0, description="calls the session refused: steps, not tool calls")
+    process: ProcessSummary | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
+    claims: ClaimScores | None = Field(default=None, description="claim-level precision/recall/F1 of set answers")
 
 
 class BucketCounts(BaseModel):
@@ -236,6 +242,8 @@ class RunScores(BaseModel):
     episodes_sha256: str | None = None
     episodes_mismatch: bool = Field(default=False, description="episode file hash differs from run.json (scored with --allow-mismatch)")
     ablation: AblationSettings = Field(default_factory=AblationSettings)
+    judged_process: JudgedProcessSummary | None = Field(
+        default=None, description="judged process quality (MiroEval dimensions), when scored with a process judge")
     scored_at: str = Field(description="ISO-8601 UTC time of scoring")
 
     def split(self, name: str) -> SplitScores:

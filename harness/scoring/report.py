@@ -6,6 +6,8 @@ from pathlib import Path
 
 from .model import BUCKETS, FAILURE_TYPES, EpisodeScore, RunScores, SplitScores
 from .plots import FAILURE_NAMES
+from .process_outcome import process_correlations
+from .process_report import process_sections
 
 SPLITS = (("easy", "Easy"), ("hard", "Hard"), ("all", "Average"))
 
@@ -138,6 +140,8 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
     lines += ["## Reason buckets (episodes without a scorable answer)", ""] + bucket_rows(s) + [""]
     if "cost" in plots:
         lines += ["## Cost per episode", "", _img(plots["cost"], base, "cost per episode"), ""]
+    pplot = os.path.relpath(plots["process"], base) if "process" in plots else None
+    lines += process_sections(s, episodes, process_correlations(episodes), pplot)
     lines += ["## Episodes", ""] + episode_rows(episodes) + [""]
     return "\n".join(lines)
 
@@ -183,4 +187,9 @@ def print_scores(run_dir: Path, console) -> None:  # noqa: ANN001 - a rich Conso
     console.print(f"failures: retrieve {f.retrieve}, perception {f.perception}, reading-memory {f.reading_memory}, "
                   f"reasoning {f.reasoning}, others {f.others}; buckets: provider {b.provider}, data_access "
                   f"{b.data_access}, pipeline {b.pipeline}, model {b.model}")
+    p, c = s.all.process, s.all.claims
+    if p is not None:
+        console.print(f"process: efficiency {fmt(p.efficiency)}, redundancy {fmt(p.redundancy)}, reuse {fmt(p.reuse)}, "
+                      f"grounding {fmt(p.grounding)} ({p.ungrounded} ungrounded)"
+                      + (f"; set answers: precision {fmt(c.precision)}, recall {fmt(c.recall)}, F1 {fmt(c.f1)}" if c else ""))
     console.print(f"report: {escape(str(Path(run_dir) / 'report.md'))}", highlight=False)

@@ -18,6 +18,7 @@ from .facts import read_episode_fold
 from .judge import Judge, JudgeConfig, JudgeUnavailable
 from .metrics import bucket_counts, score_episode, split_scores
 from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, RunScores
+from .process_judge import ProcessJudge, summarize_judged
 
 
 class ScoringError(Exception):
@@ -83,11 +84,12 @@ def planned_episodes(cfg: dict[str, Any], episodes: list[Episode], rd: RunDir) -
 
 def score_run(
     run_dir: Path, *, episodes_path: Path | None = None, judge: JudgeConfig | None = None,
-    allow_mismatch: bool = False, write: bool = True,
+    allow_mismatch: bool = False, write: bool = True, process_judge: JudgeConfig | None = None,
 ) -> RunScores:
-    """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md."""
+    """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md.
+    `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions)."""
     rd = RunDir(run_dir)
-    if judge is not None and write and not rd.scores_json.is_file():
+    if (judge is not None or process_judge is not None) and write and not rd.scores_json.is_file():
         score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch)  # matcher scores first
     cfg = load_run_config(rd)
     eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
@@ -95,9 +97,14 @@ def score_run(
     scored: list[EpisodeScore] = []
     known = {safe_name(e.id) for e in eset.episodes}
     unknown = sorted(p.stem for p in rd.traces_dir.glob("*.jsonl") if p.stem not in known) if rd.traces_dir.is_dir() else []
+    pjudge = ProcessJudge(process_judge) if process_judge is not None else None
     try:
         for ep in planned_episodes(cfg, eset.episodes, rd):
-            scored.append(score_episode(ep, read_episode_fold(rd, ep.id), labeller))
+            fold = read_episode_fold(rd, ep.id)
+            es = score_episode(ep, fold, labeller)
+            if pjudge is not None and es.process is not None:
+                es.process.judged = pjudge.judge_episode(fold)
+            scored.append(es)
     except JudgeUnavailable as e:
         kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
         raise JudgeUnavailable(f"{e}; the judge pass stopped and {kept}") from None
@@ -119,6 +126,7 @@ def score_run(
             max_steps=_setting(cfg, "max_steps"), final_turn_tools=_setting(cfg, "final_turn_tools"),
             disable_tools=list(_setting(cfg, "disable_tools") or []),
         ),
+        judged_process=summarize_judged(scored, pjudge.name) if pjudge is not None else None,
         scored_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
     if write:

@@ -15,6 +15,7 @@ from ..rundir import RunDir
 from ..trace import BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, Retry, ToolCallEvent, TraceEvent
 from ..trace_fold import EpisodeFold, TurnFold, fold_trace
 from ..scoring.model import EpisodeScore, FailureLabel, TurnScore
+from ..scoring.process_model import EpisodeProcess, TurnProcess
 from .run_files import RunFiles
 
 StepKind = Literal["tool_call", "retry", "error", "budget_exhausted", "limit_hit", "final_answer"]
@@ -45,6 +46,7 @@ class StepView(BaseModel):
     duration_s: float = 0.0
     refused: bool = Field(default=False, description="the session refused the call: a step, not a tool call")
     failure: FailureLabel | None = None
+    flags: list[str] = Field(default_factory=list, description="process marks: repeat, re-read only, off target, new query")
 
 
 class EvidenceCheck(BaseModel):
@@ -73,6 +75,7 @@ class TurnTimeline(BaseModel):
     model_calls: int = 0
     tokens: int = 0
     failure: FailureLabel | None = None
+    process: TurnProcess | None = Field(default=None, description="the turn's process metrics (from the scores)")
 
 
 class EpisodeTimeline(BaseModel):
@@ -94,6 +97,7 @@ class EpisodeTimeline(BaseModel):
     wall_s: float = 0.0
     notes: list[str] = Field(default_factory=list, description="problems with the files: truncated, missing, bad lines")
     turns: list[TurnTimeline] = Field(default_factory=list)
+    process: EpisodeProcess | None = Field(default=None, description="process metrics of the episode; per turn under turns")
 
 
 def format_gold(answer: Answer) -> str:
@@ -260,8 +264,34 @@ def _apply_score(tl: EpisodeTimeline, score: EpisodeScore) -> None:
         t.gold = t.gold or ts.gold or None
         keys = {a.key for a in ts.accessed}
         t.required = [EvidenceCheck(unit=u.label(), accessed=u.key in keys) for u in ts.required] or t.required
+    if score.process is not None:
+        _apply_process(tl, score.process)
     if score.failure is not None:
         tl.failure = score.failure
         _place_failure(tl, score.failure)
     if score.cost.total_tokens and not tl.tokens:
         tl.tokens = score.cost.total_tokens
+
+
+def _apply_process(tl: EpisodeTimeline, proc: EpisodeProcess) -> None:
+    """Process metrics beside the timeline: the episode's totals, each turn's, and a mark on each call."""
+    tl.process = proc.model_copy(update={"turns": []})
+    by_turn = {tp.turn: tp for tp in proc.turns}
+    for t in tl.turns:
+        tp = by_turn.get(t.turn)
+        if tp is None:
+            continue
+        t.process = tp
+        new_query = {r.step: r for r in tp.reformulations}
+        for s in t.steps:
+            if s.kind != "tool_call" or s.refused:
+                continue
+            if s.step in tp.repeated_calls:
+                s.flags.append("repeat")
+            elif s.step in tp.redundant_calls:
+                s.flags.append("re-read only")
+            if s.step not in tp.useful_calls:
+                s.flags.append("off target")
+            if s.step in new_query:
+                r = new_query[s.step]
+                s.flags.append("new query" + ("" if r.moved_up is None else (", target up" if r.moved_up else ", target not up")))

@@ -122,9 +122,9 @@ async def test_text_only_navigates_with_gold_and_never_depends_on_an_image(tiny_
     assert len(right - printed) <= 1, sorted(right - printed)
 
     # Blank every figure image the tools return: a text-only reader must answer exactly the same.
-    import tools.figure_extract as fe
+    import tools.pdf as pdf  # figure_extract takes crop_figure from here on each call
 
-    real_crop = fe.crop_figure
+    real_crop = pdf.crop_figure
 
     def blank_crop(data, ref, **kw):
         import pymupdf
@@ -134,7 +134,7 @@ async def test_text_only_navigates_with_gold_and_never_depends_on_an_image(tiny_
         pix.set_rect(pix.irect, (255, 255, 255))
         return dataclasses.replace(crop, png=pix.tobytes("png"))
 
-    monkeypatch.setattr(fe, "crop_figure", blank_crop)
+    monkeypatch.setattr(pdf, "crop_figure", blank_crop)
     _, blind, blank_images = await _run(generated_episodes, tmp_path / "res", tiny_sandbox, "blind")
     assert images and blank_images and not images & blank_images  # the second run really saw other pictures
     assert blind == answers

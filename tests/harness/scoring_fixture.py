@@ -38,10 +38,13 @@ class TraceBuilder:
     def model(self, inp: int, out: int) -> "TraceBuilder":
         return self._add(ModelCall, model="m", usage=TokenUsage(input_tokens=inp, output_tokens=out))
 
-    def call(self, tool: str, *units: tuple[str, str], error: str | None = None, error_kind: str | None = None) -> "TraceBuilder":
+    def call(self, tool: str, *units: tuple[str, str], error: str | None = None, error_kind: str | None = None,
+             args: dict | None = None, text: str | None = None) -> "TraceBuilder":
+        """One step; `args` and `text` (what the tool showed) are for the process metrics."""
         self.step += 1
         prov = [{"paper": p, "unit": u, "page": 1, "bbox": None} for p, u in units]
-        return self._add(ToolCallEvent, tool=tool, provenance=prov, error=error, error_kind=error_kind)
+        return self._add(ToolCallEvent, tool=tool, provenance=prov, error=error, error_kind=error_kind,
+                         args=args or {}, result_text=text)
 
     def refused(self, tool: str) -> "TraceBuilder":
         """A call the session refused (tool not offered, or the pseudo-call for an empty reply): a step, not a tool call."""

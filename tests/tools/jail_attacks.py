@@ -185,8 +185,9 @@ ATTACKS: list[Attack] = [
            lambda t, out: "'harness'" in out and "'tools'" in out, r"refused|No such file"),
     Attack("find_checkout_by_walking", lambda t: (
         "import os\nfor root, dirs, files in os.walk('/'):\n"
-        "    dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')] if root.count('/') < 3 else []\n"
-        "    if 'pyproject.toml' in files and 'harness' in dirs:\n        print('FOUND', root)"),
+        "    if 'pyproject.toml' in files and 'harness' in dirs:\n        print('FOUND', root)\n"
+        # descend exactly as deep as this checkout lies, wherever the clone was made
+        f"    dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')] if root.count('/') < {str(CHECKOUT).count('/')} else []\n"),
         lambda t, out: f"FOUND {CHECKOUT}" in out, r"refused|exit status: 0"),
     Attack("editable_finder_names_checkout", lambda t: (
         "import glob, sys\nfor p in sys.path:\n    for f in glob.glob(p + '/__editable__*finder*.py'):\n"
