@@ -217,12 +217,15 @@ def main() -> None:
     args = ap.parse_args()
     inspect = inspect_command(INSPECT_VERSION)
     peaks: list[float] = []
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start (other processes slow both sides alike; "
+          f"the concurrency ratio of section 3 shrinks when the cores are busy)")
     with tempfile.TemporaryDirectory(prefix="epi-vs-inspect-") as d:
         tmp = Path(d)
         epi_run = per_request(args, tmp, inspect, peaks)
         traces(args, tmp, epi_run)
         concurrency(args, tmp, peaks)
         shutil.rmtree(tmp / "inspect-logs", ignore_errors=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
     print("== 4. peak memory of the epi runs ==")
     print(f"peak RSS: max {max(peaks):.0f} MB, median {statistics.median(peaks):.0f} MB over {len(peaks)} runs  (target < 500 MB)")
 
