@@ -207,6 +207,9 @@ def concurrency(args: argparse.Namespace, tmp: Path, peaks: list[float]) -> None
     finally:
         server.stop()
     print(f"concurrency 16 vs 1: {runs[1].wall_s / runs[16].wall_s:.1f}x faster  (target >= 6x)")
+    j16 = runs[16]
+    print(f"(-j 16 used {j16.cpu_s:.1f} s of CPU in {j16.wall_s:.1f} s: {100 * j16.cpu_s / j16.wall_s:.0f}% of a core; "
+          f"-j 1 spends {runs[1].requests * 0.2:.0f} s waiting on the server's 0.2 s replies)")
 
 
 def main() -> None:
