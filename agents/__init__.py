@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from harness.agent import Agent, AgentConfig
 
@@ -22,10 +23,17 @@ class UnknownAgent(KeyError):
         return self.args[0]
 
 
-def make_agent(name: str, config: AgentConfig | None = None) -> Agent:
-    """Build the agent registered under `name` with its config."""
+def agent_class(name: str) -> type[Any]:
+    """The class registered under `name` (its module is imported now; class attributes such as
+    `memory_modes` can be read without building an agent)."""
     if name not in AGENT_FACTORIES:
         raise UnknownAgent(f"unknown agent {name!r}; known agents: {', '.join(AGENT_FACTORIES)}")
     mod_name, cls_name = AGENT_FACTORIES[name].split(":")
-    cls = getattr(importlib.import_module(mod_name), cls_name)
-    return cls(config or AgentConfig())
+    cls: type[Any] = getattr(importlib.import_module(mod_name), cls_name)
+    return cls
+
+
+def make_agent(name: str, config: AgentConfig | None = None) -> Agent:
+    """Build the agent registered under `name` with its config."""
+    agent: Agent = agent_class(name)(config or AgentConfig())
+    return agent

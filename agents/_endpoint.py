@@ -8,7 +8,7 @@ import httpx
 
 from harness.agent import AgentConfig
 
-from ._retry import RetryPolicy
+from harness.provider import RetryPolicy
 
 
 def api_key(config: AgentConfig) -> str:

@@ -1,17 +1,19 @@
 """Prompt text shared by the model-backed agents, in the spirit of EpiBench's evaluation prompt (app. 0.D.3).
 
 One base prompt for all turns (plan, then act; cite what the tools showed), an answer-format suffix
-per turn, and a suffix for the no-tool final request. Also: turning a TurnView into the turn's user
-message, a deterministic digest of earlier turns (summary memory mode), and answer clean-up.
+per turn, and the requests without tools (memory-only turns, the budget fallback) and the reminder
+after a step that neither acted nor answered, each in the answer form of the agent asking
+(`AnswerStyle`: a `Final answer:` line, the final_answer tool, or final_answer() in code). Also:
+turning a TurnView into the turn's user message, and answer clean-up.
 """
 from __future__ import annotations
 
 import base64
-import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from harness.agent import AnswerSpec, Observation, TurnView
+from harness.agent import AnswerSpec, NoToolReason, Observation, TurnView
 
 _BASE_PROMPT = """\
 You are a research assistant working through a short research episode about scientific papers.
@@ -47,43 +49,90 @@ def system_prompt(final: str = FINAL_BY_TEXT) -> str:
 
 SYSTEM_PROMPT = system_prompt()
 
-FINAL_NO_TOOL_SUFFIX = (
-    "Your step budget for this turn is used up and no more tools can be called. Based only on the "
-    "evidence gathered so far, give your best answer now. Reply with a last line "
-    "`Final answer: <answer>` in the required format."
-)
+
+@dataclass(frozen=True)
+class AnswerStyle:
+    """How one kind of agent gives its final answer: in turns with tools and in requests without any."""
+
+    final_instruction: str  # item 5 of the system prompt
+    with_tools: str  # how to answer when tools are offered
+    without_tools: str  # how to answer in a request without tools (memory-only turn, budget fallback)
+    example_form: str  # "{}" is replaced by an example answer
+
+    def example(self, value: str) -> str:
+        return self.example_form.format(value)
+
+
+TEXT_STYLE = AnswerStyle(FINAL_BY_TEXT, "reply with a last line `Final answer: <answer>`",
+                         "reply with a last line `Final answer: <answer>`", "`Final answer: {}`")
+TOOL_STYLE = AnswerStyle(FINAL_BY_TOOL, "call the `final_answer` tool with the answer",
+                         "reply with a last line `Final answer: <answer>` (no tool can be called)", "`Final answer: {}`")
+CODE_STYLE = AnswerStyle(FINAL_BY_CODE, 'call `final_answer("<answer>")` in a <code> block',
+                         'reply with a <code> block that calls `final_answer("<answer>")` (no tool can be called)',
+                         '`final_answer("{}")`')
 
 MEMORY_ONLY_SUFFIX = (
     "No tools are available in this turn: answer from the evidence already gathered in this episode."
 )
 
 
-def answer_instructions(spec: AnswerSpec) -> str:
+def fallback_prompt(view: TurnView, style: AnswerStyle = TEXT_STYLE) -> str:
+    """The one request after the budget ran out: restate the question, no tools, answer in the agent's form."""
+    return (f"Your step budget for turn {view.turn} is used up and no more tools can be called. Question: "
+            f"{view.question}\n{answer_instructions(view.answer_spec, style)}\nBased only on the evidence gathered "
+            f"so far, give your best answer now: {style.without_tools}.")
+
+
+def no_tool_feedback(view: TurnView, reason: NoToolReason, style: AnswerStyle = TEXT_STYLE, detail: str = "") -> str:
+    """What the model is told after a step that neither called a tool nor answered: what happened and the
+    two ways to act (the step has not been recorded yet, so this counts it)."""
+    left = view.budget_left if view.budget_unit == "model_step" else max(0, view.no_tool_left - 1)
+    what = {
+        "empty": "Your last reply was empty (no text and no tool call)",
+        "plan": "Your last reply called no tool and gave no final answer",
+        "unparseable": "Your last reply could not be read as an action",
+        "code_error": "Your code raised an error before calling any tool",
+        "code_without_tool": "Your code ran but called no tool and gave no final answer",
+        "other": "Your last step called no tool and gave no final answer",
+    }[reason]
+    parts = [f"{what}; it counted as a step ({left} more without a tool call allowed in this turn)."]
+    if detail:
+        parts.append(detail)
+    if view.tools:
+        parts.append(f"To act, either call one of the tools ({', '.join(view.tool_names)}), or {style.with_tools}.")
+    else:
+        parts.append(f"No tools can be called in this turn: {style.without_tools}.")
+    return "\n".join(parts)
+
+
+def answer_instructions(spec: AnswerSpec, style: AnswerStyle = TEXT_STYLE) -> str:
     """The answer-format suffix of a turn (never reveals the gold answer)."""
     if spec.format == "choice":
         opts = "\n".join(f"  {k}. {v}" for k, v in sorted((spec.choices or {}).items()))
-        return f"This is a multiple-choice question. Options:\n{opts}\nAnswer with the option letter only (e.g. `Final answer: B`)."
+        return (f"This is a multiple-choice question. Options:\n{opts}\nAnswer with the option letter only "
+                f"(e.g. {style.example('B')}).")
     if spec.format == "number":
         unit = f" in {spec.unit}" if spec.unit else ""
-        return f"Answer with a single number{unit}, without extra words (e.g. `Final answer: 12.5`)."
+        return f"Answer with a single number{unit}, without extra words (e.g. {style.example('12.5')})."
     if spec.format == "set":
         return ("Answer with every item that qualifies, names exactly as printed, on one line separated by "
-                "semicolons (e.g. `Final answer: Method X; Method Y`).")
+                f"semicolons (e.g. {style.example('Method X; Method Y')}).")
     return "Answer with a short phrase (a name exactly as printed, or a value), without explanation."
 
 
-def turn_message_text(view: TurnView) -> str:
-    """The user message that opens a turn: question, cue, answer format, budget."""
+def turn_message_text(view: TurnView, style: AnswerStyle = TEXT_STYLE) -> str:
+    """The user message that opens a turn: question, cue, answer format, budget (or that no tool can be called)."""
     parts = [f"Turn {view.turn} of {view.n_turns}.", f"Question: {view.question}"]
     if view.cue_text:
         parts.append(f"Cue: {view.cue_text}")
     if view.cue_image:
         parts.append("Cue image: attached below.")
-    parts.append(answer_instructions(view.answer_spec))
+    parts.append(answer_instructions(view.answer_spec, style))
     if view.tools:
-        parts.append(f"Step budget for this turn: {view.budget_left} tool calls. Tools: {', '.join(view.tool_names)}.")
+        noun = "tool calls" if view.budget_unit == "tool_call" else "steps (each reply that acts is one step)"
+        parts.append(f"Step budget for this turn: {view.max_steps} {noun}. Tools: {', '.join(view.tool_names)}.")
     else:
-        parts.append(MEMORY_ONLY_SUFFIX)
+        parts.append(f"{MEMORY_ONLY_SUFFIX} To answer, {style.without_tools}.")
     return "\n".join(parts)
 
 
@@ -95,26 +144,6 @@ def observation_text(obs: Observation, limit: int = 12000) -> str:
     if obs.images:
         text += "\n" + "\n".join(f"[image {i + 1}: {Path(im.path).name}; shown below]" for i, im in enumerate(obs.images))
     return text
-
-
-def memory_digest(view: TurnView, *, per_obs_chars: int = 600, before_turn: int | None = None) -> str:
-    """A compact, deterministic text summary of earlier turns: questions, answers, what tools showed."""
-    upto = view.turn if before_turn is None else before_turn
-    lines = ["Summary of earlier turns in this episode:"]
-    for rec in view.history:
-        if rec.turn >= upto:
-            continue
-        lines.append(f"- Turn {rec.turn}: Q: {rec.question} -> your answer: {rec.answer}")
-        for obs in view.memory:
-            if obs.turn != rec.turn:
-                continue
-            args = json.dumps(obs.args, ensure_ascii=False)[:200]
-            body = " ".join((obs.text or obs.error or "").split())
-            if len(body) > per_obs_chars:
-                body = body[:per_obs_chars] + " ..."
-            units = ", ".join(f"{p.paper}/{p.unit}" for p in obs.provenance)
-            lines.append(f"    {obs.tool}({args}){' [' + units + ']' if units else ''}: {body}")
-    return "\n".join(lines)
 
 
 _BULLET = re.compile(r"^(?:[-*\u2022]|\d+[.)])\s+")

@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from harness.agent import Observation, ToolSpec
+from harness.agent import BudgetExhaustedError, Observation, ToolSpec
 
 from ._prompt import observation_text
 
-HarnessCall = Callable[[str, dict[str, Any]], Observation]
+HarnessCall = Callable[..., Observation]  # (tool name, args, raw_arguments=None) -> the session's observation
 
 _JSON_TO_SMOL = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean",
                  "array": "array", "object": "object"}
@@ -54,7 +54,8 @@ def make_smol_tools(specs: list[ToolSpec], call: HarnessCall) -> list[Any]:
 
 def harness_tool_calling_agent_class() -> type:
     """A ToolCallingAgent that sends every non-final call to the harness, unknown names and raw args included,
-    so the tool session counts and records it (the stock agent would refuse those without a trace)."""
+    so the tool session counts and records it (the stock agent would refuse those without a trace). A call
+    past the budget is refused and recorded by the session; the model reads why."""
     from smolagents import ToolCallingAgent
 
     class HarnessToolCallingAgent(ToolCallingAgent):  # type: ignore[misc]
@@ -65,14 +66,18 @@ def harness_tool_calling_agent_class() -> type:
         def execute_tool_call(self, tool_name: str, arguments: dict[str, Any] | str) -> Any:
             if tool_name == "final_answer" or tool_name in self.managed_agents:
                 return super().execute_tool_call(tool_name, arguments)
+            raw: str | None = None
             if isinstance(arguments, str):
                 try:
                     parsed = json.loads(arguments) if arguments.strip() else {}
                 except json.JSONDecodeError:
                     parsed = None
-                args = parsed if isinstance(parsed, dict) else {"__raw__": arguments}
+                args, raw = (parsed, None) if isinstance(parsed, dict) else ({}, arguments)
             else:
                 args = dict(arguments or {})
-            return observation_text(self._harness_call(tool_name, args))
+            try:
+                return observation_text(self._harness_call(tool_name, args, raw))
+            except BudgetExhaustedError as e:
+                return f"ERROR: not run: {e}"
 
     return HarnessToolCallingAgent

@@ -5,7 +5,7 @@ whole conversation on every request, which made a multi-turn run quadratic and c
 time; importing the SDK alone costs a second of CPU per process. The OpenAI agent therefore posts
 the body (`harness.chat_body`) with httpx itself (`ChatEndpoint`): bearer key, JSON content type,
 the configured timeout, one connection pool per episode. A status of 400 and up raises
-`EndpointStatusError` (with Retry-After), which `_retry.classify` sorts like the SDK's own errors;
+`harness.provider.EndpointStatusError` (with Retry-After), which `classify` there sorts like the SDK's own errors;
 a body that is not a JSON object raises JSONDecodeError (retried as a cut-off body). smolagents
 owns an SDK client, so its recording model posts the same bytes through the SDK's raw request path
 (`post_chat_sdk`), which skips the transform too. The recorded response is what the server sent.
@@ -20,35 +20,10 @@ from typing import Any
 import httpx
 
 from harness.chat_body import ChatBody
+from harness.provider import EndpointStatusError, retry_after
 
 _PATH = "/chat/completions"
 _HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
-
-
-class EndpointStatusError(Exception):
-    """The endpoint answered with an HTTP error status."""
-
-    def __init__(self, status_code: int, message: str, retry_after_s: float | None = None):
-        super().__init__(f"{status_code}: {message}")
-        self.status_code = status_code
-        self.message = message
-        self.retry_after_s = retry_after_s
-
-
-def retry_after(headers: httpx.Headers | Any) -> float | None:
-    """Seconds from `retry-after-ms` or `retry-after` (None for an HTTP date or no header)."""
-    if not headers:
-        return None
-    for key in ("retry-after-ms", "retry-after"):
-        raw = headers.get(key)
-        if raw is None:
-            continue
-        try:
-            v = float(raw)
-        except ValueError:
-            continue  # an HTTP date: the caller falls back to its own backoff
-        return v / 1000.0 if key.endswith("ms") else v
-    return None
 
 
 def _error_message(resp: httpx.Response) -> str:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from statistics import mean
 
-from harness.agent import AgentConfig, AnswerSpec, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView
+from harness.agent import (
+    AgentConfig, AnswerSpec, BaseAgent, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView,
+)
 
 from ._reading import (
     best_hit_paper,
@@ -37,7 +39,7 @@ _INTRODUCED = re.compile(r"the one that introduced ([\w\-]+)")
 _RANK = re.compile(r"\b(highest|lowest)\b")
 
 
-class HeuristicAgent:
+class HeuristicAgent(BaseAgent):
     """Search, open, read a cell, compare: no model, fully deterministic."""
 
     name = "heuristic"

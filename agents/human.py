@@ -26,7 +26,7 @@ from rich.prompt import Prompt
 from rich.table import Table
 from rich.text import Text
 
-from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, ToolCall, TurnContext, TurnView
+from harness.agent import AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, ToolCall, TurnContext, TurnView
 
 from ._prompt import answer_instructions
 
@@ -76,7 +76,7 @@ def _open(where: Any, mode: str) -> TextIO | None:
     return open(str(where), mode, encoding="utf-8")  # noqa: SIM115 - lives as long as the agent
 
 
-class HumanAgent:
+class HumanAgent(BaseAgent):
     """Interactive terminal player."""
 
     name = "human"
@@ -107,7 +107,8 @@ class HumanAgent:
         if view.fallback:
             lines.append("[red]Step budget used up: answer now (no tools).[/]")
         elif view.tools:
-            lines.append(f"Budget left: {view.budget_left} of {view.max_steps} tool calls")
+            noun = "tool calls" if view.budget_unit == "tool_call" else "steps"
+            lines.append(f"Budget left: {view.budget_left} of {view.max_steps} {noun}")
         else:
             lines.append("No tools in this turn: answer from memory.")
         new = view.memory[self._shown:]

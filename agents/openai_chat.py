@@ -1,14 +1,16 @@
 """An agent over any OpenAI-compatible chat endpoint, with function calling and image input.
 
 Memory across turns is the conversation itself (kept for the whole episode). With
-`memory_mode="summary"` and `context_tokens` set, once the conversation grows past that size the
-earlier turns are replaced by a deterministic digest built from the episode memory (no extra model
-call), and the current turn is kept verbatim.
+`memory_mode="summary"` earlier turns are replaced by a deterministic digest that says what was
+dropped (agents._memory; at every new turn, or only once the conversation outgrows
+`context_tokens`); the current turn stays verbatim and the trace records what the model still sees.
 
-Recoverable model mistakes go back to the model as observations and count as steps: tool
-arguments that are not JSON, an unknown tool name (the tool session refuses it), an empty reply
-(sent as a call to the non-tool `__empty_message__`, which the session refuses), and repeated
-identical calls (annotated as repeats). The step budget then ends the turn by the usual rules.
+Each `step` is one model request, and its reply one model step: tool calls (all of them, one
+ToolCalls action; arguments that are not JSON travel as `raw_arguments` and the session refuses
+them), a final answer (a `Final answer:` line, or a `final_answer("...")` call in a code block), or
+neither: an empty reply or a plan is a NoToolStep, and the next request tells the model what happened
+and the two ways to act. Repeated identical calls are annotated as repeats. The harness's budget ends
+the turn; the fallback request restates the question without tools.
 """
 from __future__ import annotations
 
@@ -16,48 +18,42 @@ import functools
 import json
 import ssl
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.agent import (
     AgentConfig,
+    BaseAgent,
     EpisodeInfo,
     FinalAnswer,
+    MemoryMode,
+    NoToolStep,
     Observation,
     TokenUsage,
     ToolCall,
+    ToolCalls,
     TurnContext,
     TurnView,
 )
 from harness.chat_body import ChatBody, MessageEncoder
+from harness.provider import call_with_retries
 
+from ._answers import last_chance_answer, read_reply
 from ._endpoint import api_key, decoding_kwargs, preflight_endpoint, retry_policy
+from ._memory import digest_earlier_turns
 from ._prompt import (
-    FINAL_NO_TOOL_SUFFIX,
     SYSTEM_PROMPT,
-    clean_final_answer,
+    TEXT_STYLE,
+    fallback_prompt,
     image_data_url,
-    memory_digest,
+    no_tool_feedback,
     observation_text,
     turn_message_text,
 )
-from ._retry import call_with_retries
 from ._wire import ChatEndpoint, first_message, function_calls, token_counts
 
-EMPTY_MESSAGE_TOOL = "__empty_message__"
 _IMAGE_TOKENS = 800  # rough cost of one image when estimating context size
-
-
-@dataclass
-class _PendingCall:
-    """A tool call the model asked for, handed to the harness one at a time."""
-
-    tool: str
-    args: dict[str, Any]
-    call_id: str | None  # None: a synthetic action (empty reply), answered with a user message
-    note: str = ""  # prefix for the observation text (e.g. "arguments were not JSON")
-    reasoning: str | None = None
+_HANDOVER_CHARS = 4000  # digest of turns another agent played: results cut to this many characters
 
 
 def _tool_schema(view: TurnView) -> list[dict[str, Any]]:
@@ -80,17 +76,31 @@ def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return n
 
 
+def _parse_call(tc: dict[str, Any], reasoning: str | None) -> ToolCall:
+    """One function call of a reply; arguments that are not a JSON object are kept as raw text."""
+    fn = tc.get("function") or {}
+    raw = fn.get("arguments") or ""
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except (ValueError, TypeError):
+        args = None
+    if isinstance(args, dict):
+        return ToolCall(tool=fn.get("name") or "", args=args, reasoning=reasoning, call_id=tc.get("id") or "")
+    return ToolCall(tool=fn.get("name") or "", raw_arguments=raw, reasoning=reasoning, call_id=tc.get("id") or "")
+
+
 @functools.lru_cache(maxsize=1)
 def _ssl_context() -> ssl.SSLContext:
     """One TLS context for every episode's client: loading the CA store costs ~20 ms each time."""
     return ssl.create_default_context()
 
 
-class OpenAIChatAgent:
+class OpenAIChatAgent(BaseAgent):
     """Chat completions with function calling against `config.base_url` (OpenAI, vLLM, Ollama, ...)."""
 
     name = "openai"
-    uses_gold = False
+    memory_modes: tuple[MemoryMode, ...] = ("conversation", "summary")
+    style = TEXT_STYLE
 
     def __init__(self, config: AgentConfig):
         self.config = config
@@ -103,11 +113,10 @@ class OpenAIChatAgent:
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
         self._turn = 0
         self._turn_start = 1  # index in messages where the current turn begins
-        self._queue: list[_PendingCall] = []
-        self._awaiting: _PendingCall | None = None
-        self._mem_seen = 0
+        self._pending: list[ToolCall] = []  # the calls of the last reply, waiting for their results
         self._batch_images: list[str] = []
         self._calls_made: list[tuple[str, str, int]] = []  # (tool, args json, step) this turn
+        self._compacted_for = 0  # the turn whose earlier turns were last compacted
         self._encoder = MessageEncoder()  # the episode's messages as JSON, each encoded once
 
     async def preflight(self) -> None:
@@ -129,37 +138,34 @@ class OpenAIChatAgent:
             await self._client.aclose()
             self._client = None
 
-    # -- the turn loop ---------------------------------------------------------------------
-    async def step(self, ctx: TurnContext) -> ToolCall | FinalAnswer:
+    # -- the turn ---------------------------------------------------------------------------
+    async def step(self, ctx: TurnContext) -> ToolCalls | FinalAnswer | NoToolStep:
         view = ctx.view
         if view.turn != self._turn:
-            self._open_turn(view)
-        self._absorb_observation(view)
+            self._open_turn(ctx)
+        self._absorb_results(view)
+        self._flush_images()
         if view.fallback:
-            self._close_queue("not run: the step budget for this turn was used up")
-            self._flush_images()
-            self.messages.append({"role": "user", "content": FINAL_NO_TOOL_SUFFIX})
+            self.messages.append({"role": "user", "content": fallback_prompt(view, self.style)})
             reply = await self._request(ctx, with_tools=False)
             content = (reply or {}).get("content") or ""
             self.messages.append({"role": "assistant", "content": content})
-            return FinalAnswer(answer=clean_final_answer(content), reasoning=content or "empty reply to the final request")
-        if self._queue:
-            return self._issue(self._queue.pop(0), view)
-        self._flush_images()
+            return FinalAnswer(answer=last_chance_answer(content), reasoning=content or "empty reply to the final request")
         reply = await self._request(ctx, with_tools=bool(view.tools))
         return self._act_on(reply, view)
 
-    def _open_turn(self, view: TurnView) -> None:
+    def _open_turn(self, ctx: TurnContext) -> None:
+        view = ctx.view
         self._turn = view.turn
-        self._queue.clear()
-        self._awaiting = None
-        self._calls_made = []
-        self._mem_seen = len(view.memory)
+        self._pending, self._calls_made = [], []
         if len(self.messages) == 1 and view.history:
-            # turns played by someone else (replay hand-over): start from what they gathered
-            self.messages.append({"role": "user", "content": memory_digest(view, per_obs_chars=4000)})
+            # turns played by someone else (replay hand-over): start from a digest of what they gathered
+            digest = digest_earlier_turns(view, chars=_HANDOVER_CHARS)
+            self.messages.append({"role": "user", "content": digest.text})
+            ctx.record_memory(digest.compaction)
+            self._compacted_for = view.turn
         self._turn_start = len(self.messages)
-        text = turn_message_text(view)
+        text = turn_message_text(view, self.style)
         if view.cue_image and self.send_images and Path(view.cue_image).is_file():
             content: Any = [{"type": "text", "text": text},
                             {"type": "image_url", "image_url": {"url": image_data_url(view.cue_image)}}]
@@ -167,41 +173,24 @@ class OpenAIChatAgent:
             content = text
         self.messages.append({"role": "user", "content": content})
 
-    def _issue(self, call: _PendingCall, view: TurnView) -> ToolCall:
-        self._awaiting = call
-        self._mem_seen = len(view.memory)
-        return ToolCall(tool=call.tool, args=call.args, reasoning=call.reasoning, call_id=call.call_id)
-
-    def _absorb_observation(self, view: TurnView) -> None:
-        """Turn the result of the last action into a message (tool message, or user message for synthetic ones)."""
-        call = self._awaiting
-        if call is None:
+    def _absorb_results(self, view: TurnView) -> None:
+        """A tool message for every call of the last reply (refused and over-budget calls included)."""
+        if not self._pending:
             return
-        self._awaiting = None
-        new = [o for o in view.memory[self._mem_seen:] if o.turn == view.turn]
-        self._mem_seen = len(view.memory)
-        obs: Observation | None = new[-1] if new else None
-        text = observation_text(obs) if obs else "(no result was recorded for this call)"
-        if obs is not None:
-            key = (obs.tool, json.dumps(obs.args, sort_keys=True))
-            earlier = [s for t, a, s in self._calls_made if (t, a) == key]
-            if earlier and call.call_id is not None:
-                text = f"Note: you already made this exact call at step {earlier[0]}; repeating it does not help.\n" + text
-            self._calls_made.append((key[0], key[1], obs.step))
-            if self.send_images:
-                self._batch_images += [im.path for im in obs.images if Path(im.path).is_file()]
-        if call.note:
-            text = f"{call.note}\n{text}"
-        if call.call_id is not None:
+        by_id = {o.call_id: o for o in view.memory if o.turn == view.turn and o.call_id is not None}
+        for call in self._pending:
+            obs: Observation | None = by_id.get(call.call_id)
+            text = observation_text(obs) if obs else "(no result was recorded for this call)"
+            if obs is not None and obs.counted:
+                key = (obs.tool, obs.raw_arguments or json.dumps(obs.args, sort_keys=True))
+                earlier = [s for t, a, s in self._calls_made if (t, a) == key]
+                if earlier:
+                    text = f"Note: you already made this exact call at step {earlier[0]}; repeating it does not help.\n" + text
+                self._calls_made.append((key[0], key[1], obs.step))
+                if self.send_images:
+                    self._batch_images += [im.path for im in obs.images if Path(im.path).is_file()]
             self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": text})
-        else:
-            self.messages.append({"role": "user", "content": text})
-
-    def _close_queue(self, reason: str) -> None:
-        for call in self._queue:
-            if call.call_id is not None:
-                self.messages.append({"role": "tool", "tool_call_id": call.call_id, "content": reason})
-        self._queue.clear()
+        self._pending = []
 
     def _flush_images(self) -> None:
         """Images from tool results go in a user message after the tool messages (tool messages carry text only)."""
@@ -212,57 +201,51 @@ class OpenAIChatAgent:
         self._batch_images = []
         self.messages.append({"role": "user", "content": parts})
 
-    def _act_on(self, reply: dict[str, Any] | None, view: TurnView) -> ToolCall | FinalAnswer:
+    def _act_on(self, reply: dict[str, Any] | None, view: TurnView) -> ToolCalls | FinalAnswer | NoToolStep:
         content = (reply or {}).get("content") or ""
         tool_calls = (reply or {}).get("tool_calls") or []
-        if not tool_calls and not content.strip():
-            self.messages.append({"role": "assistant", "content": ""})
-            note = ("Your last reply was empty (no text and no tool call); this counted as a step. "
-                    "Call a tool, or reply with `Final answer: <answer>`.")
-            return self._issue(_PendingCall(EMPTY_MESSAGE_TOOL, {}, None, note=note,
-                                            reasoning="the model returned an empty message"), view)
-        if not tool_calls:
-            self.messages.append({"role": "assistant", "content": content})
-            return FinalAnswer(answer=clean_final_answer(content), reasoning=content)
-        self.messages.append({"role": "assistant", "content": content or None, "tool_calls": tool_calls})
-        for tc in tool_calls:
-            fn = tc.get("function") or {}
-            raw = fn.get("arguments") or ""
-            note = ""
-            try:
-                args = json.loads(raw) if raw.strip() else {}
-                if not isinstance(args, dict):
-                    raise ValueError("not an object")
-            except (ValueError, TypeError):
-                args = {"__raw__": raw}
-                note = f"Your arguments for {fn.get('name')!r} were not a JSON object: {raw[:300]!r}"
-            self._queue.append(_PendingCall(fn.get("name") or "", args, tc.get("id") or "", note=note,
-                                            reasoning=content or None))
-        return self._issue(self._queue.pop(0), view)
+        if tool_calls:
+            self.messages.append({"role": "assistant", "content": content or None, "tool_calls": tool_calls})
+            self._pending = [_parse_call(tc, content or None) for tc in tool_calls]
+            return ToolCalls(calls=self._pending)
+        self.messages.append({"role": "assistant", "content": content})
+        reading = read_reply(content)
+        if reading.answer is not None:
+            return FinalAnswer(answer=reading.answer, reasoning=content)
+        reason = "empty" if not content.strip() else "plan"
+        detail = ("Its final_answer(...) call computes the answer in code, which this agent cannot run: write the "
+                  "value itself." if reading.code is not None else "")
+        feedback = no_tool_feedback(view, reason, self.style, detail)
+        self.messages.append({"role": "user", "content": feedback})
+        return NoToolStep(reason=reason, reply=content or None, feedback=feedback)
 
     # -- one model request -----------------------------------------------------------------
-    def _maybe_summarize(self, view: TurnView) -> None:
+    def _maybe_compact(self, ctx: TurnContext) -> None:
+        """Summary memory: replace earlier turns by a digest, every turn or once past `context_tokens`."""
+        view = ctx.view
+        if self.config.memory_mode != "summary" or not view.history or self._turn_start <= 1:
+            return
+        if self._compacted_for == view.turn:  # the current turn stays verbatim: nothing more to drop
+            return
         cap = self.config.context_tokens
-        if self.config.memory_mode != "summary" or not cap or self._turn_start <= 1:
+        if cap is not None and _estimate_tokens(self.messages) <= cap:
             return
-        if _estimate_tokens(self.messages) <= cap:
-            return
-        digest = memory_digest(view)
+        digest = digest_earlier_turns(view, chars=self.config.summary_chars)
         current = self.messages[self._turn_start:]
-        self.messages = [self.messages[0], {"role": "user", "content": digest}] + current
+        self.messages = [self.messages[0], {"role": "user", "content": digest.text}] + current
         self._turn_start = 2
+        self._compacted_for = view.turn
+        ctx.record_memory(digest.compaction)
 
     async def _request(self, ctx: TurnContext, *, with_tools: bool) -> dict[str, Any] | None:
         view = ctx.view
-        self._maybe_summarize(view)
+        self._maybe_compact(ctx)
         fields: dict[str, Any] = {"model": self.config.model or "default", **decoding_kwargs(self.config)}
         if with_tools:
             fields["tools"] = _tool_schema(view)
         # each message is encoded once per episode; the body is a join of bytes (no SDK walk of the history)
         body = ChatBody.build(fields, self._encoder.encode(self.messages))
-        slot = getattr(ctx, "model_slot", None)
-        if slot is not None:
-            await slot()
+        await ctx.model_slot()
         client = self._get_client()
         t0 = time.perf_counter()
         resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, ToolCall, TurnContext
+from harness.agent import AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, ToolCall, TurnContext
 from harness.episode import Answer, Episode
 
 
@@ -22,7 +22,7 @@ def format_gold(answer: Answer) -> str:
     return str(v)
 
 
-class OracleAgent:
+class OracleAgent(BaseAgent):
     """Issues exactly the checklist calls of each turn, in order, then the gold answer."""
 
     name = "oracle"

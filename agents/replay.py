@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, ToolCall, TurnContext
+from harness.agent import AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, ToolCall, TurnContext
 from harness.rundir import RunDir
 from harness.trace import ToolCallEvent
 from harness.trace_fold import fold_events
@@ -33,7 +33,7 @@ def recorded_turns(events: list[Any]) -> dict[int, RecordedTurn]:
             for tf in fold.ordered_turns if tf.calls or tf.answer is not None}
 
 
-class ReplayAgent:
+class ReplayAgent(BaseAgent):
     """Issues a recorded trace's tool calls, then its answer, turn by turn."""
 
     name = "replay"
@@ -77,7 +77,8 @@ class ReplayAgent:
         if not view.fallback and self._next < len(rec.calls):
             ev = rec.calls[self._next]
             self._next += 1
-            return ToolCall(tool=ev.tool, args=dict(ev.args), reasoning=ev.reasoning or f"replayed step {ev.step}")
+            return ToolCall(tool=ev.tool, args=dict(ev.args), raw_arguments=ev.raw_arguments,
+                            reasoning=ev.reasoning or f"replayed step {ev.step}")
         return FinalAnswer(answer=rec.answer, reasoning=f"replayed answer (recorded source: {rec.source})")
 
     async def end_episode(self) -> None:

@@ -1,13 +1,20 @@
 """smolagents agents (CodeAgent, ToolCallingAgent) whose tools call back into the harness tool session.
 
-smolagents runs synchronously, so a turn runs in a worker thread (`asyncio.to_thread`) and every tool
-call and every trace record is bridged back to the event loop, where the tool session lives. Budgets,
-ablations and evidence accounting therefore hold exactly as for the other agents: the smolagents
-tools are thin wrappers over `ctx.call_tool`. Code written by the model runs in smolagents'
-LocalPythonExecutor (no `open`, only the imports listed in AUTHORIZED_IMPORTS, a time limit).
+smolagents runs synchronously, so a tool turn runs `agent.run` in a worker thread and every tool
+call, trace record and budget question is bridged back to the event loop, where the tool session
+lives. The harness's budget is the only limit: smolagents' own `max_steps` is set out of reach, every
+model request of the loop first opens a step with `ctx.begin_step()` (refused once the budget is
+used), each finished step without a tool call is reported (`ctx.no_tool_step`, with a reminder of
+the two ways to act added to what the model sees next), and the agent is interrupted as soon as the
+session says the turn is exhausted. The runner then makes the one fallback request through `step`.
 
-One smolagents agent lives for the whole episode; its memory carries evidence across turns.
-Memory-only turns and the budget fallback are a single model request without tools.
+Turns without tools (memory-only turns, the fallback) are plain requests built from the agent's
+memory under a system prompt that names no tool, answered in the agent's own form: `final_answer()`
+in a code block for the CodeAgent (its code runs, with no tool but final_answer), a `Final answer:`
+line for the ToolCallingAgent. Code written by the model runs in smolagents' LocalPythonExecutor
+(no `open`, only the imports in AUTHORIZED_IMPORTS, a time limit). One smolagents agent lives for
+the whole episode, built at episode start with the run's tools; its memory carries evidence across
+turns. The smolagents hooks overridden here are pinned by tests/agents/test_smol_pin.py.
 """
 from __future__ import annotations
 
@@ -19,36 +26,48 @@ from typing import Any, Callable, Coroutine
 
 from harness.agent import (
     AgentConfig,
+    BaseAgent,
     BudgetExhaustedError,
     EpisodeInfo,
     FinalAnswer,
+    MemoryMode,
+    NoToolReason,
+    NoToolStep,
     Observation,
     ProviderError,
     TokenUsage,
     ToolCall,
-    ToolSpec,
+    ToolCalls,
     TurnContext,
+    TurnView,
 )
 from harness.chat_body import ChatBody
+from harness.provider import call_with_retries_sync
 
+from ._answers import answer_value_text, code_blocks, last_chance_answer, read_reply
 from ._endpoint import api_key, decoding_kwargs, preflight_endpoint, retry_policy
+from ._memory import digest_earlier_turns
 from ._prompt import (
-    FINAL_BY_CODE,
-    FINAL_BY_TOOL,
-    FINAL_NO_TOOL_SUFFIX,
-    answer_instructions,
+    CODE_STYLE,
+    TOOL_STYLE,
+    AnswerStyle,
+    fallback_prompt,
+    no_tool_feedback,
+    observation_text,
     system_prompt,
-    clean_final_answer,
-    memory_digest,
     turn_message_text,
 )
-from ._retry import call_with_retries_sync
 from ._wire import first_message, function_calls, post_chat_sdk, token_counts
 from ._smol_tools import make_smol_tools
 
-EMPTY_MESSAGE_TOOL = "__empty_message__"
 AUTHORIZED_IMPORTS = ["math", "statistics", "json", "re"]
 CODE_TIMEOUT_S = 20
+# smolagents' own step limit, set out of reach: the harness's budget ends the loop (begin_step refuses
+# a model request past it), so smolagents' provide_final_answer never runs.
+OUT_OF_REACH_STEPS = 1_000_000
+_IMAGE_TOKENS = 800
+_HANDOVER_CHARS = 4000
+_QUIET = -1  # smolagents' LogLevel.OFF: everything is in the trace, nothing on the console
 
 
 class _Bridge:
@@ -57,11 +76,13 @@ class _Bridge:
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
         self.ctx: TurnContext | None = None
-        self.budget_hit = False
+        self.in_loop = False  # inside agent.run: every model request opens a model step
         self.provider_error: ProviderError | None = None
         self.step_images: list[str] = []
+        self.step_calls = 0  # harness tool calls of the current smolagents step
+        self.step_requested = False  # the current step's model request was made
+        self.text_answer: str | None = None  # a `Final answer:` line smolagents itself would not take
         self.code_tools: list[str] = []  # tools callable from code during agent.run (CodeAgent sends no schema)
-        self.on_budget_used: Callable[[], None] = lambda: None
 
     def _run(self, coro: Coroutine[Any, Any, Any]) -> Any:
         fut: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
@@ -73,39 +94,47 @@ class _Bridge:
 
         return self._run(call())
 
-    def call_tool(self, name: str, args: dict[str, Any]) -> Observation:
-        assert self.ctx is not None
-        ctx = self.ctx
-        try:
-            obs: Observation = self._run(ctx.call_tool(name, args))
-        except BudgetExhaustedError:
-            self.budget_hit = True
-            self.on_budget_used()
-            raise
+    @property
+    def _ctx(self) -> TurnContext:
+        assert self.ctx is not None, "no turn is running"
+        return self.ctx
+
+    def begin_step(self) -> None:
+        self._on_loop(self._ctx.begin_step)
+
+    def exhausted(self) -> bool:
+        ctx = self._ctx
+        return bool(self._on_loop(lambda: ctx.exhausted))
+
+    def view(self) -> TurnView:
+        ctx = self._ctx
+        view: TurnView = self._on_loop(lambda: ctx.view)
+        return view
+
+    def call_tool(self, name: str, args: dict[str, Any], raw_arguments: str | None = None) -> Observation:
+        self.step_calls += 1
+        obs: Observation = self._run(self._ctx.call_tool(name, args, raw_arguments=raw_arguments))
         self.step_images += [im.path for im in obs.images if Path(im.path).is_file()]
-        if ctx.view.budget_left <= 0:  # stop before the next model request, like the step agents
-            self.budget_hit = True
-            self.on_budget_used()
         return obs
 
+    def no_tool_step(self, step: NoToolStep) -> None:
+        ctx = self._ctx
+        self._on_loop(lambda: ctx.no_tool_step(step))
+
     def record_model_call(self, **kw: Any) -> None:
-        ctx = self.ctx
-        assert ctx is not None
+        ctx = self._ctx
         self._on_loop(lambda: ctx.record_model_call(**kw))
 
     def record_retry(self, attempt: int, error: str, wait_s: float) -> None:
-        ctx = self.ctx
-        assert ctx is not None
+        ctx = self._ctx
         self._on_loop(lambda: ctx.record_retry(attempt, error, wait_s))
 
     def model_slot(self) -> None:
-        slot = getattr(self.ctx, "model_slot", None)
-        if slot is not None:
-            self._run(slot())
+        self._run(self._ctx.model_slot())
 
 
 def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
-    """An OpenAIServerModel whose requests go through our retries and land in the trace."""
+    """An OpenAIServerModel whose requests open harness steps, go through our retries and land in the trace."""
     from smolagents import OpenAIServerModel
     from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
     from smolagents.models import TokenUsage as SmolTokenUsage
@@ -116,6 +145,8 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
         def generate(self, messages: list[Any], stop_sequences: list[str] | None = None,
                      response_format: dict[str, str] | None = None, tools_to_call_from: list[Any] | None = None,
                      **kwargs: Any) -> Any:
+            if bridge.in_loop:
+                bridge.begin_step()  # BudgetExhaustedError past the budget: no request is made
             completion_kwargs = self._prepare_completion_kwargs(
                 messages=messages, stop_sequences=stop_sequences, response_format=response_format,
                 tools_to_call_from=tools_to_call_from, model=self.model_id,
@@ -130,6 +161,7 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             except ProviderError as e:
                 bridge.provider_error = e
                 raise
+            bridge.step_requested = True
             prompt_tokens, completion_tokens = token_counts(resp)
             tokens = TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens)
             bridge.record_model_call(
@@ -153,18 +185,30 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
     )
 
 
-class _SmolAgentBase:
-    """What both smolagents agents share: the bridge, the per-episode agent, the no-tool requests."""
+def _estimate_tokens(messages: list[Any]) -> int:
+    n = 0
+    for m in messages:
+        for part in m.content if isinstance(m.content, list) else [{"type": "text", "text": str(m.content or "")}]:
+            n += _IMAGE_TOKENS if part.get("type") == "image" else len(str(part.get("text", ""))) // 4
+    return n
+
+
+class _SmolAgentBase(BaseAgent):
+    """What both smolagents agents share: the bridge, the per-episode agent, the turns without tools."""
 
     name = "smol"
-    uses_gold = False
-    final_instruction = FINAL_BY_TOOL
+    memory_modes: tuple[MemoryMode, ...] = ("conversation", "summary")
+    style: AnswerStyle = TOOL_STYLE
+    code_tags: tuple[str, str] = ("<code>", "</code>")
 
     def __init__(self, config: AgentConfig):
         self.config = config
         self._agent: Any = None
         self._bridge: _Bridge | None = None
         self._model: Any = None
+        self._compacted_for = 0  # the turn whose earlier turns were last compacted (or digested at hand-over)
+        self._opened = 0  # the last turn whose opening message went into the agent's memory
+        self._refused_ids: list[str | None] = []  # calls of the last reply in a turn without tools
 
     async def preflight(self) -> None:
         """Before the run: a model name, an API key and a reachable endpoint (ValueError otherwise)."""
@@ -173,127 +217,332 @@ class _SmolAgentBase:
     async def start_episode(self, info: EpisodeInfo) -> None:
         self._bridge = _Bridge(asyncio.get_running_loop())
         self._model = _make_recording_model(self.config, self._bridge)
-        self._agent = None
+        self._agent = self._build(make_smol_tools(info.tools, self._bridge.call_tool))
+        self._compacted_for, self._opened = 0, 0
 
     async def end_episode(self) -> None:
-        if self._agent is not None and hasattr(self._agent, "cleanup"):
-            self._agent.cleanup()
+        if isinstance(self, SmolCodeAgent) and self._agent is not None:
+            self._agent.cleanup()  # the code executor's resources
         self._agent = None
 
     def _build(self, tools: list[Any]) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def owns_turn(self, view: TurnView) -> bool:
+        return bool(view.tools)  # tool turns run smolagents' own loop; turns without tools are single requests
+
+    # -- what the model sees after each step --------------------------------------------------
+    def _classify(self, step: Any) -> tuple[NoToolReason, str]:
+        """Why a smolagents step called no tool, and anything to add for the model."""
+        from smolagents.utils import AgentExecutionError, AgentParsingError
+
+        text = self._reply_text(step)
+        if not text.strip():
+            return "empty", ""
+        if isinstance(step.error, AgentParsingError):
+            return ("unparseable" if text.lstrip().startswith("{") else "plan"), ""
+        if isinstance(step.error, AgentExecutionError):
+            return ("code_error" if isinstance(self, SmolCodeAgent) else "other"), ""
+        if step.error is None and isinstance(self, SmolCodeAgent):
+            return "code_without_tool", ""
+        return "other", ""
+
     def _step_callback(self, memory_step: Any, agent: Any = None) -> None:
-        """Show the images the tools returned in this step to the model (as smolagents observation images)."""
+        """After each smolagents step: its tool images once, a report of a step without a tool call (and the
+        reminder the model sees next), and an interrupt as soon as the harness's budget is used up."""
         bridge = self._bridge
-        if bridge is None or not bridge.step_images:
-            return
-        from PIL import Image
-
+        assert bridge is not None
         paths, bridge.step_images = bridge.step_images, []
-        if hasattr(memory_step, "observations_images"):
+        if paths:
+            from PIL import Image
+
             memory_step.observations_images = [Image.open(p).convert("RGB") for p in paths]
+        else:
+            memory_step.observations_images = None  # smolagents repeats the task's images on every step
+        if bridge.step_requested and bridge.step_calls == 0 and not memory_step.is_final_answer:
+            if (answer := self._text_answer(memory_step)) is not None:  # an answer in a form smolagents skips
+                bridge.text_answer, bridge.step_calls, bridge.step_requested = answer, 0, False
+                memory_step.error = None  # later turns must not read that their accepted answer failed to parse
+                if self._agent is not None:
+                    self._agent.interrupt()
+                return
+            reason, detail = self._classify(memory_step)
+            feedback = no_tool_feedback(bridge.view(), reason, self.style, detail)
+            memory_step.observations = f"{memory_step.observations}\n{feedback}" if memory_step.observations else feedback
+            bridge.no_tool_step(NoToolStep(reason=reason, reply=self._reply_text(memory_step) or None, feedback=feedback))
+        bridge.step_calls, bridge.step_requested = 0, False
+        if bridge.exhausted() and self._agent is not None:
+            self._agent.interrupt()
 
-    def _ensure_agent(self, specs: list[ToolSpec]) -> Any:
-        if self._agent is None:
-            assert self._bridge is not None
-            tools = make_smol_tools(specs, self._bridge.call_tool)
-            self._agent = self._build(tools)
-            agent = self._agent
-            self._bridge.on_budget_used = agent.interrupt
-        return self._agent
+    def _reply_text(self, step: Any) -> str:
+        """What the model wrote in a step, without the closing code tag the CodeAgent appends to every reply."""
+        text = step.model_output if isinstance(step.model_output, str) else ""
+        opening, closing = self.code_tags
+        if text.rstrip().endswith(closing) and opening not in text:
+            text = text.rstrip()[: -len(closing)]
+        return text
 
+    def _text_answer(self, step: Any) -> str | None:
+        """A `Final answer:` line (or the final-answer tool call written as JSON) in a reply smolagents could not
+        parse: an answer for the harness, whatever the framework's own format."""
+        from smolagents.utils import AgentParsingError
+
+        if not isinstance(step.error, AgentParsingError):
+            return None
+        reading = read_reply(self._reply_text(step), self.code_tags)
+        return reading.answer if reading.form in ("line", "tool_text") else None
+
+    # -- memory ---------------------------------------------------------------------------------
+    def _maybe_compact(self, ctx: TurnContext) -> None:
+        """At a turn's start: a digest of turns another agent played (hand-over), or summary memory."""
+        from smolagents.memory import TaskStep
+
+        view, agent = ctx.view, self._agent
+        if self._compacted_for == view.turn or not view.history:
+            return
+        handover = not agent.memory.steps
+        if not handover and self.config.memory_mode != "summary":
+            return
+        cap = self.config.context_tokens
+        if not handover and cap is not None and _estimate_tokens(agent.write_memory_to_messages()) <= cap:
+            return
+        code = isinstance(self, SmolCodeAgent)
+        note = "Variables from your earlier code are cleared." if code and not handover else ""
+        digest = digest_earlier_turns(view, chars=_HANDOVER_CHARS if handover else self.config.summary_chars, note=note)
+        agent.memory.steps = [TaskStep(task=digest.text)]
+        if code and not handover:
+            agent.python_executor.state = {"__name__": "__main__"}
+        self._compacted_for = view.turn
+        ctx.record_memory(digest.compaction)
+
+    def _push(self, *, task: str | None = None, reply: str | None = None, feedback: str | None = None) -> None:
+        """Keep a turn without tools in the agent's memory, so later turns see it."""
+        from smolagents.memory import ActionStep, TaskStep
+        from smolagents.monitoring import Timing
+
+        if task is not None:
+            self._agent.memory.steps.append(TaskStep(task=task))
+        if reply is not None or feedback is not None:
+            self._agent.memory.steps.append(ActionStep(step_number=0, timing=Timing(start_time=time.time()),
+                                                       model_output=reply, observations=feedback))
+
+    # -- tool turns: smolagents' loop under the harness's budget ----------------------------------
     async def run_turn(self, ctx: TurnContext) -> FinalAnswer:
-        assert self._bridge is not None, "start_episode was not called"
-        bridge = self._bridge
-        bridge.ctx, bridge.budget_hit, bridge.provider_error, bridge.step_images = ctx, False, None, []
-        bridge.code_tools = ctx.view.tool_names if isinstance(self, SmolCodeAgent) else []
-        agent = self._ensure_agent(ctx.view.tools)
-        view = ctx.view
+        assert self._bridge is not None and self._agent is not None, "start_episode was not called"
+        bridge, agent, view = self._bridge, self._agent, ctx.view
+        bridge.ctx, bridge.provider_error, bridge.step_images = ctx, None, []
+        bridge.step_calls, bridge.step_requested, bridge.text_answer = 0, False, None
+        bridge.code_tools = view.tool_names if isinstance(self, SmolCodeAgent) else []
+        self._maybe_compact(ctx)
         images = []
         if view.cue_image and Path(view.cue_image).is_file():
             from PIL import Image
 
             images.append(Image.open(view.cue_image).convert("RGB"))
-        task = turn_message_text(view)
         first_run = not agent.memory.steps
-        if first_run and view.history:  # turns played by someone else (replay hand-over)
-            task = memory_digest(view, per_obs_chars=4000) + "\n\n" + task
+        self._opened = view.turn
+        bridge.in_loop = True
         try:
-            output = await asyncio.to_thread(
-                agent.run, task, reset=first_run, images=images or None, max_steps=max(1, view.budget_left) + 2,
-            )
+            output = await asyncio.to_thread(agent.run, turn_message_text(view, self.style), reset=first_run,
+                                             images=images or None, max_steps=OUT_OF_REACH_STEPS)
         except Exception as e:
-            bridge.code_tools = []
             if bridge.provider_error is not None:
                 raise bridge.provider_error from e
-            if bridge.budget_hit:
+            if bridge.text_answer is not None:
+                return FinalAnswer(answer=bridge.text_answer, reasoning=bridge.text_answer)
+            if ctx.exhausted:
+                self._drop_unanswered_step()
                 raise BudgetExhaustedError(str(e)) from e
             raise
-        if bridge.provider_error is not None:  # smolagents swallowed it while writing its own final answer
+        finally:
+            bridge.in_loop, bridge.code_tools = False, []
+        if bridge.provider_error is not None:  # smolagents swallowed it in a step
             raise bridge.provider_error
-        text = None if output is None else str(output)
-        return FinalAnswer(answer=clean_final_answer(text), reasoning=text)
+        text = answer_value_text(output)
+        return FinalAnswer(answer=text, reasoning=text)
 
-    async def step(self, ctx: TurnContext) -> ToolCall | FinalAnswer:
-        """A turn without tools (memory-only, or the budget fallback): exactly one request, no tools."""
-        assert self._bridge is not None, "start_episode was not called"
+    def _drop_unanswered_step(self) -> None:
+        """A step whose model request the budget refused leaves an error step in smolagents' memory: drop it."""
+        from smolagents.utils import AgentGenerationError
+
+        steps = self._agent.memory.steps
+        while steps and isinstance(getattr(steps[-1], "error", None), AgentGenerationError):
+            steps.pop()
+
+    # -- turns without tools: one plain request per step ----------------------------------------
+    async def _plain_request(self, ctx: TurnContext) -> Any:
+        """One request without tools, built from the agent's memory under a system prompt that names no tool."""
         from smolagents.models import ChatMessage, MessageRole
 
-        bridge = self._bridge
-        bridge.ctx, bridge.provider_error, bridge.code_tools = ctx, None, []
-        view = ctx.view
-        if self._agent is not None:
-            messages = self._agent.write_memory_to_messages()
-        else:
-            messages = [ChatMessage(role=MessageRole.SYSTEM,
-                                    content=[{"type": "text", "text": system_prompt(self.final_instruction)}])]
-        # the budget fallback restates the question, not the turn's opening (which would say "no tools in this turn")
-        prompt = (f"Turn {view.turn}: {view.question}\n{answer_instructions(view.answer_spec)}" if view.fallback
-                  else turn_message_text(view))
-        if self._agent is None and view.history:
-            prompt = memory_digest(view, per_obs_chars=4000) + "\n\n" + prompt
-        empties = sum(1 for o in view.memory if o.turn == view.turn and o.tool == EMPTY_MESSAGE_TOOL)
-        if empties:
-            prompt += f"\nYour last {empties} repl{'y was' if empties == 1 else 'ies were'} empty; each counted as a step."
+        bridge, view = self._bridge, ctx.view
+        assert bridge is not None
+        bridge.ctx, bridge.provider_error, bridge.code_tools, bridge.in_loop = ctx, None, [], False
+        if self._opened != view.turn:
+            self._maybe_compact(ctx)
+            self._opened = view.turn
+            if not view.fallback:
+                self._push(task=turn_message_text(view, self.style))
         if view.fallback:
-            prompt += "\n" + FINAL_NO_TOOL_SUFFIX
-        else:
-            prompt += "\nReply with a last line `Final answer: <answer>`."
-        messages.append(ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": prompt}]))
-        assert self._model is not None
-        reply = await asyncio.to_thread(self._model.generate, messages)
-        text = reply.content if isinstance(reply.content, str) else str(reply.content or "")
-        if self._agent is not None:  # keep the answer in the agent's memory for later turns
-            from smolagents.memory import TaskStep
+            self._push(task=fallback_prompt(view, self.style))
+        no_tools = ChatMessage(role=MessageRole.SYSTEM,
+                               content=[{"type": "text", "text": system_prompt(self.style.final_instruction)}])
+        messages = [no_tools] + [m for m in self._agent.write_memory_to_messages() if m.role != MessageRole.SYSTEM]
+        return await asyncio.to_thread(self._model.generate, messages)
 
-            self._agent.memory.steps.append(TaskStep(task=f"{prompt}\n(You answered: {text.strip()})"))
-        if not text.strip() and not view.fallback:
-            # an empty reply counts as a step (the session refuses the non-tool); the budget ends the turn
-            return ToolCall(tool=EMPTY_MESSAGE_TOOL, args={}, reasoning="the model returned an empty message")
-        return FinalAnswer(answer=clean_final_answer(text), reasoning=text or None)
+    async def step(self, ctx: TurnContext) -> ToolCalls | FinalAnswer | NoToolStep:
+        """A turn without tools (memory-only for smol-tools, the fallback for both): one request per step."""
+        assert self._bridge is not None and self._agent is not None, "start_episode was not called"
+        view = ctx.view
+        self._show_refusals(view)
+        reply = await self._plain_request(ctx)
+        text = reply.content if isinstance(reply.content, str) else str(reply.content or "")
+        if view.fallback:
+            self._push(reply=text)
+            answer = await self._fallback_answer(text)
+            return FinalAnswer(answer=answer, reasoning=text or "empty reply to the final request")
+        calls = self._native_calls(reply)
+        if isinstance(calls, FinalAnswer):
+            self._push(reply=text or calls.answer)
+            return calls
+        if calls is not None:  # a tool asked for in a turn without tools: the session refuses it, a step
+            self._push(reply=text or f"(called {', '.join(c.tool for c in calls.calls)})")
+            self._refused_ids = [c.call_id for c in calls.calls]
+            return calls
+        reading = read_reply(text, self.code_tags)
+        if reading.answer is not None:
+            self._push(reply=text)
+            return FinalAnswer(answer=reading.answer, reasoning=text)
+        return self._no_tool(view, text, "empty" if not text.strip() else "plan", "")
+
+    def _show_refusals(self, view: TurnView) -> None:
+        """What the session said about the calls of the last reply (a turn without tools refuses them)."""
+        if not self._refused_ids:
+            return
+        said = [observation_text(o) for o in view.memory if o.turn == view.turn and o.call_id in self._refused_ids]
+        self._refused_ids = []
+        self._push(feedback="\n".join(said + [f"No tools can be called in this turn: {self.style.without_tools}."]))
+
+    def _no_tool(self, view: TurnView, text: str, reason: NoToolReason, detail: str) -> NoToolStep:
+        feedback = no_tool_feedback(view, reason, self.style, detail)
+        self._push(reply=text, feedback=feedback)
+        return NoToolStep(reason=reason, reply=text or None, feedback=feedback)
+
+    def _native_calls(self, reply: Any) -> ToolCalls | FinalAnswer | None:
+        """Function calls the server returned anyway (none were offered): final_answer answers, others are refused."""
+        import json
+
+        out = []
+        for tc in reply.tool_calls or []:
+            fn = tc.function
+            raw = fn.arguments if isinstance(fn.arguments, str) else json.dumps(fn.arguments)
+            try:
+                args = json.loads(raw) if raw.strip() else {}
+            except json.JSONDecodeError:
+                args = None
+            if fn.name == "final_answer":
+                value = args.get("answer") if isinstance(args, dict) else raw
+                return FinalAnswer(answer=answer_value_text(value), reasoning=raw)
+            out.append(ToolCall(tool=fn.name, args=args, call_id=tc.id) if isinstance(args, dict)
+                       else ToolCall(tool=fn.name, raw_arguments=raw, call_id=tc.id))
+        return ToolCalls(calls=out) if out else None
+
+    async def _fallback_answer(self, text: str) -> str | None:
+        """The answer of the fallback reply: any marker, else the last line of its prose."""
+        return last_chance_answer(text, self.code_tags)
 
 
 class SmolCodeAgent(_SmolAgentBase):
     """smolagents CodeAgent: the model writes Python that calls the tools; run in LocalPythonExecutor."""
 
     name = "smol-code"
-    final_instruction = FINAL_BY_CODE
+    style = CODE_STYLE
 
     def _build(self, tools: list[Any]) -> Any:
         from smolagents import CodeAgent
 
-        return CodeAgent(
+        agent = CodeAgent(
             tools=tools, model=self._model, additional_authorized_imports=list(AUTHORIZED_IMPORTS),
             executor_type="local", executor_kwargs={"timeout_seconds": int(self.config.extra.get("code_timeout_s", CODE_TIMEOUT_S))},
-            instructions=system_prompt(FINAL_BY_CODE), verbosity_level=0, step_callbacks=[self._step_callback],
+            instructions=system_prompt(CODE_STYLE.final_instruction), verbosity_level=_QUIET,
+            step_callbacks=[self._step_callback], max_steps=OUT_OF_REACH_STEPS,
         )
+        self.code_tags = tuple(agent.code_block_tags)  # type: ignore[assignment]
+        return agent
+
+    def owns_turn(self, view: TurnView) -> bool:
+        return True  # tool turns: smolagents' loop; memory-only turns: a loop of plain requests whose code runs
+
+    async def run_turn(self, ctx: TurnContext) -> FinalAnswer:
+        if ctx.view.tools:
+            return await super().run_turn(ctx)
+        return await self._memory_turn(ctx)
+
+    async def _memory_turn(self, ctx: TurnContext) -> FinalAnswer:
+        """A turn without tools: each reply's code runs (a tool it calls reaches the session, which refuses it
+        and counts the step); the loop ends at final_answer or when the harness's budget says so."""
+        assert self._bridge is not None and self._agent is not None, "start_episode was not called"
+        bridge = self._bridge
+        while True:
+            ctx.begin_step()  # BudgetExhaustedError ends the turn: the runner makes the fallback request
+            reply = await self._plain_request(ctx)
+            view = ctx.view
+            text = reply.content if isinstance(reply.content, str) else str(reply.content or "")
+            bridge.step_calls = 0
+            outcome = await self._run_code(text, with_tools=True)  # None: the reply has no code
+            if outcome is None and (reading := read_reply(text, self.code_tags)).answer is not None:
+                outcome = reading.answer  # `Final answer:` line or the final-answer tool call written as text
+            if isinstance(outcome, str):
+                self._push(reply=text)
+                return FinalAnswer(answer=outcome, reasoning=text)
+            reason, detail = outcome or (("empty" if not text.strip() else "plan"), "")
+            if bridge.step_calls == 0:
+                ctx.no_tool_step(self._no_tool(ctx.view, text, reason, detail))
+            else:  # the code called tools; the session refused and counted them, their results are in the logs
+                self._push(reply=text, feedback=f"{detail}\nNo tools can be called in this turn: {self.style.without_tools}.")
+            if ctx.exhausted:
+                raise BudgetExhaustedError("the turn's budget is used up")
+
+    async def _run_code(self, text: str, *, with_tools: bool) -> str | tuple[NoToolReason, str] | None:
+        """Run a reply's code: the value it gave final_answer, or why it gave none (None: no code at all)."""
+        blocks = code_blocks(text, self.code_tags)
+        if not blocks:
+            return None
+        from smolagents.local_python_executor import fix_final_answer_code
+
+        agent = self._agent
+        executor = agent.python_executor
+        executor.send_tools(dict(agent.tools) if with_tools else {"final_answer": agent.tools["final_answer"]})
+
+        def run() -> Any:
+            return executor(fix_final_answer_code("\n".join(blocks)))
+
+        try:
+            out = await asyncio.to_thread(run)
+        except BudgetExhaustedError:
+            raise
+        except Exception as e:  # the model's code failed: shown to the model, a step
+            return "code_error", f"Error: {e}"
+        if out.is_final_answer:
+            return answer_value_text(out.output) or ""
+        return "code_without_tool", f"Execution logs:\n{out.logs}\nLast output: {out.output}"
+
+    async def _fallback_answer(self, text: str) -> str | None:
+        """The fallback reply's answer: a literal marker, the value its code gives final_answer (no tool can be
+        called), else the last line of its prose."""
+        reading = read_reply(text, self.code_tags)
+        if reading.answer is not None:
+            return reading.answer
+        if reading.code is not None:
+            outcome = await self._run_code(text, with_tools=False)
+            return outcome if isinstance(outcome, str) else None
+        return last_chance_answer(text, self.code_tags)
 
 
 class SmolToolCallingAgent(_SmolAgentBase):
     """smolagents ToolCallingAgent: function calling; every call (even to unknown tools) reaches the session."""
 
     name = "smol-tools"
+    style = TOOL_STYLE
 
     def _build(self, tools: list[Any]) -> Any:
         from ._smol_tools import harness_tool_calling_agent_class
@@ -301,7 +550,8 @@ class SmolToolCallingAgent(_SmolAgentBase):
         cls = harness_tool_calling_agent_class()
         assert self._bridge is not None
         return cls(
-            tools=tools, model=self._model, instructions=system_prompt(FINAL_BY_TOOL), verbosity_level=0,
-            step_callbacks=[self._step_callback], harness_call=self._bridge.call_tool,
+            tools=tools, model=self._model, instructions=system_prompt(TOOL_STYLE.final_instruction), verbosity_level=_QUIET,
+            step_callbacks=[self._step_callback], harness_call=self._bridge.call_tool, max_steps=OUT_OF_REACH_STEPS,
             max_tool_threads=1,  # parallel calls run in the order the model gave them: steps and trace stay in order
         )
+

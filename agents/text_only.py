@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import re
 
-from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView
+from harness.agent import (
+    AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView,
+)
 from harness.episode import Episode, Turn
 
 from ._reading import first_number, fmt_number, latest_table, letter_for, method_name, table_cell
@@ -26,7 +28,7 @@ _FIGURE = re.compile(r"\bFigure (\d+)")
 _THRESHOLD = re.compile(r"\b(greater|more|higher|larger|above|lower|less|smaller|below)(?: than)? (-?\d+(?:\.\d+)?)")
 
 
-class TextOnlyAgent:
+class TextOnlyAgent(BaseAgent):
     """Gold checklist navigation, extra text reading, text-derived answers; never an image."""
 
     name = "text-only"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.agent import FinalAnswer, TokenUsage, ToolCall  # noqa: E402
+from harness.agent import BaseAgent, FinalAnswer, TokenUsage, ToolCall  # noqa: E402
 from harness.episode import Episode  # noqa: E402
 from harness.episode_runner import EpisodeRunner  # noqa: E402
 from harness.rundir import RunDir  # noqa: E402
@@ -55,14 +55,11 @@ def episode(eid: str, turns: int = 5) -> Episode:
     })
 
 
-class StepAgent:
-    name, uses_gold = "bench", False
+class StepAgent(BaseAgent):
+    name = "bench"
 
     def __init__(self, steps: int, latency: float = 0.0):
         self.steps, self.latency = steps, latency
-
-    async def start_episode(self, info):
-        pass
 
     async def step(self, ctx):
         if self.latency:
@@ -72,9 +69,6 @@ class StepAgent:
         if ctx.view.steps_used < self.steps and not ctx.view.fallback:
             return ToolCall(tool="noop", args={"paper": "P1"})
         return FinalAnswer(answer="a")
-
-    async def end_episode(self):
-        pass
 
 
 def runner(tmp: Path, agent_factory, concurrency_dir: str, max_steps: int = 10) -> EpisodeRunner:

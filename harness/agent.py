@@ -1,29 +1,46 @@
-"""The agent protocol: the first file a new agent author reads.
+"""The agent protocol: the first file a new agent author reads. Everything the runner calls is here.
 
 Per turn the harness gives the agent a TurnContext: the question, the seed cue, the tools it may call
-(name, description, JSON schema), its remaining step budget and the episode memory. The agent answers
-with an Action: a ToolCall or a FinalAnswer. The harness runs the tool through the tool session
-(checking the allowed set and the budget, recording the trace, appending to memory) and asks again.
+(name, description, JSON schema), its step budget and the episode memory. A step agent answers each
+`step` with one Action, one model step: a ToolCall, several ToolCalls from one reply, a FinalAnswer,
+or a NoToolStep (a reply that neither called a tool nor answered: a plan, an empty or unparseable
+reply). The harness runs the calls through the tool session and asks again.
 
-Agents that own their loop (smolagents) implement `run_turn` instead and call `ctx.call_tool`, which
-goes through the same tool session. Either way an agent never touches a tool directly.
+Agents that own their loop (smolagents) say so per turn with `owns_turn(view)`; the runner then calls
+`run_turn`, and the agent opens each model step with `ctx.begin_step()`, runs tools with
+`ctx.call_tool` and reports steps without a tool call with `ctx.no_tool_step`: the same session, so
+the same budget. Either way an agent never touches a tool directly and keeps no limit of its own.
 
-When the step budget runs out, the harness calls `step` once more with `ctx.view.fallback = True` and
-no tools: the agent must return a FinalAnswer from what it gathered (one model request, no tools).
+The budget (one, the harness's, enforced by the session): `budget_unit="tool_call"` counts tool calls,
+the paper's "maximum number of tool calls" (seed 004 sec. 5.5), and caps model steps without a tool
+call at the same number; `"model_step"` counts model steps, as smolagents' `max_steps` does. When
+either runs out, the runner calls `step` once more with `ctx.view.fallback` set and no tools: the
+agent makes exactly one model request and returns a FinalAnswer.
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tools import EvidenceUnit
 
 from .chat_body import ChatBody
 from .episode import AnswerFormat, Episode
-from .trace import TokenUsage
+from .fieldmeta import cli
+from .trace import BudgetUnit, NoToolReason, TokenUsage
+
+MemoryMode = Literal["conversation", "summary"]
+FallbackKind = Literal["budget_fallback", "limit_fallback"]
+
+__all__ = [
+    "Action", "Agent", "AgentConfig", "AnswerSpec", "BaseAgent", "BudgetExhaustedError", "BudgetUnit", "EpisodeInfo",
+    "EvidenceUnit", "FallbackKind", "FinalAnswer", "MemoryCompaction", "MemoryImage", "MemoryMode", "ModelOutputError",
+    "NoToolReason", "NoToolStep", "Observation", "ProviderError", "TokenUsage", "ToolCall", "ToolCalls", "ToolSpec",
+    "TurnContext", "TurnRecord", "TurnView", "agent_protocol_problems",
+]
 
 
 class ToolSpec(BaseModel):
@@ -46,11 +63,14 @@ class Observation(BaseModel):
     step: int
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = Field(default=None, description="arguments that were not a JSON object, as written")
+    call_id: str | None = Field(default=None, description="the id the agent gave the call (matches a ToolCall)")
     text: str = ""
     images: list[MemoryImage] = Field(default_factory=list)
     data: dict[str, Any] | None = None
     provenance: list[EvidenceUnit] = Field(default_factory=list, description="the evidence units the result exposed")
     error: str | None = None
+    counted: bool = Field(default=True, description="False: asked for after the budget ran out, not run")
 
 
 class TurnRecord(BaseModel):
@@ -70,7 +90,10 @@ class AnswerSpec(BaseModel):
 
 
 class TurnView(BaseModel):
-    """Everything an agent may know at one decision point of a turn."""
+    """Everything an agent may know at one decision point of a turn. Read-only: the tool session owns it
+    and hands out a new view when the turn moves on (a step, a tool result, the fallback)."""
+
+    model_config = ConfigDict(frozen=True)
 
     episode_id: str
     turn: int = Field(description="1-based turn index")
@@ -81,7 +104,9 @@ class TurnView(BaseModel):
     answer_spec: AnswerSpec
     tools: list[ToolSpec]
     max_steps: int
-    steps_used: int
+    budget_unit: BudgetUnit = "tool_call"
+    steps_used: int = Field(default=0, description="budget used so far, in budget_unit")
+    no_tool_steps: int = Field(default=0, description="model steps of this turn that called no tool")
     memory_only: bool = False
     fallback: bool = Field(default=False, description="budget used up: answer now, no tools")
     memory: list[Observation] = Field(default_factory=list, description="every observation of the episode so far")
@@ -92,16 +117,39 @@ class TurnView(BaseModel):
         return max(0, self.max_steps - self.steps_used)
 
     @property
+    def no_tool_left(self) -> int:
+        """Model steps without a tool call still allowed (the cap; with unit model_step, the budget itself)."""
+        if self.budget_unit == "model_step":
+            return self.budget_left
+        return max(0, self.max_steps - self.no_tool_steps)
+
+    @property
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools]
+
+    @property
+    def budget_text(self) -> str:
+        """The budget left, in words the model understands ("3 tool calls", "3 steps")."""
+        n = self.budget_left
+        noun = "tool call" if self.budget_unit == "tool_call" else "step"
+        return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 class ToolCall(BaseModel):
     kind: Literal["tool_call"] = "tool_call"
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = Field(
+        default=None, description="set when the model's arguments were not a JSON object: the session refuses the call")
     reasoning: str | None = None
     call_id: str | None = None
+
+
+class ToolCalls(BaseModel):
+    """Several tool calls from one model reply: one model step. Calls past the budget are refused, not run."""
+
+    kind: Literal["tool_calls"] = "tool_calls"
+    calls: list[ToolCall] = Field(min_length=1)
 
 
 class FinalAnswer(BaseModel):
@@ -110,11 +158,32 @@ class FinalAnswer(BaseModel):
     reasoning: str | None = None
 
 
-Action = ToolCall | FinalAnswer
+class NoToolStep(BaseModel):
+    """A model step that neither called a tool nor answered. `feedback` is what the agent tells the model
+    about it in its next request (the error, and the two ways to act); the session records both."""
+
+    kind: Literal["no_tool_step"] = "no_tool_step"
+    reason: NoToolReason
+    reply: str | None = None
+    feedback: str = ""
+
+
+Action = ToolCall | ToolCalls | FinalAnswer | NoToolStep
+
+
+class MemoryCompaction(BaseModel):
+    """What a summary memory mode did to the model's view of earlier turns (recorded in the trace)."""
+
+    turns: list[int]
+    kept: list[EvidenceUnit] = Field(default_factory=list)
+    dropped: list[EvidenceUnit] = Field(default_factory=list)
+    images_dropped: int = 0
+    results_cut: int = 0
+    note: str = ""
 
 
 class BudgetExhaustedError(Exception):
-    """Raised by ctx.call_tool when the turn's step budget is used up (loop agents)."""
+    """Raised by the tool session when the turn's budget (or its cap on steps without a tool) is used up."""
 
 
 class ProviderError(Exception):
@@ -122,17 +191,35 @@ class ProviderError(Exception):
 
 
 class ModelOutputError(Exception):
-    """The model gave no usable output (empty, unparseable) and the agent cannot go on."""
+    """The model gave no usable output and the agent cannot go on."""
 
 
 class TurnContext(ABC):
-    """The harness side of a turn, handed to the agent. Implemented by harness.session."""
+    """The harness side of a turn, handed to the agent. Implemented by harness.session.ToolSession."""
 
-    view: TurnView
+    @property
+    @abstractmethod
+    def view(self) -> TurnView:
+        """The agent's view of the turn now (a new object after every change)."""
+
+    @property
+    @abstractmethod
+    def exhausted(self) -> bool:
+        """True once no further model step may begin (the budget or the no-tool cap is used up)."""
 
     @abstractmethod
-    async def call_tool(self, tool: str, args: dict[str, Any], reasoning: str | None = None) -> Observation:
-        """Run a tool through the tool session (loop agents). Counts a step; raises BudgetExhaustedError."""
+    def begin_step(self) -> None:
+        """Open one model step; call before each model request that may act. BudgetExhaustedError when none is left."""
+
+    @abstractmethod
+    async def call_tool(self, tool: str, args: dict[str, Any], reasoning: str | None = None, *,
+                        raw_arguments: str | None = None, call_id: str | None = None) -> Observation:
+        """Run a tool through the tool session. A call past the budget is recorded as refused and raises
+        BudgetExhaustedError; a tool not offered or bad arguments come back as an error observation."""
+
+    @abstractmethod
+    def no_tool_step(self, step: NoToolStep) -> None:
+        """Record that the open model step called no tool (loop agents; the runner does it for step agents)."""
 
     @abstractmethod
     def record_model_call(
@@ -153,9 +240,13 @@ class TurnContext(ABC):
     def record_retry(self, attempt: int, error: str, wait_s: float) -> None:
         """Write a retry event for a provider error that is being retried."""
 
+    @abstractmethod
+    def record_memory(self, compaction: MemoryCompaction) -> None:
+        """Write what a summary memory mode dropped from the model's view (the scorer's EC follows it)."""
+
+    @abstractmethod
     async def model_slot(self) -> None:
         """Await this before each model request: it applies the run's shared rate limit for model requests."""
-        return None
 
 
 class AgentConfig(BaseModel):
@@ -164,15 +255,23 @@ class AgentConfig(BaseModel):
     model: str | None = Field(default=None, description="model name at the endpoint")
     base_url: str | None = Field(default=None, description="OpenAI-compatible base URL")
     api_key_env: str = Field(default="OPENAI_API_KEY", description="environment variable holding the API key")
-    temperature: float | None = None
-    max_tokens: int | None = None
-    reasoning_effort: str | None = None
-    memory_mode: Literal["conversation", "summary"] = "conversation"
-    context_tokens: int | None = Field(default=None, description="summarize older turns past this size")
-    request_timeout_s: float = 60.0
-    max_retries: int = 4
+    temperature: float | None = Field(default=None, description="sampling temperature (the endpoint's default if unset)")
+    max_tokens: int | None = Field(default=None, ge=1, description="cap on the tokens of one model reply")
+    reasoning_effort: str | None = Field(default=None, description="reasoning effort for models that take one (low, medium, high)")
+    memory_mode: MemoryMode = Field(
+        default="conversation",
+        description="conversation: the model sees every earlier turn in full; summary: earlier turns become a digest "
+                    "that says what was dropped (model agents only)",
+    )
+    context_tokens: int | None = Field(
+        default=None, ge=1, description="with summary memory: compact only once the conversation grows past this many tokens")
+    summary_chars: int = Field(default=600, ge=50, description="with summary memory: characters kept of each earlier tool result")
+    request_timeout_s: float = Field(default=60.0, gt=0, description="seconds before one model request times out",
+                                     json_schema_extra=cli("--request-timeout"))
+    max_retries: int = Field(default=4, ge=0, description="retries of a model request that failed for a provider reason")
     replay_run: Path | None = Field(default=None, description="replay agent: the run to replay")
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict, description="agent-specific options (TOML config only)",
+                                  json_schema_extra=cli(hide=True))
 
 
 class EpisodeInfo(BaseModel):
@@ -184,17 +283,65 @@ class EpisodeInfo(BaseModel):
     task_type: str
     initiation: str
     area: str
+    tools: list[ToolSpec] = Field(default_factory=list, description="every tool the run offers on tool turns")
     episode: Episode | None = None
     trace_dir: str | None = None
 
 
 @runtime_checkable
 class Agent(Protocol):
+    """What the runner calls on an agent, and nothing else. `BaseAgent` supplies the defaults."""
+
     name: str
     uses_gold: bool
+    memory_modes: tuple[MemoryMode, ...]
+
+    async def preflight(self) -> None:
+        """Before any episode: refuse to start (ValueError/OSError with a clear message) if unusable."""
 
     async def start_episode(self, info: EpisodeInfo) -> None: ...
 
+    def owns_turn(self, view: TurnView) -> bool:
+        """True: the runner calls `run_turn` for this turn; False: it calls `step` until an answer."""
+
     async def step(self, ctx: TurnContext) -> Action: ...
 
+    async def run_turn(self, ctx: TurnContext) -> FinalAnswer: ...
+
     async def end_episode(self) -> None: ...
+
+
+class BaseAgent:
+    """Defaults for the protocol: no gold, full memory only, no pre-run check, a step agent."""
+
+    name: ClassVar[str] = "agent"
+    uses_gold: ClassVar[bool] = False
+    memory_modes: ClassVar[tuple[MemoryMode, ...]] = ("conversation",)
+
+    async def preflight(self) -> None:
+        return None
+
+    async def start_episode(self, info: EpisodeInfo) -> None:
+        return None
+
+    def owns_turn(self, view: TurnView) -> bool:
+        return False
+
+    async def step(self, ctx: TurnContext) -> Action:
+        raise NotImplementedError(f"{type(self).__name__} implements neither step nor run_turn")
+
+    async def run_turn(self, ctx: TurnContext) -> FinalAnswer:
+        raise NotImplementedError(f"{type(self).__name__} does not run its own turn loop (owns_turn is False)")
+
+    async def end_episode(self) -> None:
+        return None
+
+
+_MEMBERS = ("name", "uses_gold", "memory_modes", "preflight", "start_episode", "owns_turn", "step", "run_turn",
+            "end_episode")
+
+
+def agent_protocol_problems(agent: object) -> list[str]:
+    """The protocol members `agent` lacks (empty when it implements Agent); for one clear setup error."""
+    present = set(dir(agent))
+    return [m for m in _MEMBERS if m not in present]

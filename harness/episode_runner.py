@@ -1,9 +1,9 @@
 """The episode runner: drives an agent through each episode's turns under the protocol's rules.
 
 Per turn: offer the allowed tools (none on a memory-only turn unless final-turn tools are on), let
-the agent act until it answers or the step budget is used; then exactly one more no-tool request for
-a fallback answer. Everything goes to the trace. An error in one episode ends that episode with a
-reason bucket and never the run.
+the agent act until it answers or the turn's budget (harness.budget, kept by the tool session) is
+used; then exactly one more no-tool request for a fallback answer. Everything goes to the trace. An
+error in one episode ends that episode with a reason bucket and never the run.
 """
 from __future__ import annotations
 
@@ -21,12 +21,16 @@ from .agent import (
     AnswerSpec,
     BudgetExhaustedError,
     EpisodeInfo,
+    FallbackKind,
     FinalAnswer,
     ModelOutputError,
+    NoToolStep,
     ProviderError,
     ToolCall,
+    ToolCalls,
     ToolSpec,
     TurnView,
+    agent_protocol_problems,
 )
 from .episode import Episode
 from .memory import EpisodeMemory
@@ -94,6 +98,15 @@ def _answer_text(action: Any) -> str | None:
     return None
 
 
+def _checked_agent(agent: Any) -> Agent:
+    """The agent, if it implements the protocol (harness.agent.Agent); else the episode fails saying what is missing."""
+    missing = agent_protocol_problems(agent)
+    if missing:
+        raise _EpisodeStop("pipeline", f"{type(agent).__name__} does not implement the agent protocol "
+                                       f"(harness.agent.Agent): missing {', '.join(missing)}")
+    return agent
+
+
 class EpisodeRunner:
     """Runs episodes with one agent, as repeat `epoch`; shared pieces (world, tools, limiter) come from the run."""
 
@@ -132,20 +145,20 @@ class EpisodeRunner:
         agent: Agent | None = None
         try:
             try:
-                agent = self.make_agent()
+                built = self.make_agent()
             except Exception as e:  # building the agent failed: our side or its config
                 raise _EpisodeStop("pipeline", f"could not create agent: {type(e).__name__}: {e}", traceback.format_exc())
+            agent = _checked_agent(built)
             writer.write(
                 EpisodeStart(
                     n_turns=len(ep.turns), split=ep.split, task_type=ep.task_type, initiation=ep.initiation,
-                    agent=getattr(agent, "name", self.s.agent), uses_gold=bool(getattr(agent, "uses_gold", False)),
-                    epoch=epoch,
+                    agent=agent.name, uses_gold=bool(agent.uses_gold), epoch=epoch,
                 )
             )
             info = EpisodeInfo(
                 episode_id=ep.id, n_turns=len(ep.turns), split=ep.split, task_type=ep.task_type,
-                initiation=ep.initiation, area=ep.area,
-                episode=ep if getattr(agent, "uses_gold", False) else None,
+                initiation=ep.initiation, area=ep.area, tools=self._specs(list(self.tools)),
+                episode=ep if agent.uses_gold else None,
                 trace_dir=str(self.run_dir.assets_dir(ep.id, epoch)),
             )
             await self._guard(agent.start_episode(info), "start_episode")
@@ -215,13 +228,14 @@ class EpisodeRunner:
             episode_id=ep.id, turn=t, n_turns=len(ep.turns), question=turn.question,
             cue_text=turn.cue.text if turn.cue else None, cue_image=cue_image,
             answer_spec=AnswerSpec(format=turn.answer.format, choices=turn.answer.choices, unit=turn.answer.unit),
-            tools=self._specs(allowed), max_steps=self.s.max_steps, steps_used=0,
-            memory_only=turn.memory_only, memory=memory.observations, history=list(memory.history),
+            tools=self._specs(allowed), max_steps=self.s.max_steps, budget_unit=self.s.budget_unit,
+            memory_only=turn.memory_only, memory=list(memory.observations), history=list(memory.history),
         )
         writer.write(
             TurnStart(
                 turn=t, question=turn.question, cue_text=view.cue_text, cue_image=cue_image,
-                allowed_tools=allowed, budget=self.s.max_steps, memory_only=turn.memory_only,
+                allowed_tools=allowed, budget=self.s.max_steps, budget_unit=self.s.budget_unit,
+                memory_only=turn.memory_only,
             )
         )
         ctx = ToolSession(
@@ -236,31 +250,33 @@ class EpisodeRunner:
             self._check_limits(counters, t_start)
             action = await self._act(agent, ctx, counters, t_start)
             if action is None:  # budget used up without an answer: one no-tool fallback request
-                writer.write(BudgetExhausted(turn=t, step=view.steps_used, budget=self.s.max_steps))
-                answer, reasoning = await self._fallback(agent, ctx)
+                b = ctx.budget
+                writer.write(BudgetExhausted(
+                    turn=t, step=b.used, budget=b.limit, unit=b.unit, ran_out=b.ran_out or "budget",
+                    tool_calls=b.tool_calls, model_steps=b.model_steps, no_tool_steps=b.no_tool_steps,
+                ))
+                answer, reasoning = await self._fallback(agent, ctx, "budget_fallback")
                 source = "budget_fallback"
             else:
                 answer, reasoning = _answer_text(action), action.reasoning
         except _LimitReached as lim:
-            writer.write(LimitHit(turn=t, step=view.steps_used, limit=lim.limit, value=lim.value, cap=lim.cap))
-            answer, reasoning = await self._fallback(agent, ctx)
-            writer.write(FinalAnswerEvent(turn=t, step=view.steps_used, answer=answer, source="limit_fallback", reasoning=reasoning))
+            writer.write(LimitHit(turn=t, step=ctx.budget.used, limit=lim.limit, value=lim.value, cap=lim.cap))
+            answer, reasoning = await self._fallback(agent, ctx, "limit_fallback")
+            writer.write(FinalAnswerEvent(turn=t, step=ctx.budget.used, answer=answer, source="limit_fallback", reasoning=reasoning))
             memory.finish_turn(t, turn.question, answer)
             raise _EpisodeStop(
                 "model", f"episode {lim.limit} limit reached ({lim.value:.0f} >= {lim.cap:.0f})",
                 answered=True, answer=answer,
             ) from None
-        writer.write(FinalAnswerEvent(turn=t, step=view.steps_used, answer=answer, source=source, reasoning=reasoning))
+        writer.write(FinalAnswerEvent(turn=t, step=ctx.budget.used, answer=answer, source=source, reasoning=reasoning))
         memory.finish_turn(t, turn.question, answer)
         return answer
 
-    async def _act(self, agent: Agent, ctx: ToolSession, counters: EpisodeCounters, t_start: float) -> Any:
-        """Let the agent work the turn. Returns its FinalAnswer, or None if the budget ran out."""
-        view = ctx.view
-        run_turn = getattr(agent, "run_turn", None)
-        if run_turn is not None and view.tools:
+    async def _act(self, agent: Agent, ctx: ToolSession, counters: EpisodeCounters, t_start: float) -> FinalAnswer | None:
+        """Let the agent work the turn. Returns its FinalAnswer, or None once the budget is used up."""
+        if agent.owns_turn(ctx.view):
             try:
-                result = await self._guard(run_turn(ctx), "run_turn")
+                result = await self._guard(agent.run_turn(ctx), "run_turn")
             except BudgetExhaustedError:
                 return None
             if isinstance(result, FinalAnswer):
@@ -268,30 +284,38 @@ class EpisodeRunner:
             raise _EpisodeStop("model", f"agent run_turn returned {type(result).__name__}, not a FinalAnswer")
         while True:
             self._check_limits(counters, t_start)
+            try:
+                ctx.begin_step()
+            except BudgetExhaustedError:
+                return None
             action = await self._guard(agent.step(ctx), "step")
             if isinstance(action, FinalAnswer):
                 return action
-            if not isinstance(action, ToolCall):
-                raise _EpisodeStop("model", f"agent returned {type(action).__name__}, not a ToolCall or FinalAnswer")
-            try:
-                await ctx.call_tool(action.tool, action.args, action.reasoning)
-            except BudgetExhaustedError:
-                return None
-            except PipelineError as e:
-                raise _EpisodeStop("pipeline", str(e), e.detail) from e
-            if view.budget_left <= 0:
+            if isinstance(action, (ToolCall, ToolCalls)):
+                for call in action.calls if isinstance(action, ToolCalls) else [action]:
+                    try:
+                        await ctx.call_tool(call.tool, call.args, call.reasoning, raw_arguments=call.raw_arguments,
+                                            call_id=call.call_id)
+                    except BudgetExhaustedError:
+                        continue  # refused and recorded; the rest of the reply is refused the same way
+                    except PipelineError as e:
+                        raise _EpisodeStop("pipeline", str(e), e.detail) from e
+            elif isinstance(action, NoToolStep):
+                ctx.no_tool_step(action)
+            else:
+                raise _EpisodeStop("model", f"agent returned {type(action).__name__}, not an action (harness.agent.Action)")
+            if ctx.exhausted:
                 return None
 
-    async def _fallback(self, agent: Agent, ctx: ToolSession) -> tuple[str | None, str | None]:
-        ctx.view.fallback = True
-        ctx.view.tools = []
+    async def _fallback(self, agent: Agent, ctx: ToolSession, kind: FallbackKind) -> tuple[str | None, str | None]:
+        ctx.enter_fallback(kind)
         try:
             action = await self._guard(agent.step(ctx), "fallback step")
         except BudgetExhaustedError:
             return None, None
         if isinstance(action, FinalAnswer):
             return _answer_text(action), action.reasoning
-        return None, "the agent asked for a tool after the budget was used up"
+        return None, f"the agent answered the fallback request with {type(action).__name__}, not a final answer"
 
 
 def active_tool_names(settings: RunSettings) -> list[str]:

@@ -5,6 +5,7 @@ each as `FILE:LINE: episode 'ID': FIELD: what is wrong`, so a user fixes a file 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -16,21 +17,20 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sandbox.corpus.model import Catalog, CatalogEntry
-from tools import ALL_TOOLS
+from tools import ALL_TOOLS, get_tool
 
 from .episode import Episode
 
 MAX_PROBLEMS = 20
-# Parameters of each tool (required, optional), as in interfaces.md; kept here so that validating an
-# episode file does not import the tools' heavy dependencies. A test compares it with the registry.
-TOOL_PARAMETERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "web_search": (("query",), ("k",)),
-    "pdf_extract": (("paper",), ("part",)),
-    "pdf_rag": (("paper", "query"), ("k",)),
-    "figure_extract": (("paper", "figure"), ()),
-    "table_extract": (("paper", "table"), ()),
-    "code_exec": (("code",), ()),
-}
+
+
+@functools.lru_cache(maxsize=None)
+def tool_parameters(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(required, optional) parameter names of a registered tool, read from the schema the tool generates
+    from its own signature: no copy to drift."""
+    schema = get_tool(name).parameters
+    required = tuple(schema.get("required", []))
+    return required, tuple(p for p in schema.get("properties", {}) if p not in required)
 # Tools whose `paper` argument names a corpus paper, and which float number argument they take.
 PAPER_TOOLS: dict[str, str | None] = {"pdf_extract": None, "pdf_rag": None, "figure_extract": "figure", "table_extract": "table"}
 # Pydantic inserts union-member tags into error locations; they are not field names.
@@ -235,7 +235,7 @@ def episode_reference_problems(ep: Episode, *, base_dir: Path, catalog: Catalog 
             if step.tool not in ALL_TOOLS:
                 problems.append((f"{where}.tool", f"unknown tool {step.tool!r}; known tools: {', '.join(ALL_TOOLS)}"))
                 continue
-            required, optional = TOOL_PARAMETERS.get(step.tool, ((), ()))
+            required, optional = tool_parameters(step.tool)
             unknown = [a for a in step.args if a not in required + optional]
             missing = [a for a in required if a not in step.args]
             if unknown or missing:

@@ -19,11 +19,13 @@ from typing import Any, Callable
 
 from tools import ALL_TOOLS, World
 
+from .agent import Action, Agent, BaseAgent, EpisodeInfo, FinalAnswer, TurnContext, TurnView
 from .episode_runner import EpisodeOutcome, RunSummary, active_tool_names, load_tools
 from .executors import ExecutorError, RunPlan, epoch_seed, make_executor, plan_jobs
 from .executors._jobs import default_agent_factory
 from .rundir import RunDir, atomic_write_text
 from .settings import RunSettings
+from .trace import EpisodeStart
 
 ProgressFn = Callable[[EpisodeOutcome], None]
 
@@ -34,7 +36,7 @@ class RunSetupError(Exception):
 
 def _package_versions() -> dict[str, str]:
     out = {}
-    for pkg in ("epiharness", "pydantic", "pymupdf", "openai", "smolagents", "sentence-transformers", "faiss-cpu", "bm25s", "torch"):
+    for pkg in ("epiharness", "pydantic", "pymupdf", "openai", "smolagents", "tenacity", "sentence-transformers", "faiss-cpu", "bm25s", "torch"):
         try:
             out[pkg] = _md.version(pkg)
         except _md.PackageNotFoundError:
@@ -67,10 +69,16 @@ def make_world(settings: RunSettings) -> World:
 
 
 def check_settings(settings: RunSettings) -> None:
-    from agents import AGENT_FACTORIES
+    from agents import AGENT_FACTORIES, agent_class
 
     if settings.agent not in AGENT_FACTORIES:
         raise RunSetupError(f"unknown agent {settings.agent!r}; known agents: {', '.join(AGENT_FACTORIES)}")
+    mode = settings.agent_config.memory_mode
+    if mode not in agent_class(settings.agent).memory_modes:
+        able = [n for n in AGENT_FACTORIES if mode in agent_class(n).memory_modes]
+        raise RunSetupError(
+            f"agent {settings.agent!r} does not support --memory-mode {mode} (it keeps no model context to compact); "
+            f"agents that do: {', '.join(able) or 'none'}")
     for opt, names in (("--disable-tool", settings.disable_tools), ("--enable-tool", settings.enable_tools)):
         for n in names:
             if n not in ALL_TOOLS:
@@ -301,16 +309,20 @@ async def run_episodes(
 
 async def _preflight(factory: Callable[[], Any]) -> None:
     """Let an agent refuse to start (missing API key, unreachable endpoint) before any episode runs."""
+    from .agent import agent_protocol_problems
+
     try:
         agent = factory()
     except (ValueError, KeyError, OSError) as e:
         raise RunSetupError(f"cannot create the agent: {e}") from None
-    pre = getattr(agent, "preflight", None)
-    if pre is not None:
-        try:
-            await pre()
-        except (ValueError, OSError, ConnectionError) as e:
-            raise RunSetupError(str(e)) from None
+    missing = agent_protocol_problems(agent)
+    if missing:
+        raise RunSetupError(f"{type(agent).__name__} does not implement the agent protocol (harness.agent.Agent; "
+                            f"subclass harness.agent.BaseAgent for the defaults): missing {', '.join(missing)}")
+    try:
+        await agent.preflight()
+    except (ValueError, OSError, ConnectionError) as e:
+        raise RunSetupError(str(e)) from None
 
 
 def score_if_available(run_dir: Path) -> Any:
@@ -327,45 +339,38 @@ def score_if_available(run_dir: Path) -> Any:
         return None
 
 
-class HandoverAgent:
+class HandoverAgent(BaseAgent):
     """Replays the turns before `from_turn` from a recorded run, then hands the episode to another agent."""
 
-    def __init__(self, replay: Any, target: Any, from_turn: int):
+    def __init__(self, replay: Agent, target: Agent, from_turn: int):
         self.replay, self.target, self.from_turn = replay, target, from_turn
-        self.name = f"replay<{from_turn}>{getattr(target, 'name', 'agent')}"
-        self.uses_gold = bool(getattr(target, "uses_gold", False))
+        self.name = f"replay<{from_turn}>{target.name}"  # type: ignore[misc]
+        self.uses_gold = target.uses_gold  # type: ignore[misc]
+        self.memory_modes = target.memory_modes  # type: ignore[misc]
 
-    def _who(self, turn: int) -> Any:
+    def _who(self, turn: int) -> Agent:
         return self.replay if turn < self.from_turn else self.target
 
-    async def start_episode(self, info: Any) -> None:
+    async def preflight(self) -> None:
+        await self.replay.preflight()
+        await self.target.preflight()
+
+    async def start_episode(self, info: EpisodeInfo) -> None:
         await self.replay.start_episode(info)
         await self.target.start_episode(info)
 
-    async def step(self, ctx: Any) -> Any:
+    def owns_turn(self, view: TurnView) -> bool:
+        return self._who(view.turn).owns_turn(view)
+
+    async def step(self, ctx: TurnContext) -> Action:
         return await self._who(ctx.view.turn).step(ctx)
 
-    async def run_turn(self, ctx: Any) -> Any:
-        from .agent import FinalAnswer
-
-        who = self._who(ctx.view.turn)
-        if who is self.target and hasattr(who, "run_turn"):
-            return await who.run_turn(ctx)
-        while True:
-            action = await who.step(ctx)
-            if isinstance(action, FinalAnswer):
-                return action
-            await ctx.call_tool(action.tool, action.args, action.reasoning)
+    async def run_turn(self, ctx: TurnContext) -> FinalAnswer:
+        return await self._who(ctx.view.turn).run_turn(ctx)
 
     async def end_episode(self) -> None:
         await self.replay.end_episode()
         await self.target.end_episode()
-
-    async def preflight(self) -> None:
-        for agent in (self.replay, self.target):
-            check = getattr(agent, "preflight", None)
-            if check is not None:
-                await check()
 
 
 async def continue_episode(
@@ -385,7 +390,7 @@ async def continue_episode(
     trace = src.read_trace(episode_id)
     if trace.missing:
         raise RunSetupError(f"run {src.run_id!r} has no trace for episode {episode_id!r}")
-    n_turns = next((e.n_turns for e in trace.events if getattr(e, "kind", "") == "episode_start"), None)
+    n_turns = next((e.n_turns for e in trace.events if isinstance(e, EpisodeStart)), None)
     if n_turns is None or not 1 <= from_turn <= n_turns:
         raise RunSetupError(f"--from-turn must be between 1 and {n_turns or '?'} for episode {episode_id!r}")
     base = settings_from_run(src)

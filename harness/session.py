@@ -1,9 +1,10 @@
-"""The tool session: the only way from an agent to a tool.
+"""The tool session: the only way from an agent to a tool, and the one keeper of the turn's budget.
 
-Per turn it checks that a tool is offered, counts the step against the budget, runs the tool, saves
-its images next to the trace, writes the tool_call event and appends the observation to memory.
-A call to a tool that is not offered, or with arguments that fail the schema, returns an error
-observation and still counts as a step.
+Per turn it owns the agent's view (a new read-only TurnView after every change), opens model steps
+against the budget, checks that a tool is offered, runs it, saves its images next to the trace,
+writes the tool_call event and appends the observation to memory. A call to a tool that is not
+offered, with arguments that are not JSON or fail the schema, is an error observation that still
+uses the budget; a call past the budget is recorded as refused and not run.
 """
 from __future__ import annotations
 
@@ -18,16 +19,22 @@ from tools import Tool, ToolResult, World
 
 from .agent import (
     BudgetExhaustedError,
+    FallbackKind,
+    MemoryCompaction,
     MemoryImage,
+    NoToolStep,
     Observation,
     TurnContext,
     TurnView,
 )
+from .budget import StepBudget
 from .chat_body import ChatBody
 from .memory import EpisodeMemory
-from .trace import ModelCall, Retry, TokenUsage, ToolCallEvent
+from .trace import MemoryCompacted, ModelCall, NoToolStep as NoToolStepEvent, Retry, TokenUsage, ToolCallEvent
 from .trace_store import write_once
 from .tracewriter import TraceWriter
+
+_REPLY_CHARS = 2000
 
 
 class PipelineError(Exception):
@@ -71,7 +78,7 @@ class EpisodeCounters:
 
 
 class ToolSession(TurnContext):
-    """One turn's TurnContext: the agent's view plus the harness-side calls."""
+    """One turn's TurnContext: the agent's view, the budget, and the harness-side calls."""
 
     def __init__(
         self,
@@ -86,7 +93,9 @@ class ToolSession(TurnContext):
         counters: EpisodeCounters,
         limiter: RateLimiter,
     ):
-        self.view = view
+        self._view = view
+        self.budget = StepBudget(limit=view.max_steps, unit=view.budget_unit)
+        self._fallback: FallbackKind | None = None
         self._world = world
         self._tools = tools
         self._memory = memory
@@ -96,55 +105,104 @@ class ToolSession(TurnContext):
         self._counters = counters
         self._limiter = limiter
 
+    # -- the view (this class is its only owner) -------------------------------------------
+    @property
+    def view(self) -> TurnView:
+        return self._view
+
+    def _refresh(self, **update: Any) -> None:
+        b = self.budget
+        self._view = self._view.model_copy(update={
+            "steps_used": b.used, "no_tool_steps": b.no_tool_steps, "memory": list(self._memory.observations), **update,
+        })
+
+    def enter_fallback(self, kind: FallbackKind) -> None:
+        """The turn's last request: no tools; model calls from now on are recorded with this purpose."""
+        self._fallback = kind
+        self.budget.step_open = False
+        self._refresh(fallback=True, tools=[])
+
+    # -- the budget -------------------------------------------------------------------------
+    @property
+    def exhausted(self) -> bool:
+        return self._fallback is not None or self.budget.ran_out is not None
+
+    def begin_step(self) -> None:
+        if self._fallback is not None:
+            raise BudgetExhaustedError("the turn is in its no-tool fallback request")
+        b = self.budget
+        if b.step_open and b.calls_in_step == 0:  # a loop agent's step that ended silently without a tool call
+            self.no_tool_step(NoToolStep(reason="other", feedback="(the agent reported nothing about this step)"))
+        if not b.begin_step():
+            raise BudgetExhaustedError(self._ran_out_message())
+        self._refresh()
+
+    def _ran_out_message(self) -> str:
+        b = self.budget
+        if b.ran_out == "no_tool_steps":
+            return f"{b.no_tool_steps} model steps without a tool call: the cap of {b.limit} for this turn is reached"
+        noun = "tool calls" if b.unit == "tool_call" else "model steps"
+        return f"step budget of {b.limit} {noun} used up"
+
+    def no_tool_step(self, step: NoToolStep) -> None:
+        b = self.budget
+        if not b.step_open and b.unit == "model_step":
+            b.begin_step()  # a step reported without begin_step still costs one
+        b.end_step_without_tool()
+        self._refresh()
+        reply = step.reply if step.reply is None or len(step.reply) <= _REPLY_CHARS else step.reply[:_REPLY_CHARS] + " ..."
+        self._writer.write(NoToolStepEvent(
+            turn=self._view.turn, step=b.used, reason=step.reason, reply=reply, feedback=step.feedback,
+            no_tool_steps=b.no_tool_steps, cap=b.limit,
+        ))
+
     # -- tool calls -------------------------------------------------------------------------
-    async def call_tool(self, tool: str, args: dict[str, Any], reasoning: str | None = None) -> Observation:
-        if self.view.budget_left <= 0 or self.view.fallback:
-            raise BudgetExhaustedError(f"step budget of {self.view.max_steps} used up")
-        self.view.steps_used += 1
-        step = self.view.steps_used
+    async def call_tool(self, tool: str, args: dict[str, Any], reasoning: str | None = None, *,
+                        raw_arguments: str | None = None, call_id: str | None = None) -> Observation:
+        if self._fallback is not None:
+            raise BudgetExhaustedError("no tools in the fallback request")
+        if not isinstance(args, dict):  # a loop agent passed something else: keep it as text, refuse the call
+            raw_arguments, args = (raw_arguments if raw_arguments is not None else repr(args)), {}
+        counted = self.budget.take_call()
         started = time.time()
         t0 = time.perf_counter()
-        result = await self._run(tool, args)
+        if not counted:
+            noun = "tool calls" if self.budget.unit == "tool_call" else "model steps"
+            result = ToolResult.fail(f"not run: the step budget of {self.budget.limit} {noun} for this turn is used up",
+                                     "refused")
+        elif raw_arguments is not None:
+            result = ToolResult.fail(
+                f"the arguments for {tool!r} were not a JSON object, so the call was not run: {raw_arguments[:300]!r}",
+                "bad_arguments")
+        else:
+            result = await self._run(tool, args)
         duration = time.perf_counter() - t0
-        executed = result.error_kind != "refused"  # a refused call is a step, not a tool call
+        executed = counted and raw_arguments is None and result.error_kind != "refused"
         self._counters.tool_calls += executed
+        step = self.budget.used
         images = self._save_images(result)
         obs = Observation(
-            turn=self.view.turn,
-            step=step,
-            tool=tool,
-            args=args if isinstance(args, dict) else {"__raw__": repr(args)},
-            text=result.text,
-            images=[MemoryImage(path=str(p), caption=c) for p, c in images],
-            data=result.data,
-            provenance=list(result.provenance),
-            error=result.error,
+            turn=self._view.turn, step=step, tool=tool, args=args, raw_arguments=raw_arguments, call_id=call_id,
+            text=result.text, images=[MemoryImage(path=str(p), caption=c) for p, c in images], data=result.data,
+            provenance=list(result.provenance), error=result.error, counted=counted,
         )
         self._writer.write(
             ToolCallEvent(
-                turn=self.view.turn,
-                step=step,
-                ts=started,
-                duration_s=duration,
-                tool=tool,
-                args=obs.args,
-                reasoning=reasoning,
-                result_summary=result.summary(),
-                result_text=result.text,
-                images=[str(p.relative_to(self._run_dir)) for p, _ in images],
-                provenance=list(result.provenance),
-                error=result.error,
-                error_kind=result.error_kind,
-                budget_left=self.view.budget_left,
-                executed=executed,
+                turn=self._view.turn, step=step, ts=started, duration_s=duration, tool=tool, args=args,
+                raw_arguments=raw_arguments, reasoning=reasoning, result_summary=result.summary(),
+                result_text=result.text, images=[str(p.relative_to(self._run_dir)) for p, _ in images],
+                provenance=list(result.provenance), error=result.error, error_kind=result.error_kind,
+                budget_left=self.budget.left, executed=executed, counted=counted,
             )
         )
         self._memory.add(obs)
-        self.view.memory = self._memory.observations
+        self._refresh()
+        if not counted:
+            raise BudgetExhaustedError(self._ran_out_message())
         return obs
 
-    async def _run(self, name: str, args: Any) -> ToolResult:
-        offered = self.view.tool_names
+    async def _run(self, name: str, args: dict[str, Any]) -> ToolResult:
+        offered = self._view.tool_names
         if name not in offered:
             why = "no tools are offered in this turn (answer from memory)" if not offered else (
                 f"tools offered in this turn: {', '.join(offered)}"
@@ -187,8 +245,8 @@ class ToolSession(TurnContext):
         self._counters.usage = self._counters.usage + usage
         self._writer.write(
             ModelCall(
-                turn=self.view.turn,
-                step=self.view.steps_used,
+                turn=self._view.turn,
+                step=self.budget.used,
                 duration_s=latency_s,
                 model=model,
                 tools_offered=tools_offered,
@@ -196,12 +254,15 @@ class ToolSession(TurnContext):
                 response=response,
                 usage=usage,
                 latency_s=latency_s,
-                purpose="budget_fallback" if self.view.fallback else "step",
+                purpose=self._fallback or "step",
             )
         )
 
     def record_retry(self, attempt: int, error: str, wait_s: float) -> None:
-        self._writer.write(Retry(turn=self.view.turn, step=self.view.steps_used, attempt=attempt, error=error, wait_s=wait_s))
+        self._writer.write(Retry(turn=self._view.turn, step=self.budget.used, attempt=attempt, error=error, wait_s=wait_s))
+
+    def record_memory(self, compaction: MemoryCompaction) -> None:
+        self._writer.write(MemoryCompacted(turn=self._view.turn, step=self.budget.used, **compaction.model_dump()))
 
     async def model_slot(self) -> None:
         await self._limiter.wait()

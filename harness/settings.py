@@ -1,4 +1,10 @@
-"""One settings model for a run: every field described; flags, a TOML file and named presets fill it."""
+"""One settings model for a run: every field described; flags, a TOML file and named presets fill it.
+
+The `epi run` options are generated from these fields (harness.cli._options): a field's description
+is its help text, a Literal its choices, and `cli(...)` (harness.fieldmeta) only renames a flag or
+gives it a short form. Agent names come from the agent registry and presets from PRESETS, so no help
+text lists them by hand.
+"""
 from __future__ import annotations
 
 import tomllib
@@ -7,7 +13,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agents import AGENT_FACTORIES
+
 from .agent import AgentConfig
+from .fieldmeta import cli
+from .trace import BudgetUnit
 
 def _default_episodes() -> Path:
     """The sandbox benchmark: ./episodes/sandbox-v1.jsonl if present, else the one beside the installed code."""
@@ -28,14 +38,24 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    agent: str = Field(default="heuristic", description="agent name: oracle, heuristic, openai, smol-code, smol-tools, replay, human")
-    episodes: Path = Field(default=DEFAULT_EPISODES, description="episode file (JSONL) to run")
+    agent: str = Field(default="heuristic", description=f"agent name: {', '.join(AGENT_FACTORIES)}",
+                       json_schema_extra=cli(short="-a"))
+    episodes: Path = Field(default=DEFAULT_EPISODES, description="episode file (JSONL) to run", json_schema_extra=cli(short="-e"))
     world: Literal["sandbox", "live"] = Field(default="sandbox", description="where papers come from: the offline corpus or the web")
-    max_steps: int = Field(default=10, ge=1, description="per-turn step budget (tool calls); then one no-tool fallback request")
-    disable_tools: list[str] = Field(default_factory=list, description="tools removed from every turn (ablation)")
-    enable_tools: list[str] = Field(default_factory=list, description="auxiliary tools switched on, e.g. code_exec")
+    max_steps: int = Field(
+        default=10, ge=1, description="per-turn step budget, in --budget-unit; then one no-tool fallback request")
+    budget_unit: BudgetUnit = Field(
+        default="tool_call",
+        description="what the budget counts: tool_call (the paper's maximum number of tool calls, sec. 5.5; model steps "
+                    "without a tool call are capped at the same number) or model_step (smolagents' steps)",
+    )
+    disable_tools: list[str] = Field(default_factory=list, description="tools removed from every turn (ablation)",
+                                     json_schema_extra=cli("--disable-tool"))
+    enable_tools: list[str] = Field(default_factory=list, description="auxiliary tools switched on, e.g. code_exec",
+                                    json_schema_extra=cli("--enable-tool"))
     final_turn_tools: bool = Field(default=False, description="offer tools on memory-only final turns too (ablation)")
-    concurrency: int = Field(default=4, ge=1, le=256, description="episodes run at once (with the ray executor: per worker)")
+    concurrency: int = Field(default=4, ge=1, le=256, description="episodes run at once (with the ray executor: per worker)",
+                             json_schema_extra=cli(short="-j"))
     model_rps: float | None = Field(
         default=None, gt=0,
         description="rate limit for model requests per second, per model, shared by every run of a grid and every worker",
@@ -54,20 +74,31 @@ class RunSettings(BaseModel):
     ray_copy_back: bool = Field(
         default=False,
         description="Ray workers send finished traces back to this machine (no shared results folder between nodes)",
+        json_schema_extra=cli(off="--ray-shared-results"),
     )
     job_retries: int = Field(
         default=3, ge=0, description="times a job lost with its worker (process or node died) is run again; never a model failure"
     )
     limit: int | None = Field(default=None, ge=1, description="run only the first N episodes of the file")
-    episode_ids: list[str] = Field(default_factory=list, description="run only these episode ids")
+    episode_ids: list[str] = Field(default_factory=list, description="run only these episode ids",
+                                   json_schema_extra=cli("--episode"))
     run_id: str | None = Field(default=None, description="name of the run directory (default: agent and time)")
     results: Path = Field(default=Path("results"), description="folder that holds run directories")
     max_episode_tokens: int | None = Field(default=None, ge=1, description="per-episode cap on model tokens")
     max_episode_seconds: float | None = Field(default=None, gt=0, description="per-episode cap on wall time")
-    step_timeout_s: float = Field(default=600.0, gt=0, description="an agent step that takes longer ends the episode")
+    step_timeout_s: float = Field(
+        default=600.0, gt=0, description="seconds an agent step may take before it ends the episode (raise it for the human player)",
+        json_schema_extra=cli("--step-timeout"))
     seed: int = Field(default=0, description="seed passed to agents that sample")
     score: bool = Field(default=True, description="score the run when it ends")
     agent_config: AgentConfig = Field(default_factory=AgentConfig, description="model, endpoint and decoding options")
+
+    @field_validator("agent")
+    @classmethod
+    def _agent(cls, v: str) -> str:
+        if v not in AGENT_FACTORIES:
+            raise ValueError(f"unknown agent {v!r}; known agents: {', '.join(AGENT_FACTORIES)}")
+        return v
 
     @field_validator("epochs")
     @classmethod
@@ -85,7 +116,7 @@ class RunSettings(BaseModel):
 
 
 PRESETS: dict[str, dict[str, Any]] = {
-    "epibench": {"max_steps": 10, "final_turn_tools": False, "disable_tools": []},
+    "epibench": {"max_steps": 10, "budget_unit": "tool_call", "final_turn_tools": False, "disable_tools": []},
     "quick": {"limit": 10, "concurrency": 4},
     "no-rag": {"disable_tools": ["pdf_rag"]},
     "final-turn-tools": {"final_turn_tools": True},
@@ -127,6 +158,9 @@ def build_settings(*layers: dict[str, Any], source: str = "options") -> RunSetti
     if ac.context_tokens is not None and ac.memory_mode != "summary":
         raise SettingsError(f"invalid run settings ({source}): --context-tokens only applies with --memory-mode summary")
     return settings
+
+
+PRESET_HELP = "named preset: " + "; ".join(f"{k} ({', '.join(f'{a}={b}' for a, b in v.items())})" for k, v in PRESETS.items())
 
 
 def preset(name: str) -> dict[str, Any]:

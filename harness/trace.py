@@ -11,14 +11,21 @@ refused with a message that says so. A change of the format bumps SCHEMA_VERSION
 - v2: `tool_call.executed` says whether the tool ran (False for a call the session refused: a tool not
   offered, or the pseudo-call written for an empty model reply). Provenance items are `EvidenceUnit`s
   and token usage is `TokenUsage` everywhere (same JSON as v1).
-- v3: a `model_call` stores its request by content hash instead of whole: `call` numbers it, `parent`
+- v3: no magic keys. A model step that called no tool (empty reply, a plan, unparseable output, code
+  that called no tool or raised) is a `no_tool_step` event (v2 wrote a refused `__empty_message__`
+  tool call); tool arguments that were not a JSON object are `tool_call.raw_arguments` (v2: an args
+  dict `{"__raw__": ...}`); `tool_call.counted` is False for a call asked for after the budget ran
+  out (refused, not run). `turn_start.budget_unit` and `budget_exhausted.unit` / `.ran_out` say
+  what the budget counted and what ran out; `memory_compacted` records what a summary memory mode
+  dropped from the model's view (the fold takes those units out of memory).
+- v4: a `model_call` stores its request by content hash instead of whole: `call` numbers it, `parent`
   and `keep` say which earlier call's first messages it repeats, `messages` lists the hashes of the
   messages after those, `head` the hash of the rest of the body (model, tools, decoding); `blobs`
   holds the JSON text of every message or head this trace had not stored before. Image payloads in
   messages are files named by their hash in the episode's folder beside the trace, and a tool result
   already in a tool_call's `result_text` is referred to by its hash. `request_sha256`
-  is the hash of the exact body bytes. `harness.trace_store` writes and rebuilds this; a v2 line
-  (whole `request`) reads as before.
+  is the hash of the exact body bytes. `harness.trace_store` writes and rebuilds this; a line of an
+  earlier version (whole `request`) reads as before.
 """
 from __future__ import annotations
 
@@ -30,10 +37,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tools import EvidenceUnit
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 ReasonBucket = Literal["provider", "data_access", "pipeline", "model"]
 AnswerSource = Literal["agent", "budget_fallback", "limit_fallback", "none"]
+BudgetUnit = Literal["tool_call", "model_step"]
+NoToolReason = Literal["empty", "plan", "unparseable", "code_error", "code_without_tool", "other"]
 
 
 class TraceVersionError(ValueError):
@@ -88,6 +97,8 @@ class TurnStart(_Event):
     cue_image: str | None = None
     allowed_tools: list[str]
     budget: int
+    budget_unit: BudgetUnit = Field(
+        default="tool_call", description="what the budget counts: tool calls (paper sec. 5.5) or model steps (smolagents)")
     memory_only: bool = False
 
 
@@ -117,9 +128,9 @@ class ModelCall(_Event):
     model: str = ""
     tools_offered: list[str] = Field(default_factory=list)
     request: dict[str, Any] | None = Field(
-        default=None, description="v1/v2: the whole request (image data left out); v3: only a request without messages")
+        default=None, description="v1-v3: the whole request (image data left out); v4: only a request without messages")
     request_sha256: str | None = Field(default=None, description="sha256 of the exact request body bytes")
-    call: int = Field(default=0, ge=0, description="this request's number in the episode, from 1 (0: before v3)")
+    call: int = Field(default=0, ge=0, description="this request's number in the episode, from 1 (0: before v4)")
     parent: int | None = Field(default=None, description="the earlier call whose first `keep` messages this one repeats")
     keep: int = Field(default=0, ge=0)
     messages: list[str] = Field(default_factory=list, description="hashes of the messages after the kept ones")
@@ -144,6 +155,8 @@ class ToolCallEvent(_Event):
     kind: Literal["tool_call"] = "tool_call"
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = Field(
+        default=None, description="the arguments as the model wrote them, when they were not a JSON object (args is then empty)")
     reasoning: str | None = None
     result_summary: str = ""
     result_text: str | None = Field(default=None, description="full text shown to the model")
@@ -154,6 +167,9 @@ class ToolCallEvent(_Event):
     budget_left: int = 0
     executed: bool | None = Field(
         default=None, description="the tool ran (False: refused, a step but not a tool call); derived from error_kind if absent")
+
+    counted: bool = Field(
+        default=True, description="the call used a step of the budget (False: asked for after the budget ran out; not run)")
 
     @model_validator(mode="after")
     def _derive_executed(self) -> "ToolCallEvent":
@@ -167,9 +183,41 @@ class ToolCallEvent(_Event):
         return list(self.provenance) if self.executed and self.error is None else []
 
 
+class NoToolStep(_Event):
+    """A model step that called no tool and gave no final answer: a plan, an empty or unparseable reply,
+    code that called no tool or raised. With the tool_call unit it does not use the budget but is capped."""
+
+    kind: Literal["no_tool_step"] = "no_tool_step"
+    reason: NoToolReason
+    reply: str | None = Field(default=None, description="what the model wrote (cut to 2,000 characters)")
+    feedback: str = Field(default="", description="what the model was told about this step in its next request")
+    no_tool_steps: int = Field(default=0, description="steps without a tool call in this turn so far, this one included")
+    cap: int = Field(default=0, description="how many such steps the turn allows")
+
+
 class BudgetExhausted(_Event):
     kind: Literal["budget_exhausted"] = "budget_exhausted"
     budget: int
+    unit: BudgetUnit = "tool_call"
+    ran_out: Literal["budget", "no_tool_steps"] = Field(
+        default="budget", description="the budget itself, or the cap on model steps without a tool call")
+    tool_calls: int = Field(default=0, description="tool calls of the turn that used the budget")
+    model_steps: int = Field(default=0, description="model steps of the turn")
+    no_tool_steps: int = Field(default=0, description="model steps of the turn that called no tool")
+
+
+class MemoryCompacted(_Event):
+    """A summary memory mode replaced earlier turns by a digest: what the model can still see, and what not."""
+
+    kind: Literal["memory_compacted"] = "memory_compacted"
+    mode: Literal["summary"] = "summary"
+    turns: list[int] = Field(default_factory=list, description="the turns the digest replaced")
+    kept: list[EvidenceUnit] = Field(default_factory=list, description="units whose tool result is still shown in full")
+    dropped: list[EvidenceUnit] = Field(
+        default_factory=list, description="units whose tool result was cut or whose image was removed: no longer in memory")
+    images_dropped: int = 0
+    results_cut: int = Field(default=0, description="tool results shortened in the digest")
+    note: str = Field(default="", description="what the model was told about the compaction")
 
 
 class LimitHit(_Event):
@@ -203,8 +251,8 @@ class EpisodeEnd(_Event):
 
 
 TraceEvent = Union[
-    RunStart, EpisodeStart, TurnStart, ModelCall, Retry, ToolCallEvent, BudgetExhausted, LimitHit,
-    FinalAnswerEvent, ErrorEvent, EpisodeEnd,
+    RunStart, EpisodeStart, TurnStart, ModelCall, Retry, ToolCallEvent, NoToolStep, BudgetExhausted, LimitHit,
+    MemoryCompacted, FinalAnswerEvent, ErrorEvent, EpisodeEnd,
 ]
 Event = Annotated[TraceEvent, Field(discriminator="kind")]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
@@ -216,12 +264,30 @@ def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+_V2_EMPTY_MESSAGE = "__empty_message__"  # v2's pseudo-tool for an empty model reply
+_V2_RAW = "__raw__"  # v2's args key for arguments that were not a JSON object
+
+
 def _v2_to_v3(d: dict[str, Any]) -> dict[str, Any]:
-    return d  # v3 only adds fields: a v2 model_call keeps its whole `request` and has call 0
+    if d.get("kind") != "tool_call":
+        return d
+    if d.get("tool") == _V2_EMPTY_MESSAGE:
+        keep = {k: d[k] for k in ("schema_version", "run_id", "episode_id", "turn", "step", "ts", "duration_s") if k in d}
+        return {**keep, "kind": "no_tool_step", "reason": "empty", "reply": None,
+                "feedback": d.get("result_text") or d.get("error") or ""}
+    args = d.get("args")
+    if isinstance(args, dict) and set(args) == {_V2_RAW}:
+        d["raw_arguments"] = str(args[_V2_RAW])
+        d["args"] = {}
+    return d
+
+
+def _v3_to_v4(d: dict[str, Any]) -> dict[str, Any]:
+    return d  # v4 only adds fields: an earlier model_call keeps its whole `request` and has call 0
 
 
 # version -> the step that lifts a line of that version to the next one
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def upgrade_event(d: dict[str, Any]) -> dict[str, Any]:

@@ -1,12 +1,13 @@
 """A trace folded into turns: the one reading of trace events that scoring, replay and the viewer share.
 
 `fold_trace` walks an episode's events once and files each under its turn: the turn's start, its tool
-calls (executed or refused), model calls and their token usage, retries, errors, budget and limit
-events and its final answer, plus every event in trace order for display. Evidence accounting lives
-here too: the units a turn exposed and the units the episode's memory held when a turn began. Model
-requests are rebuilt here too (`EpisodeFold.requests`, `TurnFold.request`): a v3 call stores only its
-new messages, so its request depends on the calls before it, in any turn. A truncated trace folds as
-far as it goes.
+calls (executed or refused), its model steps that called no tool, model calls and their token usage,
+retries, errors, budget and limit events, memory compactions and its final answer, plus every event
+in trace order for display. Evidence accounting lives here too: the units a turn exposed and the
+units the episode's memory still held for a turn (a summary memory mode's `memory_compacted` event
+takes the units it dropped out of memory). Model requests are rebuilt here too (`EpisodeFold.requests`,
+`TurnFold.request`): a v4 call stores only its new messages, so its request depends on the calls
+before it, in any turn. A truncated trace folds as far as it goes.
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from tools import EvidenceUnit
 
 from .rundir import TraceRead
 from .trace import (
-    BudgetExhausted, EpisodeEnd, EpisodeStart, ErrorEvent, FinalAnswerEvent, LimitHit, ModelCall, Retry,
-    TokenUsage, ToolCallEvent, TraceEvent, TurnStart,
+    BudgetExhausted, EpisodeEnd, EpisodeStart, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, ModelCall,
+    NoToolStep, Retry, TokenUsage, ToolCallEvent, TraceEvent, TurnStart,
 )
 from .trace_store import RequestIndex
 
@@ -40,6 +41,8 @@ class TurnFold:
     start: TurnStart | None = None
     events: list[TraceEvent] = field(default_factory=list)  # this turn's events in trace order
     calls: list[ToolCallEvent] = field(default_factory=list)
+    no_tool_steps: list[NoToolStep] = field(default_factory=list)  # model steps that called no tool
+    compactions: list[MemoryCompacted] = field(default_factory=list)
     model_calls: list[ModelCall] = field(default_factory=list)
     retries: list[Retry] = field(default_factory=list)
     errors: list[ErrorEvent] = field(default_factory=list)
@@ -71,8 +74,15 @@ class TurnFold:
         return [c for c in self.calls if c.executed]
 
     @property
-    def refused_calls(self) -> list[ToolCallEvent]:
-        return [c for c in self.calls if not c.executed]
+    def refused_calls(self) -> list[ToolCallEvent | NoToolStep]:
+        """Steps that ran no tool, in trace order: calls the session refused (not offered, arguments not JSON,
+        past the budget) and model steps that called no tool (empty reply, plan; v2's `__empty_message__`)."""
+        return [e for e in self.events if isinstance(e, NoToolStep) or (isinstance(e, ToolCallEvent) and not e.executed)]
+
+    @property
+    def dropped(self) -> set[tuple[str, str]]:
+        """Keys of the units a memory compaction in this turn took out of the model's view."""
+        return {u.key for c in self.compactions for u in c.dropped}
 
     @property
     def exposed(self) -> list[EvidenceUnit]:
@@ -131,8 +141,20 @@ class EpisodeFold:
         return self.turns.setdefault(t, TurnFold(turn=t, requests=self.requests))
 
     def memory_before(self, t: int) -> list[EvidenceUnit]:
-        """Every unit the episode's memory held when turn t began (all exposures of earlier turns)."""
-        return unique_units(u for k in sorted(self.turns) if k < t for u in self.turns[k].exposed)
+        """The units of earlier turns the model still had in turn t: every exposure of turns before t, less
+        what a memory compaction (summary mode) dropped before or during turn t and nothing re-exposed."""
+        held: dict[tuple[str, str], EvidenceUnit] = {}
+        for k in sorted(self.turns):
+            if k > t:
+                break
+            for ev in self.turns[k].events:
+                if isinstance(ev, MemoryCompacted):
+                    for u in ev.dropped:
+                        held.pop(u.key, None)
+                elif k < t and isinstance(ev, ToolCallEvent):
+                    for u in ev.exposed:
+                        held.setdefault(u.key, u)
+        return list(held.values())
 
     def first_exposure(self, key: tuple[str, str]) -> int | None:
         """The first turn whose calls exposed the unit `key`, or None."""
@@ -152,7 +174,13 @@ class EpisodeFold:
 
     @property
     def refused_calls(self) -> int:
+        """Steps of the episode that ran no tool (refused calls and steps without a tool call)."""
         return sum(len(t.refused_calls) for t in self.turns.values())
+
+    @property
+    def no_tool_steps(self) -> int:
+        """Model steps of the episode that called no tool (plans, empty or unparseable replies, ...)."""
+        return sum(len(t.no_tool_steps) for t in self.turns.values())
 
     @property
     def model_calls(self) -> int:
@@ -211,6 +239,10 @@ def fold_events(episode_id: str, events: Iterable[TraceEvent]) -> EpisodeFold:
             tf.start = ev
         elif isinstance(ev, ToolCallEvent):
             tf.calls.append(ev)
+        elif isinstance(ev, NoToolStep):
+            tf.no_tool_steps.append(ev)
+        elif isinstance(ev, MemoryCompacted):
+            tf.compactions.append(ev)
         elif isinstance(ev, ModelCall):
             tf.model_calls.append(ev)
         elif isinstance(ev, Retry):

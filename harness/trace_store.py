@@ -1,7 +1,7 @@
 """Model-call requests in a trace: stored once by content hash, rebuilt byte for byte.
 
 Why: storing every request whole makes a trace quadratic in episode length (each call repeats the
-conversation so far). A v3 `model_call` names its parent call, how many of the parent's messages it
+conversation so far). A v4 `model_call` names its parent call, how many of the parent's messages it
 keeps, and the hashes of its new messages; each message's JSON text is written once, in the first
 event that sends it, and image payloads go to files named by their hash in the episode's folder.
 
@@ -60,7 +60,7 @@ def _shared_prefix(a: str, b: str) -> int:
 
 
 class RequestRecorder:
-    """Turns each request of an episode into the v3 fields of its model_call event."""
+    """Turns each request of an episode into the v4 fields of its model_call event."""
 
     def __init__(self, images_dir: Path):
         self.images_dir = images_dir
@@ -163,7 +163,7 @@ class RequestIndex:
             self.tool_results.setdefault(sha256(ev.result_text.encode("utf-8")), ev.result_text)
 
     def add(self, ev: ModelCall) -> None:
-        """File a model_call (in trace order); calls before v3 are numbered by their order."""
+        """File a model_call (in trace order); calls before v4 are numbered by their order."""
         n = ev.call or len(self.calls) + 1
         self.calls[n] = ev
         self._number[id(ev)] = n
@@ -188,7 +188,7 @@ class RequestIndex:
         return ev
 
     def stored_whole(self, n: int) -> bool:
-        """True for a call whose request was stored whole (before v3, or a request without messages)."""
+        """True for a call whose request was stored whole (before v4, or a request without messages)."""
         ev = self.get(n)
         return ev.head is None
 
@@ -199,7 +199,7 @@ class RequestIndex:
         while k is not None and k not in self._hashes:
             ev = self.get(k)
             if ev.head is None:
-                raise TraceRequestError(f"model call {k} was stored whole (trace before v3): it has no message hashes")
+                raise TraceRequestError(f"model call {k} was stored whole (trace before v4): it has no message hashes")
             chain.append(k)
             if ev.parent is not None and ev.parent >= k:
                 raise TraceRequestError(f"model call {k} names a later call {ev.parent} as its parent")
@@ -244,7 +244,7 @@ class RequestIndex:
         """The exact bytes of call n's request body (checked against its recorded hash)."""
         ev = self.get(n)
         if ev.head is None:
-            raise TraceRequestError(f"model call {n} was stored whole (trace before v3): only its JSON is known")
+            raise TraceRequestError(f"model call {n} was stored whole (trace before v4): only its JSON is known")
         parts = [self._part(h, images_dir, n) for h in self.message_hashes(n)]
         data = ChatBody(head=self._part(ev.head, images_dir, n), messages=tuple(parts)).encode()
         if ev.request_sha256 and sha256(data) != ev.request_sha256:
@@ -252,7 +252,7 @@ class RequestIndex:
         return data
 
     def request(self, n: int, images_dir: Path | None = None) -> dict[str, Any]:
-        """Call n's request as JSON data: rebuilt for v3, as stored for older traces."""
+        """Call n's request as JSON data: rebuilt for v4, as stored for older traces."""
         ev = self.get(n)
         if ev.head is None:
             return dict(ev.request or {})

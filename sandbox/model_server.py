@@ -1,9 +1,15 @@
 """A scripted OpenAI-compatible chat server on loopback, for testing agents over real HTTP.
 
-It plays back a script of chat-completion responses (text, tool calls) in order, records every
-request it gets (body, tools offered, images received) and can inject latency and faults: 429 with
-Retry-After, 500, a hang past the client timeout, tool arguments that are not JSON, a cut-off body,
-an empty message. When the script runs out it serves the script's default response so loops end.
+It plays back a script of chat-completion responses (text, tool calls, code-writing replies) in
+order, records every request it gets (body, tools offered, images received) and can inject latency
+and faults: 429 with Retry-After, 500, a hang past the client timeout, tool arguments that are not
+JSON, a cut-off body, an empty message. Like a real server it honours the request's `stop`
+sequences (the text ends before the first one). When the script runs out it serves the script's
+default response so loops end.
+
+A code-writing reply (`"code": "final_answer(\"42\")"`) is sent as the content a smolagents
+CodeAgent expects: the item's `content` (a thought; "Thought: ..." by default), then the code in
+`<code>` tags (or a ```python fence with `"code_tags": "markdown"`).
 
 Script file: a JSON list of items, a JSON object `{"responses": [...], "default": {...}}`, or JSONL
 (one item per line; a line with `"default": true` is the default). See `ScriptItem` for the fields.
@@ -48,6 +54,8 @@ class ScriptItem(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     content: str | None = None
+    code: str | None = Field(default=None, description="a code-writing reply: this Python in a code block after `content`")
+    code_tags: Literal["code", "markdown"] = Field(default="code", description="<code>...</code> or a ```python fence")
     tool_calls: list[ScriptToolCall] = Field(default_factory=list)
     finish_reason: str | None = None
     usage: dict[str, int] | None = Field(default=None, description="prompt_tokens / completion_tokens; estimated if absent")
@@ -56,6 +64,14 @@ class ScriptItem(BaseModel):
     delay_s: float = Field(default=0.0, ge=0, description="latency before answering (a timeout fault sleeps this long, default 30)")
     match: ScriptMatch | None = None
     default: bool = Field(default=False, description="JSONL only: marks the default response")
+
+    def text(self) -> str | None:
+        """The reply's text: `content`, followed by the code block of a code-writing reply."""
+        if self.code is None:
+            return self.content
+        opening, closing = ("<code>", "</code>") if self.code_tags == "code" else ("```python", "```")
+        thought = self.content if self.content is not None else "Thought: I will run this code."
+        return f"{thought}\n{opening}\n{self.code}\n{closing}"
 
 
 class RecordedRequest(BaseModel):
@@ -163,6 +179,16 @@ def _last_user_text(body: dict[str, Any]) -> str:
     return ""
 
 
+def _cut_at_stop(text: str | None, stop: Any) -> str | None:
+    """The text up to the first stop sequence of the request, as a real server ends generation there."""
+    if text is None or not stop:
+        return text
+    for seq in [stop] if isinstance(stop, str) else list(stop):
+        if isinstance(seq, str) and seq and seq in text:
+            text = text.split(seq, 1)[0]
+    return text
+
+
 def _count_images(body: dict[str, Any]) -> int:
     n = 0
     for m in body.get("messages") or []:
@@ -259,7 +285,7 @@ class ScriptedModelServer:
             if item.fault == "malformed_tool_json":
                 args = args[: max(1, len(args) // 2)] if args.startswith("{") else "{" + args
             calls.append({"id": f"call_{n}_{j}", "type": "function", "function": {"name": tc.name, "arguments": args}})
-        content = "" if item.fault == "empty" else item.content
+        content = "" if item.fault == "empty" else _cut_at_stop(item.text(), body.get("stop"))
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls and item.fault != "empty":
             message["tool_calls"] = calls

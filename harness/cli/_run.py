@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import json
 import time
@@ -12,14 +13,16 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..settings import DEFAULT_EPISODES, RunSettings, SettingsError, build_settings, load_toml, preset
+from ..agent import AgentConfig
+from ..settings import DEFAULT_EPISODES, PRESET_HELP, RunSettings, SettingsError, build_settings, load_toml, preset
 from ._apps import UserError, app
+from ._options import parameters, setting_options, settings_layer
 
 if TYPE_CHECKING:  # the runner pulls in tools, traces and scoring: loaded by the commands, not by `epi --help`
     from ..executors import RunPlan
     from ..runner import RunRequest
 
-F = RunSettings.model_fields
+F = {**AgentConfig.model_fields, **RunSettings.model_fields}
 
 
 def _h(name: str) -> str:
@@ -95,82 +98,43 @@ def _print_summary(summary: Any, as_json: bool) -> None:
         print_scores(Path(summary.run_dir), console)
 
 
-@app.command("run")
+_OPTIONS = setting_options()
+# where jobs run, never what they do: may differ between the first part of a run and its resume
+_PLACEMENT = ("executor", "ray_address", "ray_workers", "ray_copy_back", "job_retries")
+# what a resume may change besides the placement
+_RESUMABLE = ("episodes", "concurrency", "results")
+
+
 def run_cmd(
-    agent: Optional[str] = typer.Option(None, "--agent", "-a", help=_h("agent")),
-    episodes: Optional[Path] = typer.Option(None, "--episodes", "-e", help=_h("episodes")),
-    world: Optional[str] = typer.Option(None, "--world", help=_h("world")),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help=_h("max_steps")),
-    disable_tool: Optional[list[str]] = typer.Option(None, "--disable-tool", help=_h("disable_tools") + " (repeatable)"),
-    enable_tool: Optional[list[str]] = typer.Option(None, "--enable-tool", help=_h("enable_tools") + " (repeatable)"),
-    final_turn_tools: Optional[bool] = typer.Option(None, "--final-turn-tools/--no-final-turn-tools", help=_h("final_turn_tools")),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help=_h("concurrency")),
-    model_rps: Optional[float] = typer.Option(None, "--model-rps", help=_h("model_rps")),
-    limit: Optional[int] = typer.Option(None, "--limit", help=_h("limit")),
-    episode: Optional[list[str]] = typer.Option(None, "--episode", help="run only this episode id (repeatable)"),
-    run_id: Optional[str] = typer.Option(None, "--run-id", help=_h("run_id")),
-    results: Optional[Path] = typer.Option(None, "--results", help=_h("results")),
+    *,
     resume: Optional[str] = typer.Option(None, "--resume", help="continue an interrupted run with this id"),
-    max_episode_tokens: Optional[int] = typer.Option(None, "--max-episode-tokens", help=_h("max_episode_tokens")),
-    max_episode_seconds: Optional[float] = typer.Option(None, "--max-episode-seconds", help=_h("max_episode_seconds")),
-    seed: Optional[int] = typer.Option(None, "--seed", help=_h("seed")),
-    step_timeout: Optional[float] = typer.Option(None, "--step-timeout", help=_h("step_timeout_s") + " (raise it for the human player)"),
-    model: Optional[str] = typer.Option(None, "--model", help="model name at the endpoint"),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL"),
-    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="environment variable holding the API key"),
-    temperature: Optional[float] = typer.Option(None, "--temperature"),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
-    reasoning_effort: Optional[str] = typer.Option(None, "--reasoning-effort"),
-    memory_mode: Optional[str] = typer.Option(None, "--memory-mode", help="conversation or summary"),
-    context_tokens: Optional[int] = typer.Option(None, "--context-tokens", help="summarize older turns past this size"),
-    no_score: bool = typer.Option(False, "--no-score", help="do not score at the end"),
-    epochs: Optional[int] = typer.Option(None, "--epochs", help=_h("epochs")),
-    executor: Optional[str] = typer.Option(None, "--executor", help=_h("executor")),
-    ray_address: Optional[str] = typer.Option(None, "--ray-address", help=_h("ray_address")),
-    ray_workers: Optional[int] = typer.Option(None, "--ray-workers", help=_h("ray_workers")),
-    ray_copy_back: Optional[bool] = typer.Option(None, "--ray-copy-back/--ray-shared-results", help=_h("ray_copy_back")),
-    job_retries: Optional[int] = typer.Option(None, "--job-retries", help=_h("job_retries")),
-    preset_name: Optional[str] = typer.Option(None, "--preset", help="named preset: epibench, quick, no-rag, final-turn-tools, tight-budget"),
-    config: Optional[Path] = typer.Option(None, "--config", help="TOML file with run settings (a [run] table or top-level keys)"),
+    preset_name: Optional[str] = typer.Option(None, "--preset", help=PRESET_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help="TOML file with run settings (a `run` table or top-level keys)"),
     as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    **given: Any,
 ) -> None:
     """Run an agent over an episode set; traces go to results/<run_id>/, scores at the end."""
     from ..rundir import RunDir
     from ..runner import RunRequest, RunSetupError, settings_from_run
 
-    # where jobs run, never what they do: may differ between the first part of a run and its resume
-    placement = {"executor": executor, "ray_address": ray_address, "ray_workers": ray_workers,
-                 "ray_copy_back": ray_copy_back, "job_retries": job_retries}
+    flags = settings_layer(_OPTIONS, given)
+    results = flags.get("results")
     try:
         if resume:
             rd = RunDir((results or Path("results")) / resume)
             if not rd.exists():
                 raise UserError(f"--resume: no run {resume!r} under {results or 'results'} (run.json missing)")
             base = settings_from_run(rd).model_dump()
-            if executor == "local":  # the cluster of the first part no longer matters
+            if flags.get("executor") == "local":  # the cluster of the first part no longer matters
                 base["ray_address"] = None
+            epochs = flags.get("epochs")
             if epochs is not None and epochs != base["epochs"]:
                 raise UserError(f"--epochs: run {resume!r} was made with {base['epochs']} epoch(s); --resume keeps them")
-            flags = {"episodes": episodes, "concurrency": concurrency, "results": results, "run_id": resume,
-                     **placement}
-            settings = build_settings(base, flags, source="--resume")
+            kept = {k: v for k, v in flags.items() if k in _PLACEMENT + _RESUMABLE}
+            settings = build_settings(base, {**kept, "run_id": resume}, source="--resume")
         else:
-            flags: dict[str, Any] = {
-                "agent": agent, "episodes": episodes, "world": world, "max_steps": max_steps,
-                "disable_tools": disable_tool or None, "enable_tools": enable_tool or None,
-                "final_turn_tools": final_turn_tools, "concurrency": concurrency, "model_rps": model_rps,
-                "limit": limit, "episode_ids": episode or None, "run_id": run_id, "results": results,
-                "max_episode_tokens": max_episode_tokens, "max_episode_seconds": max_episode_seconds,
-                "seed": seed, "score": False if no_score else None, "step_timeout_s": step_timeout,
-                "epochs": epochs, **placement,
-                "agent_config": {
-                    "model": model, "base_url": base_url, "api_key_env": api_key_env, "temperature": temperature,
-                    "max_tokens": max_tokens, "reasoning_effort": reasoning_effort, "memory_mode": memory_mode,
-                    "context_tokens": context_tokens,
-                },
-            }
-            if agent == "human" and step_timeout is None:
+            if flags.get("agent") == "human" and "step_timeout_s" not in flags:
                 flags["step_timeout_s"] = 24 * 3600.0  # a person may think for a long time
             layers = [preset(preset_name)] if preset_name else []
             if config:
@@ -182,6 +146,11 @@ def run_cmd(
     _print_summary(summary, as_json)
     if summary.lost:
         raise typer.Exit(1)
+
+
+_fixed = [p for p in inspect.signature(run_cmd).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+run_cmd.__signature__ = inspect.Signature(_fixed + parameters(_OPTIONS))  # type: ignore[attr-defined]
+app.command("run")(run_cmd)
 
 
 def _split_list(value: str, what: str) -> list[str]:
@@ -202,8 +171,8 @@ def ablate_cmd(
     concurrency: int = typer.Option(4, "--concurrency", "-j", help=_h("concurrency")),
     results: Path = typer.Option(Path("results"), "--results", help=_h("results")),
     name: Optional[str] = typer.Option(None, "--name", help="name of the ablation folder under results/"),
-    model: Optional[str] = typer.Option(None, "--model"),
-    base_url: Optional[str] = typer.Option(None, "--base-url"),
+    model: Optional[str] = typer.Option(None, "--model", help=_h("model")),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help=_h("base_url")),
     epochs: int = typer.Option(1, "--epochs", help=_h("epochs")),
     executor: str = typer.Option("local", "--executor", help=_h("executor") + "; the whole grid is one bag of jobs"),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help=_h("ray_address")),

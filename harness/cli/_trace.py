@@ -29,7 +29,7 @@ def export_cmd(
     out: Optional[Path] = typer.Option(None, "--out", help="write the body to this file instead of standard output"),
     results: Path = typer.Option(Path("results"), "--results", help="folder holding run folders"),
 ) -> None:
-    """Write the exact bytes of a model call's request body (v3 traces); older traces give the stored JSON."""
+    """Write the exact bytes of a model call's request body (v4 traces); older traces give the stored JSON."""
     rd = RunDir(resolve_run(run, results))
     if epoch < 1:
         raise UserError(f"--epoch counts from 1, got {epoch}")
@@ -47,7 +47,7 @@ def export_cmd(
         raise UserError(f"no model call {call} in episode {episode!r}: it has calls 1 to {max(index.calls)}")
     try:
         if index.stored_whole(call):
-            Console(stderr=True).print("note: this trace predates v3: its request was stored as JSON with image data "
+            Console(stderr=True).print("note: this trace predates v4: its request was stored as JSON with image data "
                                        "left out, so this is not the exact bytes sent", highlight=False)
             data = json.dumps(index.request(call), ensure_ascii=False, indent=1).encode("utf-8") + b"\n"
         else:

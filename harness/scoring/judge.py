@@ -6,6 +6,10 @@ is asked again. The verdict is read from the first line after any reasoning bloc
 one is asked once more, then becomes a `judge_error` verdict (never INCORRECT, never cached). No
 `max_tokens` is forced, so a reasoning model can think. A judge that cannot be reached raises
 JudgeUnavailable with the endpoint in the message (the CLI turns it into exit code 2).
+
+Provider failures are retried by the agents' policy (harness.provider: tenacity, Retry-After, the same
+split of what is retried). Every request, retry and verdict goes to the judge's own log
+(`JudgeConfig.log_path`, JSONL; scoring puts it beside the scores): scoring never writes into a trace.
 """
 from __future__ import annotations
 
@@ -13,12 +17,16 @@ import hashlib
 import json
 import os
 import re
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from harness.agent import ProviderError
 from harness.episode import Answer
+from harness.provider import RetryPolicy, call_with_retries_sync
 from harness.rundir import atomic_write_text
 
 from .answer_text import strip_reasoning
@@ -51,8 +59,10 @@ class JudgeConfig(BaseModel):
     api_key_env: str = Field(default="OPENAI_API_KEY", description="environment variable with the API key (a local endpoint needs none)")
     cache_dir: Path | None = Field(default=None, description="verdict cache (default: <sandbox cache>/judge)")
     timeout_s: float = Field(default=120.0, gt=0)
-    max_retries: int = Field(default=1, ge=0, description="HTTP retries of the client for transient errors")
+    max_retries: int = Field(default=1, ge=0, description="retries of a request that failed for a provider reason")
+    retry_base_s: float = Field(default=1.0, gt=0, description="first wait before a retry (doubles each time)")
     max_tokens: int | None = Field(default=None, ge=1, description="cap on the judge's reply; unset lets a reasoning model think")
+    log_path: Path | None = Field(default=None, description="the judge's own log (JSONL): requests, retries, verdicts")
 
     @property
     def name(self) -> str:
@@ -98,6 +108,8 @@ class Judge:
         self._client = None
         self.requests = 0
         self.errors = 0
+        self.retries = 0
+        self._log_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -124,20 +136,42 @@ class Judge:
 
             key = os.environ.get(self.config.api_key_env) or "not-needed"
             self._client = OpenAI(base_url=self.config.base_url, api_key=key, timeout=self.config.timeout_s,
-                                  max_retries=self.config.max_retries)
+                                  max_retries=0)  # retries: harness.provider's policy, logged
         return self._client
 
-    def _ask(self, body: dict[str, Any]) -> str:
+    def log(self, event: str, **fields: Any) -> None:
+        """Append one line to the judge's log (if it has one)."""
+        if self.config.log_path is None:
+            return
+        line = json.dumps({"ts": time.time(), "judge": self.name, "event": event, **fields}, ensure_ascii=False)
+        with self._log_lock:
+            self.config.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with self.config.log_path.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
+
+    def _ask(self, body: dict[str, Any], key: str) -> str:
         import openai
 
         where = f"judge endpoint {self.config.base_url} (model {self.config.model})"
+        policy = RetryPolicy(max_retries=self.config.max_retries, base_s=self.config.retry_base_s)
+
+        def on_retry(attempt: int, error: str, wait_s: float) -> None:
+            self.retries += 1
+            self.log("retry", key=key, attempt=attempt, error=error, wait_s=round(wait_s, 3))
+
+        client = self._client_or_make()
+        self.requests += 1
+        self.log("request", key=key)
         try:
-            self.requests += 1
-            resp = self._client_or_make().chat.completions.create(**body)
-        except (openai.APIConnectionError, openai.APITimeoutError) as e:
-            raise JudgeUnavailable(f"{where} is not reachable: {e}") from None
-        except openai.APIStatusError as e:
-            raise JudgeUnavailable(f"{where} refused the request (HTTP {e.status_code}): {e.message}") from None
+            resp = call_with_retries_sync(lambda: client.chat.completions.create(**body), policy, on_retry)
+        except ProviderError as e:
+            self.log("failed", key=key, error=str(e))
+            cause = e.__cause__
+            if isinstance(cause, (openai.APIConnectionError, openai.APITimeoutError)):
+                raise JudgeUnavailable(f"{where} is not reachable: {e}") from None
+            if isinstance(cause, openai.APIStatusError):
+                raise JudgeUnavailable(f"{where} refused the request (HTTP {cause.status_code}): {e}") from None
+            raise JudgeUnavailable(f"{where} sent a reply that is not a chat completion: {e}") from None
         except openai.OpenAIError as e:  # a reply the client cannot decode
             raise JudgeUnavailable(f"{where} sent a reply that is not a chat completion: {e}") from None
         content = resp.choices[0].message.content if resp.choices else None
@@ -149,20 +183,25 @@ class Judge:
         path = self.cache_dir / key[:2] / f"{key}.json"
         if path.is_file():
             try:
-                return AnswerVerdict.model_validate_json(path.read_text(encoding="utf-8"))
+                verdict = AnswerVerdict.model_validate_json(path.read_text(encoding="utf-8"))
+                self.log("verdict", key=key, correct=verdict.correct, cached=True)
+                return verdict
             except ValueError:
                 pass  # a damaged cache entry is asked again
-        reply = self._ask(body)
+        reply = self._ask(body, key)
         label = parse_judge_reply(reply)
         if label is None:  # once more, told what the first line must be
+            self.log("no_verdict", key=key, reply=reply[:200])
             retry = {**body, "messages": body["messages"] + [{"role": "assistant", "content": reply},
                                                              {"role": "user", "content": RETRY_NUDGE}]}
-            reply = self._ask(retry)
+            reply = self._ask(retry, key)
             label = parse_judge_reply(reply)
         if label is None:
             self.errors += 1
+            self.log("judge_error", key=key, reply=reply[:200])
             return AnswerVerdict(correct=False, judge_error=True,
                                  detail=f"{self.name}: no verdict on the first line after a retry: {reply.strip()[:80]!r}")
         verdict = AnswerVerdict(correct=label, detail=f"{self.name}: {'CORRECT' if label else 'INCORRECT'}")
         atomic_write_text(path, verdict.model_dump_json())
+        self.log("verdict", key=key, correct=label, cached=False)
         return verdict

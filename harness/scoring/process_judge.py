@@ -5,7 +5,9 @@ each returned in brief and which units it exposed, errors, the answer; never the
 required evidence) and scores the five intrinsic dimensions of MiroEval. It runs on the answer judge's
 plumbing (`judge.py`: any OpenAI-compatible endpoint, temperature 0, a cache keyed by the hash of the
 whole request, one retry for an unreadable reply, then an error that is neither cached nor a score, and
-JudgeUnavailable when the endpoint is down). Its scores are set beside the deterministic counterparts
+JudgeUnavailable when the endpoint is down; provider retries and the scores go to the judge's own log).
+It reads trace v3: steps without a tool call, arguments that were not JSON, memory compactions and which
+limit ran out are part of the process it scores. Its scores are set beside the deterministic counterparts
 (breadth: papers surfaced; depth: units per opened paper; refinement: reformulations; efficiency:
 efficiency) by Spearman rank correlation over episodes; critical thinking has no counterpart.
 """
@@ -19,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from harness.rundir import atomic_write_text
+from harness.trace import MemoryCompacted, NoToolStep, ToolCallEvent
 from harness.trace_fold import EpisodeFold
 
 from .answer_text import strip_reasoning
@@ -50,6 +53,16 @@ MAX_RENDER_CHARS = 40_000
 _OBJECT = re.compile(r"\{[^{}]*\}", re.S)
 
 
+def _render_call(c: ToolCallEvent) -> str:
+    """One tool call as the judge reads it: arguments as written, what came back and what it exposed."""
+    args = c.raw_arguments if c.raw_arguments is not None else json.dumps(c.args, ensure_ascii=False, sort_keys=True)
+    if not c.executed:
+        return f"  step {c.step}: {c.tool}({args}) refused: {c.error or ''}"
+    got = f"ERROR: {c.error}" if c.error else " ".join((c.result_summary or (c.result_text or "")[:300]).split())
+    units = ", ".join(u.label() for u in c.exposed)
+    return f"  step {c.step}: {c.tool}({args}) -> {got}" + (f" [exposed: {units}]" if units else "")
+
+
 def render_trace(fold: EpisodeFold) -> str:
     """The episode's process as the judge reads it: turns, calls, brief results, exposed units, answers."""
     lines = [f"Episode {fold.episode_id}: {len(fold.turns)} turn(s)."]
@@ -57,16 +70,17 @@ def render_trace(fold: EpisodeFold) -> str:
         q = tf.start.question if tf.start else "(question not recorded)"
         offered = ", ".join(tf.tools_offered) or "none (memory-only: answer from what was gathered earlier)"
         lines += ["", f"Turn {tf.turn}. Question: {q}", f"Tools offered: {offered}"]
-        for c in tf.calls:
-            args = json.dumps(c.args, ensure_ascii=False, sort_keys=True)
-            if not c.executed:
-                lines.append(f"  step {c.step}: {c.tool}({args}) refused: {c.error or ''}")
-                continue
-            got = f"ERROR: {c.error}" if c.error else " ".join((c.result_summary or (c.result_text or "")[:300]).split())
-            units = ", ".join(u.label() for u in c.exposed)
-            lines.append(f"  step {c.step}: {c.tool}({args}) -> {got}" + (f" [exposed: {units}]" if units else ""))
+        for ev in tf.events:  # trace order: calls, model steps without a tool call, memory compactions
+            if isinstance(ev, ToolCallEvent):
+                lines.append(_render_call(ev))
+            elif isinstance(ev, NoToolStep):
+                said = " ".join((ev.reply or "").split())[:200]
+                lines.append(f"  step {ev.step}: no tool called ({ev.reason})" + (f": {said}" if said else ""))
+            elif isinstance(ev, MemoryCompacted):
+                lines.append(f"  memory of turns {ev.turns} compacted: {len(ev.dropped)} unit(s) no longer visible")
         if tf.budget is not None:
-            lines.append(f"  the step budget of {tf.budget.budget} ran out")
+            ran_out = "the cap on steps without a tool call" if tf.budget.ran_out == "no_tool_steps" else "the step budget"
+            lines.append(f"  {ran_out} ({tf.budget.budget}, counted per {tf.budget.unit}) ran out")
         answer = " ".join((tf.answer_text or "(no answer)").split())
         lines.append(f"  answer: {answer[:600]}")
     text = "\n".join(lines)
@@ -116,17 +130,20 @@ class ProcessJudge(Judge):
                 return JudgedProcess.model_validate_json(path.read_text(encoding="utf-8"))
             except ValueError:
                 pass  # a damaged cache entry is asked again
-        reply = self._ask(body)
+        reply = self._ask(body, key)
         scores = parse_process_reply(reply)
         if scores is None:
+            self.log("no_scores", key=key, reply=reply[:200])
             retry = {**body, "messages": body["messages"] + [{"role": "assistant", "content": reply},
                                                              {"role": "user", "content": RETRY_NUDGE}]}
-            reply = self._ask(retry)
+            reply = self._ask(retry, key)
             scores = parse_process_reply(reply)
         if scores is None:
             self.errors += 1
+            self.log("judge_error", key=key, reply=reply[:200])
             return JudgedProcess(judge=self.name, error=f"no scores after a retry: {reply.strip()[:80]!r}")
         judged = JudgedProcess(judge=self.name, scores=scores)
+        self.log("process_scores", key=key, scores=scores)
         atomic_write_text(path, judged.model_dump_json())
         return judged
 

@@ -93,10 +93,14 @@ def score_run(
         score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch)  # matcher scores first
     cfg = load_run_config(rd)
     eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
+    if judge is not None and judge.log_path is None and write:  # the judge's own log, beside the scores
+        judge = judge.model_copy(update={"log_path": rd.path / "judge_log.jsonl"})
     labeller = Judge(judge) if judge is not None else None
     scored: list[EpisodeScore] = []
     known = {safe_name(e.id) for e in eset.episodes}
     unknown = sorted(p.stem for p in rd.traces_dir.glob("*.jsonl") if p.stem not in known) if rd.traces_dir.is_dir() else []
+    if process_judge is not None and process_judge.log_path is None and write:  # its log too, beside the scores
+        process_judge = process_judge.model_copy(update={"log_path": rd.path / "process_judge_log.jsonl"})
     pjudge = ProcessJudge(process_judge) if process_judge is not None else None
     try:
         for ep in planned_episodes(cfg, eset.episodes, rd):

@@ -12,13 +12,16 @@ from pydantic import BaseModel, Field
 
 from ..episode import Answer, Episode, Turn
 from ..rundir import RunDir
-from ..trace import BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, Retry, ToolCallEvent, TraceEvent
+from ..trace import (
+    BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, NoToolStep, Retry, ToolCallEvent, TraceEvent,
+)
 from ..trace_fold import EpisodeFold, TurnFold, fold_trace
 from ..scoring.model import EpisodeScore, FailureLabel, TurnScore
 from ..scoring.process_model import EpisodeProcess, TurnProcess
 from .run_files import RunFiles
 
-StepKind = Literal["tool_call", "retry", "error", "budget_exhausted", "limit_hit", "final_answer"]
+StepKind = Literal["tool_call", "no_tool_step", "memory_compacted", "retry", "error", "budget_exhausted", "limit_hit",
+                   "final_answer"]
 
 
 class ImageRef(BaseModel):
@@ -174,12 +177,21 @@ def _step_of(ev: TraceEvent, run: RunDir, episode_id: str) -> StepView | None:
             images=[i for i in (_resolve_image(run, episode_id, n) for n in ev.images) if i],
             error=ev.error, error_kind=ev.error_kind, budget_left=ev.budget_left, duration_s=ev.duration_s,
             refused=not ev.executed)
+    if isinstance(ev, NoToolStep):
+        return StepView(kind="no_tool_step", step=ev.step, reasoning=ev.reply, summary=f"no tool called ({ev.reason}); "
+                        f"{ev.no_tool_steps} of {ev.cap} such steps", result_text=ev.feedback)
+    if isinstance(ev, MemoryCompacted):
+        dropped = ", ".join(u.label() for u in ev.dropped) or "nothing"
+        return StepView(kind="memory_compacted", step=ev.step, summary=f"earlier turns summarized; dropped: {dropped}",
+                        result_text=ev.note)
     if isinstance(ev, Retry):
         return StepView(kind="retry", step=ev.step, summary=f"retry {ev.attempt} after {ev.wait_s:.1f}s", error=ev.error)
     if isinstance(ev, ErrorEvent):
         return StepView(kind="error", step=ev.step, summary=ev.message, error=ev.detail or ev.message, error_kind=ev.bucket)
     if isinstance(ev, BudgetExhausted):
-        return StepView(kind="budget_exhausted", step=ev.step, summary=f"step budget of {ev.budget} used up", budget_left=0)
+        what = "steps without a tool call" if ev.ran_out == "no_tool_steps" else ev.unit.replace("_", " ") + "s"
+        return StepView(kind="budget_exhausted", step=ev.step, summary=f"step budget of {ev.budget} used up ({what})",
+                        budget_left=0)
     if isinstance(ev, LimitHit):
         return StepView(kind="limit_hit", step=ev.step, summary=f"{ev.limit} limit hit: {ev.value:g} of {ev.cap:g}")
     if isinstance(ev, FinalAnswerEvent):

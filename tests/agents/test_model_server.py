@@ -126,3 +126,19 @@ def test_tool_loop_calls_the_tool_per_question_then_answers(tmp_path: Path):
         assert no_tools.content == "Final answer: 7"  # without tools offered it answers at once
     assert [r.served for r in srv.chat_requests] == ["loop"] * 5
     assert all(json.loads(r.raw) == r.body for r in srv.chat_requests)  # the bytes received are kept as they came
+
+
+def test_code_writing_replies_arrive_as_a_codeagent_expects(tmp_path: Path):
+    """A `code` item is served as a thought then the code in `<code>` tags (or a ```python fence); a script
+    file may hold it too, and a bad `code_tags` is refused naming the line."""
+    (tmp_path / "s.jsonl").write_text(json.dumps({"code": 'final_answer("42")'}) + "\n"
+                                      + json.dumps({"content": "Thought: from memory.", "code": "print(1)", "code_tags": "markdown"}) + "\n")
+    with ScriptedModelServer(load_script(tmp_path / "s.jsonl")) as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key="k", max_retries=0)
+        got = [client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}]).choices[0].message
+               for _ in range(2)]
+    assert got[0].content == 'Thought: I will run this code.\n<code>\nfinal_answer("42")\n</code>' and not got[0].tool_calls
+    assert got[1].content == "Thought: from memory.\n```python\nprint(1)\n```"
+    (tmp_path / "bad.jsonl").write_text(json.dumps({"code": "x", "code_tags": "html"}) + "\n")
+    with pytest.raises(ScriptError, match=r"bad.jsonl, line 1: code_tags"):
+        load_script(tmp_path / "bad.jsonl")

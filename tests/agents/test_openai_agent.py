@@ -57,17 +57,19 @@ async def test_bad_model_actions_become_counted_error_steps(model_server, api_ke
         {"content": f"Final answer: {TITLE}", "match": {"tools_offered": False}},
         {"content": "Final answer: B"},
     ])
-    summary, rd = await run_agent("openai", agent_config(srv, api_key_env), episodes_file, tmp_path / "res", max_steps=4)
+    summary, rd = await run_agent("openai", agent_config(srv, api_key_env), episodes_file, tmp_path / "res", max_steps=3)
     calls = [e for e in events(rd, EP, "tool_call") if e.turn == 1]
-    assert [c.tool for c in calls] == ["web_search", "browse_web", "__empty_message__", "web_search"]
-    assert calls[0].error and "__raw__" in json.dumps(calls[0].args)  # not JSON: refused by the schema, counted
-    assert calls[1].error_kind == "refused" and calls[2].error_kind == "refused"
-    assert calls[3].error is None and calls[3].budget_left == 0
+    assert [c.tool for c in calls] == ["web_search", "browse_web", "web_search"]
+    assert calls[0].error and calls[0].args == {} and calls[0].raw_arguments.startswith('{"query"')  # not JSON: counted
+    assert calls[0].error_kind == "bad_arguments" and not calls[0].executed
+    assert calls[1].error_kind == "refused" and calls[2].error is None and calls[2].budget_left == 0
+    (empty,) = events(rd, EP, "no_tool_step")
+    assert empty.reason == "empty" and empty.no_tool_steps == 1  # a step, capped apart from the budget's tool calls
     assert len(events(rd, EP, "budget_exhausted")) == 1
     finals = events(rd, EP, "final_answer")
     assert finals[0].source == "budget_fallback" and finals[0].answer == TITLE
     turn1_calls = [c for c in events(rd, EP, "model_call") if c.turn == 1]
-    assert len(turn1_calls) == 4 + 1  # one request per step, then exactly one no-tool fallback request
+    assert len(turn1_calls) == 4 + 1  # one request per model step, then exactly one no-tool fallback request
     assert [c.purpose for c in turn1_calls] == ["step"] * 4 + ["budget_fallback"]
     fallback_req = srv.chat_requests[4].body
     assert "tools" not in fallback_req

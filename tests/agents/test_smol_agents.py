@@ -49,8 +49,11 @@ async def test_tool_calling_agent_sends_bad_calls_to_the_session_and_stops_at_th
     summary, rd = await run_agent("smol-tools", agent_config(srv, api_key_env), episodes_file, tmp_path / "res", max_steps=3)
     calls = events(rd, EP, "tool_call")
     assert [c.tool for c in calls] == ["web_search", "open_browser", "web_search"]
-    assert calls[0].error and calls[0].args == {"__raw__": "{'query': oops"}
+    assert calls[0].error and calls[0].raw_arguments == "{'query': oops" and calls[0].args == {}
+    assert calls[0].error_kind == "bad_arguments" and not calls[0].executed and calls[0].counted
     assert calls[1].error_kind == "refused" and calls[2].error is None
+    (empty,) = events(rd, EP, "no_tool_step")
+    assert empty.turn == 1 and empty.reason == "empty"  # a step, but not one of the budget's tool calls
     assert len(events(rd, EP, "budget_exhausted")) == 1
     final = events(rd, EP, "final_answer")[0]
     assert final.source == "budget_fallback" and final.answer == TITLE
@@ -106,6 +109,8 @@ async def test_empty_reply_on_a_memory_only_turn_is_a_counted_step(model_server,
     ])
     summary, rd = await run_agent("smol-tools", agent_config(srv, api_key_env), episodes_file, tmp_path / "res")
     assert summary.outcomes[0].answers == [TITLE, "A"]
-    (empty,) = events(rd, EP, "tool_call")
-    assert empty.turn == 2 and empty.tool == "__empty_message__" and empty.error_kind == "refused"
-    assert "repl" in json.dumps(srv.chat_requests[2].body["messages"][-1]) and "empty" in json.dumps(srv.chat_requests[2].body["messages"][-1])
+    assert not events(rd, EP, "tool_call")
+    (empty,) = events(rd, EP, "no_tool_step")
+    assert empty.turn == 2 and empty.reason == "empty" and "was empty" in empty.feedback
+    last = json.dumps(srv.chat_requests[2].body["messages"][-1])
+    assert "was empty" in last and "Final answer:" in last  # the model is told, and how to answer

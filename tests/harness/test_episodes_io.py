@@ -218,16 +218,24 @@ def test_handwritten_examples_load_and_their_checklists_reach_their_evidence():
     assert [checklist_coverage_problems(e) for e in s.episodes] == [[] for _ in s.episodes]
 
 
-def test_tool_parameter_table_matches_the_tool_registry():
-    """The loader's copy of the tool signatures must equal the schemas the tools generate."""
-    from harness.episodes_io import TOOL_PARAMETERS
+def test_checklist_arguments_are_checked_against_the_tools_own_schemas(tmp_path):
+    """No copy of the tool signatures: the loader asks the tools, so a checklist naming an argument a tool
+    does not take (or missing one it needs) is refused with the tool's real parameter list."""
+    from harness.episodes_io import tool_parameters
     from tools import ALL_TOOLS, get_tool
 
-    assert set(TOOL_PARAMETERS) == set(ALL_TOOLS)
-    for name, (required, optional) in TOOL_PARAMETERS.items():
+    for name in ALL_TOOLS:
+        required, optional = tool_parameters(name)
         schema = get_tool(name).parameters
-        assert set(schema.get("required", [])) == set(required), name
-        assert set(schema["properties"]) == set(required) | set(optional), name
+        assert set(required) == set(schema.get("required", [])) and set(required) | set(optional) == set(schema["properties"])
+    ep = {"id": "e", "split": "easy", "task_type": "comparison", "initiation": "citation", "area": "a",
+          "turns": [{"question": "q", "answer": {"format": "text", "value": "v"},
+                     "checklist": [{"tool": "table_extract", "args": {"paper": "P1", "figure": 2}}]}]}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(ep) + "\n")
+    with pytest.raises(EpisodeFileError, match=r"unknown argument\(s\) 'figure'; missing argument\(s\) 'table'; "
+                                               r"table_extract takes paper, table"):
+        load_episodes(bad)
 
 
 def test_committed_benchmark_image_cues_are_pngs_and_a_missing_one_is_refused(tmp_path, monkeypatch, capsys):

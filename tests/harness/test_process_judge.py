@@ -63,6 +63,9 @@ def test_the_judge_scores_each_episode_and_agrees_with_the_deterministic_metrics
         assert rho["progressive_refinement ~ reformulations"] == pytest.approx(1.5 / math.sqrt(3))
         got = {e.episode_id: e.process.judged for e in read_episode_scores(run)}
         assert got["F1"].scores["progressive_refinement"] == 9.0 and got["U1"].error and not got["U1"].scores
+        log = [json.loads(line) for line in (run / "process_judge_log.jsonl").read_text().splitlines()]
+        kinds = [e["event"] for e in log]  # the judge's own log beside the scores: requests, the unreadable reply, scores
+        assert kinds.count("request") == 5 and kinds.count("process_scores") == 3 and kinds.count("judge_error") == 1
         report = (run / "report.md").read_text()
         assert "## Judged process quality (MiroEval dimensions, LLM judge)" in report and "1 without readable scores" in report
         # again: the three readable verdicts come from the cache, the unreadable one is asked again (not cached)
@@ -88,6 +91,30 @@ def test_the_rendering_shows_calls_results_and_answers_but_no_gold():
     assert 'step 3: table_extract({"paper": "P001", "table": 2}) -> Table 2 | acc | 35.2 | [exposed: P001 table:2]' in text
     assert "answer: Final answer: 35.2" in text and "Tools offered: web_search, table_extract" in text
     assert "required" not in text.lower() and "gold" not in text.lower()
+
+
+def test_the_rendering_shows_v3_steps_without_a_tool_raw_arguments_compactions_and_which_limit_ran_out():
+    """Trace v3 events reach the judge: it reads plans and bad replies as steps, not as silence."""
+    from harness.trace import BudgetExhausted, FinalAnswerEvent, MemoryCompacted, NoToolStep, ToolCallEvent, TurnStart
+    from tools import EvidenceUnit
+
+    ids = {"run_id": "r", "episode_id": "E"}
+    evs = [TurnStart(**ids, turn=1, question="Which?", allowed_tools=["web_search"], budget=2),
+           NoToolStep(**ids, turn=1, step=1, reason="plan", reply="Plan: search first.", no_tool_steps=1, cap=2),
+           ToolCallEvent(**ids, turn=1, step=2, tool="web_search", raw_arguments="{'query': oops", executed=False,
+                         error="arguments are not a JSON object", error_kind="bad_arguments"),
+           NoToolStep(**ids, turn=1, step=3, reason="empty", no_tool_steps=2, cap=2),
+           BudgetExhausted(**ids, turn=1, budget=2, ran_out="no_tool_steps", no_tool_steps=2),
+           FinalAnswerEvent(**ids, turn=1, step=4, answer="A", source="budget_fallback"),
+           TurnStart(**ids, turn=2, question="And?", allowed_tools=[], budget=2, memory_only=True),
+           MemoryCompacted(**ids, turn=2, turns=[1], dropped=[EvidenceUnit(paper="P001", unit="figure:1", page=1)]),
+           FinalAnswerEvent(**ids, turn=2, step=1, answer="B")]
+    text = render_trace(fold_events("E", evs))
+    assert "step 1: no tool called (plan): Plan: search first." in text
+    assert "step 2: web_search({'query': oops) refused: arguments are not a JSON object" in text
+    assert "step 3: no tool called (empty)" in text
+    assert "the cap on steps without a tool call (2, counted per tool_call) ran out" in text
+    assert "memory of turns [1] compacted: 1 unit(s) no longer visible" in text
 
 
 def test_a_judge_that_is_down_stops_the_pass_and_leaves_the_scores(tmp_path: Path):

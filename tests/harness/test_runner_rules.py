@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.agent import FinalAnswer, ProviderError, TokenUsage, ToolCall
+from harness.agent import BaseAgent, FinalAnswer, NoToolStep, ProviderError, TokenUsage, ToolCall, ToolCalls
 from harness.episode import Episode
 from harness.episode_runner import EpisodeRunner
 from harness.rundir import RunDir
@@ -48,7 +48,7 @@ def _episode(eid="e1", final_memory_only=True) -> Episode:
     })
 
 
-class ScriptedAgent:
+class ScriptedAgent(BaseAgent):
     """Plays a list of actions per turn and records every view it was shown."""
 
     name = "scripted"
@@ -246,3 +246,116 @@ async def test_a_harness_error_in_one_episode_does_not_stop_the_run(tmp_path, mo
     by_id = {o.episode_id: o for o in summary.outcomes}
     assert by_id[bad_id].status == "failed" and by_id[bad_id].bucket == "pipeline"
     assert sum(o.status == "completed" for o in summary.outcomes) == len(by_id) - 1
+
+
+async def test_the_turn_view_is_read_only_the_session_owns_it(tmp_path):
+    import pydantic
+    import pytest
+
+    agent = ScriptedAgent({})
+    r, rd = _runner(tmp_path, agent)
+    await r.run(_episode())
+    with pytest.raises(pydantic.ValidationError):
+        agent.views[0].fallback = True  # type: ignore[misc]
+
+
+async def test_steps_without_a_tool_do_not_use_the_tool_call_budget_but_are_capped(tmp_path):
+    idle = NoToolStep(reason="plan", reply="Plan: think", feedback="call a tool or answer")
+    agent = ScriptedAgent({1: [idle, ToolCall(tool="echo", args={"paper": "P1"}), idle, idle, ToolCall(tool="echo", args={"paper": "P1"})]})
+    r, rd = _runner(tmp_path, agent, max_steps=3)
+    await r.run(_episode())
+    ev = [e for e in _events(rd) if e.turn == 1]
+    (call,) = [e for e in ev if e.kind == "tool_call"]
+    assert call.budget_left == 2  # the plan before it used no tool call
+    steps = [e for e in ev if e.kind == "no_tool_step"]
+    assert [(s.reason, s.no_tool_steps, s.cap, s.feedback) for s in steps] == [
+        ("plan", 1, 3, "call a tool or answer"), ("plan", 2, 3, "call a tool or answer"), ("plan", 3, 3, "call a tool or answer")]
+    (ex,) = [e for e in ev if e.kind == "budget_exhausted"]
+    assert (ex.ran_out, ex.tool_calls, ex.no_tool_steps, ex.model_steps) == ("no_tool_steps", 1, 3, 4)
+    assert next(e for e in ev if e.kind == "final_answer").source == "budget_fallback"
+    assert [v.no_tool_steps for v in agent.views if v.turn == 1] == [0, 1, 1, 2, 3]  # the last: the fallback's view
+
+
+async def test_the_model_step_unit_counts_a_reply_with_several_calls_as_one_step(tmp_path):
+    two = ToolCalls(calls=[ToolCall(tool="echo", args={"paper": "P1"}), ToolCall(tool="echo", args={"paper": "P2"})])
+    agent = ScriptedAgent({1: [two, ToolCall(tool="echo", args={"paper": "P3"}), ToolCall(tool="echo", args={"paper": "P4"})]})
+    r, rd = _runner(tmp_path, agent, max_steps=2, budget_unit="model_step")
+    await r.run(_episode())
+    ev = [e for e in _events(rd) if e.turn == 1]
+    assert [e.args["paper"] for e in ev if e.kind == "tool_call"] == ["P1", "P2", "P3"]
+    assert next(e for e in ev if e.kind == "turn_start").budget_unit == "model_step"
+    (ex,) = [e for e in ev if e.kind == "budget_exhausted"]
+    assert (ex.unit, ex.model_steps, ex.tool_calls) == ("model_step", 2, 3)
+
+
+async def test_calls_of_one_reply_past_the_tool_call_budget_are_recorded_not_run(tmp_path):
+    three = ToolCalls(calls=[ToolCall(tool="echo", args={"paper": p}, call_id=p) for p in ("P1", "P2", "P3")])
+    agent = ScriptedAgent({1: [three]})
+    r, rd = _runner(tmp_path, agent, max_steps=2)
+    await r.run(_episode())
+    calls = [e for e in _events(rd) if e.kind == "tool_call" and e.turn == 1]
+    assert [(c.args["paper"], c.executed, c.counted, c.error_kind) for c in calls] == [
+        ("P1", True, True, None), ("P2", True, True, None), ("P3", False, False, "refused")]
+    fallback = [v for v in agent.views if v.fallback][0]
+    assert [(o.call_id, o.counted) for o in fallback.memory] == [("P1", True), ("P2", True), ("P3", False)]
+
+
+class LoopAgent(BaseAgent):
+    """Owns its loop and never stops on its own: only the session's budget can end the turn."""
+
+    name = "loop"
+
+    def __init__(self, announce_steps: bool):
+        self.announce = announce_steps
+
+    def owns_turn(self, view):
+        return bool(view.tools)
+
+    async def run_turn(self, ctx):
+        while True:
+            if self.announce:
+                ctx.begin_step()
+            await ctx.call_tool("echo", {"paper": "P1"})
+
+    async def step(self, ctx):
+        return FinalAnswer(answer="fallback" if ctx.view.fallback else "memory")
+
+
+async def test_a_loop_agent_is_held_to_the_same_budget(tmp_path):
+    # announcing its steps, the 4th step is refused before its call; calling tools without announcing, each
+    # call is a model step and the 4th is refused and recorded
+    for announce, unit, counted in ((True, "tool_call", [True] * 3), (True, "model_step", [True] * 3),
+                                    (False, "tool_call", [True, True, True, False]),
+                                    (False, "model_step", [True, True, True, False])):
+        r, rd = _runner(tmp_path / f"{unit}-{announce}", LoopAgent(announce), max_steps=3, budget_unit=unit)
+        out = await r.run(_episode())
+        ev = _events(rd)
+        calls = [e for e in ev if e.kind == "tool_call" and e.turn == 1]
+        assert [c.counted for c in calls] == counted, (unit, announce)
+        assert out.answers == ["fallback", "memory"]
+        assert next(e for e in ev if e.kind == "final_answer").source == "budget_fallback"
+
+
+async def test_an_object_that_is_not_an_agent_is_refused_before_the_run(tmp_path, tiny_sandbox, tiny_episodes, monkeypatch):
+    import pytest
+
+    from harness.runner import RunSetupError, run_episodes
+
+    class NotAnAgent:
+        name = "half"
+
+        async def step(self, ctx):
+            return FinalAnswer(answer="x")
+
+    monkeypatch.setenv("EPI_SANDBOX_DIR", str(tiny_sandbox))
+    settings = RunSettings(agent="oracle", episodes=tiny_episodes, results=tmp_path, run_id="r", score=False)
+    with pytest.raises(RunSetupError, match=r"NotAnAgent does not implement the agent protocol.*missing uses_gold, "
+                                            r"memory_modes, preflight, start_episode, owns_turn, run_turn, end_episode"):
+        await run_episodes(settings, agent_factory=NotAnAgent)
+
+
+def test_the_harness_never_probes_an_agent_for_attributes():
+    root = Path(__file__).resolve().parents[2] / "harness"
+    hits = [f"{p}:{n}" for p in root.rglob("*.py") for n, line in enumerate(p.read_text().splitlines(), 1)
+            if "getattr(agent" in line or "hasattr(agent" in line]
+    assert hits == []

@@ -201,3 +201,23 @@ def test_cli_score_compare_and_errors(tmp_path):
     assert r.returncode == 2 and "not reachable" in " ".join(r.stderr.split()) and "Traceback" not in r.stderr
     r = _epi("score", str(tmp_path / "nope"))
     assert r.returncode == 2 and "does not exist" in " ".join(r.stderr.split())
+
+
+def test_judge_retries_go_through_the_provider_policy_and_into_the_judges_own_log(tmp_path):
+    """A 429 and a 500 from the judge are retried (Retry-After honoured) and logged beside the scores;
+    the run's traces are not touched."""
+    from sandbox.model_server import ScriptedModelServer
+
+    run = main_run(tmp_path)
+    traces = {p.name: p.read_bytes() for p in (run / "traces").glob("*.jsonl")}
+    script = [{"fault": "rate_limit", "retry_after": 0.05}, {"fault": "server_error"}]
+    with ScriptedModelServer(script + [{"content": "CORRECT"}] * 6) as srv:
+        cfg = JudgeConfig(model="m", base_url=srv.base_url, cache_dir=tmp_path / "jc", max_retries=2, retry_base_s=0.01)
+        s = score_run(run, judge=cfg)
+        assert s.labeller == "judge:m" and len(srv.chat_requests) == 8
+    log = [json.loads(line) for line in (run / "judge_log.jsonl").read_text().splitlines()]
+    retries = [e for e in log if e["event"] == "retry"]
+    assert [(r["attempt"], r["error"][:8]) for r in retries] == [(1, "HTTP 429"), (2, "HTTP 500")]
+    assert retries[0]["wait_s"] == pytest.approx(0.05)
+    assert sum(e["event"] == "verdict" for e in log) == 6 and all(e["judge"] == "judge:m" for e in log)
+    assert {p.name: p.read_bytes() for p in (run / "traces").glob("*.jsonl")} == traces

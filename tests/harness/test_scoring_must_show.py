@@ -4,6 +4,11 @@ marked right when it answers plainly or verbosely, and wrong when it hedges or l
 The scripted model server plays the answers; the real OpenAI-compatible agent asks it turn by turn
 through the real runner; the run is scored from its traces like any other run. The benchmark is
 whatever `RunSettings` uses by default, so the test follows the default when it changes.
+
+Since issue 14 a reply without a tool call and without a final-answer marker is a step, not an answer;
+only the budget's fallback request takes any reply as the answer. So each turn here is one such step
+(a plan, with a budget of 1) and the styled answer is the reply to the fallback request, which restates
+the question: every style, marked or not, reaches the matcher as the turn's recorded answer.
 """
 from __future__ import annotations
 
@@ -40,9 +45,9 @@ def _script(episodes) -> tuple[Script, dict[tuple[str, int], str]]:  # noqa: ANN
             style = STYLES[k % len(STYLES)]
             style_of[(ep.id, t)] = style
             items.append(ScriptItem(content=styles.write(turn, style, k // len(STYLES)),
-                                    match={"contains": f"Question: {turn.question}"}))
+                                    match={"contains": f"is used up and no more tools can be called. Question: {turn.question}"}))
             k += 1
-    return Script(responses=items, default=ScriptItem(content="(the script has no reply for this request)")), style_of
+    return Script(responses=items, default=ScriptItem(content="Plan: recall where this was reported.")), style_of
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +62,7 @@ def gold_run(tmp_path_factory) -> tuple[Path, dict[tuple[str, int], str]]:  # no
             cfg = AgentConfig(model="scripted", base_url=srv.base_url, api_key_env="EPI_SCRIPTED_KEY",
                               request_timeout_s=30, max_retries=1, extra={"images": False})
             settings = RunSettings(agent="openai", episodes=DEFAULT_EPISODES, results=tmp_path, run_id="gold-styles",
-                                   concurrency=1, score=False, agent_config=cfg)
+                                   concurrency=1, score=False, agent_config=cfg, max_steps=1)
             summary = asyncio.run(run_episodes(settings, world=NullWorld(tmp_path / "cache")))
             assert srv.remaining() == 0, f"{srv.remaining()} scripted replies were never asked for"
     finally:

@@ -20,7 +20,7 @@ import pytest
 from harness.rundir import RunDir
 from harness.scoring import SCORER_VERSION, score_run
 from harness.scoring.run import read_run_scores
-from harness.trace import SCHEMA_VERSION, ToolCallEvent, TraceVersionError, parse_event
+from harness.trace import SCHEMA_VERSION, NoToolStep, ToolCallEvent, TraceVersionError, parse_event
 from harness.trace_fold import fold_trace
 from harness.viewer.run_files import RunFiles
 from harness.viewer.timeline import build_timeline
@@ -53,8 +53,11 @@ def test_every_v1_trace_line_parses_into_a_typed_event_of_the_current_schema():
     calls = [e for e in events if isinstance(e, ToolCallEvent)]
     assert all(isinstance(u, EvidenceUnit) for c in calls for u in c.provenance)
     refused = [c for c in calls if not c.executed]
-    assert {c.tool for c in refused} == {"__empty_message__", "browse_everything"}
+    assert {c.tool for c in refused} == {"browse_everything"}
     assert all(c.error_kind == "refused" for c in refused)
+    # v1/v2 wrote an empty model reply as a refused call to `__empty_message__`: now a typed no_tool_step
+    (empty,) = [e for e in events if isinstance(e, NoToolStep)]
+    assert empty.reason == "empty" and "empty" in empty.feedback
 
 
 def test_a_trace_line_from_a_newer_harness_is_refused_with_a_clear_message():
@@ -65,8 +68,8 @@ def test_a_trace_line_from_a_newer_harness_is_refused_with_a_clear_message():
 
 def test_the_fold_of_a_v1_trace_counts_executed_calls_and_usage_once():
     fold = fold_trace(RunDir(DATA / "v1-openai").read_trace("sbx-001"))
-    assert [len(t.calls) for t in fold.ordered_turns] == [3, 1, 3, 0]
-    assert (fold.tool_calls, fold.refused_calls) == (5, 2)
+    assert [len(t.calls) + len(t.no_tool_steps) for t in fold.ordered_turns] == [3, 1, 3, 0]
+    assert (fold.tool_calls, fold.refused_calls, fold.no_tool_steps) == (5, 2, 1)
     assert [u.label() for u in fold.turn(1).exposed] == ["P027 table:2"]
     assert fold.turn(1).budget_exhausted and fold.turn(3).budget_exhausted
     assert fold.usage.total == sum(t.usage.total for t in fold.ordered_turns) == fold.end.usage.total
@@ -99,8 +102,8 @@ def test_viewer_and_replay_rescore_an_old_matcher_run_and_show_the_same_failure(
     assert tl.failure == score.failure and (tl.failure.type, tl.failure.turn) == ("others", 1)
     marked = [s for t in tl.turns for s in t.steps if s.failure is not None]
     assert len(marked) == 1 and marked[0].kind == "budget_exhausted"
-    refused = [s for s in tl.turns[0].steps if s.kind == "tool_call" and s.refused]
-    assert [s.tool for s in refused] == ["__empty_message__"] and (tl.tool_calls, tl.refused_calls) == (5, 2)
+    empty = [s for s in tl.turns[0].steps if s.kind == "no_tool_step"]  # v1's `__empty_message__` pseudo-call
+    assert len(empty) == 1 and "empty" in empty[0].summary and (tl.tool_calls, tl.refused_calls) == (5, 2)
 
 
 @pytest.mark.slow

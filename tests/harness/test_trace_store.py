@@ -1,4 +1,4 @@
-"""Trace v3 requests: each message stored once by hash, images as files, every request rebuilt byte for byte."""
+"""Trace v4 requests: each message stored once by hash, images as files, every request rebuilt byte for byte."""
 from __future__ import annotations
 
 import base64
@@ -78,7 +78,7 @@ def test_encoder_reuses_unchanged_messages_and_sees_reassigned_fields():
 def test_every_request_rebuilds_byte_for_byte_and_each_message_is_stored_once(tmp_path):
     path, sent = write_calls(tmp_path, conversation(12))
     events = read(path)
-    assert all(e.schema_version == SCHEMA_VERSION == 3 for e in events)
+    assert all(e.schema_version == SCHEMA_VERSION == 4 for e in events)
     index = fold_events("ep", events).requests
     images = tmp_path / "traces" / "ep"
     assert [index.body(n, images) for n in index.numbers()] == sent
@@ -136,13 +136,16 @@ def test_damaged_parts_are_reported_not_rebuilt_wrong(tmp_path):
         index.body(2, images)
 
 
-def test_older_traces_keep_their_whole_request(tmp_path):
-    v2 = {"schema_version": 2, "kind": "model_call", "turn": 1, "model": "m",
+@pytest.mark.parametrize("version", [2, 3])
+def test_older_traces_keep_their_whole_request(tmp_path, version):
+    v2 = {"schema_version": version, "kind": "model_call", "turn": 1, "model": "m",
           "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}}
-    ev = parse_event(json.dumps(v2))
-    index = fold_events("ep", [ev]).requests
-    assert index.stored_whole(1) and index.request(1) == v2["request"]
-    with pytest.raises(TraceRequestError, match="before v3"):
+    second = {**v2, "request": {"model": "m", "messages": [{"role": "user", "content": "again"}]}}
+    events = [parse_event(json.dumps(v2)), parse_event(json.dumps(second))]
+    index = fold_events("ep", events).requests
+    assert index.numbers() == [1, 2]  # numbered by their order in the trace
+    assert index.stored_whole(1) and index.request(1) == v2["request"] and index.request(2) == second["request"]
+    with pytest.raises(TraceRequestError, match="before v4"):
         index.body(1)
     with pytest.raises(TraceVersionError):
         parse_event(json.dumps({**v2, "schema_version": SCHEMA_VERSION + 1}))

@@ -1,0 +1,181 @@
+"""Model provider failures and how they are retried: one policy for the agents and the LLM judge.
+
+Retried (tenacity, exponential backoff with jitter, the server's Retry-After wins): 429, 408/409, 5xx,
+timeouts, connection errors, cut-off or unparseable response bodies. Not retried: other 4xx (bad
+request, auth), which raise ProviderError at once. Anything else is not a provider failure (a bug)
+and propagates unchanged. Every retry is reported through `on_retry(attempt, error, wait_s)`, so the
+caller can record it: agents in the run's trace, the judge in its own log.
+
+Two kinds of client are understood: the openai SDK's errors (smolagents, the judge) and, for requests
+posted with httpx itself (the OpenAI agent's prebuilt bodies, `agents/_wire.py`), `EndpointStatusError`
+and httpx's own errors. The SDK is never imported here just to compare types: its import costs a
+second of CPU, and a run whose agents post with httpx never needs it.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, TypeVar
+
+import httpx
+import tenacity
+
+from .agent import ProviderError
+
+T = TypeVar("T")
+OnRetry = Callable[[int, str, float], None]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to wait; Retry-After from the server wins (capped at max_wait_s)."""
+
+    max_retries: int = 4
+    base_s: float = 1.0
+    max_wait_s: float = 60.0
+    jitter: float = 0.1
+
+    def backoff(self, attempt: int) -> float:
+        """Wait before retry number `attempt` (1-based) when the server says nothing."""
+        wait = min(self.max_wait_s, self.base_s * (2 ** (attempt - 1)))
+        return wait * (1 + random.uniform(0, self.jitter))
+
+
+@dataclass(frozen=True)
+class ErrorVerdict:
+    retryable: bool
+    description: str
+    retry_after_s: float | None = None
+
+
+class EndpointStatusError(Exception):
+    """An OpenAI-compatible endpoint answered with an HTTP error status (requests posted with httpx)."""
+
+    def __init__(self, status_code: int, message: str, retry_after_s: float | None = None):
+        super().__init__(f"{status_code}: {message}")
+        self.status_code = status_code
+        self.message = message
+        self.retry_after_s = retry_after_s
+
+
+def retry_after(headers: httpx.Headers | Any) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (None for an HTTP date or no header)."""
+    if not headers:
+        return None
+    for key in ("retry-after-ms", "retry-after"):
+        raw = headers.get(key)
+        if raw is None:
+            continue
+        try:
+            v = float(raw)
+        except ValueError:
+            continue  # an HTTP date: fall back to our own backoff
+        return v / 1000.0 if key.endswith("ms") else v
+    return None
+
+
+def _status(code: int, message: str, retry_after_s: float | None) -> ErrorVerdict:
+    msg = f"HTTP {code}: {message}"
+    if code == 429 or code in (408, 409) or code >= 500:
+        return ErrorVerdict(True, msg, retry_after_s)
+    return ErrorVerdict(False, msg)
+
+
+def _sdk_verdict(exc: BaseException) -> ErrorVerdict | None:
+    """The openai SDK's errors, when the SDK is loaded (an SDK error implies it is)."""
+    openai = sys.modules.get("openai")
+    if openai is None:
+        return None
+    if isinstance(exc, openai.APITimeoutError):
+        return ErrorVerdict(True, "request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        return ErrorVerdict(True, f"connection error: {cause or exc}")
+    if isinstance(exc, openai.APIStatusError):
+        headers = exc.response.headers if exc.response is not None else None
+        return _status(exc.status_code, str(exc.message), retry_after(headers))
+    if isinstance(exc, openai.APIResponseValidationError):
+        return ErrorVerdict(True, f"unusable response body: {type(exc).__name__}: {exc}")
+    return None
+
+
+def classify(exc: BaseException) -> ErrorVerdict | None:
+    """What a request failure means; None for exceptions that are not provider failures (bugs)."""
+    if isinstance(exc, EndpointStatusError):
+        return _status(exc.status_code, exc.message, exc.retry_after_s)
+    if isinstance(exc, httpx.TimeoutException):
+        return ErrorVerdict(True, "request timed out")
+    if isinstance(exc, httpx.ConnectError):
+        return ErrorVerdict(True, f"connection error: {exc}")
+    verdict = _sdk_verdict(exc)
+    if verdict is not None:
+        return verdict
+    if isinstance(exc, (json.JSONDecodeError, httpx.TransportError)):
+        return ErrorVerdict(True, f"unusable response body: {type(exc).__name__}: {exc}")
+    return None
+
+
+def _retryable(exc: BaseException) -> bool:
+    verdict = classify(exc)
+    return verdict is not None and verdict.retryable
+
+
+def _retrying(policy: RetryPolicy, on_retry: OnRetry, cls: type[Any]) -> Any:
+    """A tenacity Retrying (or AsyncRetrying) that follows `policy` and reports each retry."""
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        verdict = classify(exc) if exc is not None else None
+        if verdict is not None and verdict.retry_after_s is not None:
+            return min(policy.max_wait_s, max(0.0, verdict.retry_after_s))
+        return policy.backoff(state.attempt_number)
+
+    def before_sleep(state: tenacity.RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        verdict = classify(exc) if exc is not None else None
+        wait_s = state.next_action.sleep if state.next_action else 0.0
+        on_retry(state.attempt_number, verdict.description if verdict else repr(exc), wait_s)
+
+    return cls(retry=tenacity.retry_if_exception(_retryable), stop=tenacity.stop_after_attempt(policy.max_retries + 1),
+               wait=wait, before_sleep=before_sleep, reraise=True)
+
+
+def _provider_error(exc: Exception, attempts: int) -> ProviderError | None:
+    """A provider failure that outlasted the policy (or is not retried) as ProviderError; None for anything else."""
+    verdict = classify(exc)
+    if verdict is None:
+        return None
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
+    return ProviderError(f"{verdict.description}{tries}")
+
+
+async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, on_retry: OnRetry) -> T:
+    """Await fn(), retrying provider failures; ProviderError when they outlast the policy."""
+    retrying = _retrying(policy, on_retry, tenacity.AsyncRetrying)
+
+    async def attempt() -> T:  # a coroutine function, so tenacity awaits each attempt
+        return await fn()
+
+    try:
+        result: T = await retrying(attempt)
+        return result
+    except Exception as exc:
+        err = _provider_error(exc, retrying.statistics.get("attempt_number", 1))
+        if err is None:
+            raise
+        raise err from exc
+
+
+def call_with_retries_sync(fn: Callable[[], T], policy: RetryPolicy, on_retry: OnRetry) -> T:
+    """The same for synchronous clients (smolagents runs in a worker thread; the judge is synchronous)."""
+    retrying = _retrying(policy, on_retry, tenacity.Retrying)
+    try:
+        result: T = retrying(fn)
+        return result
+    except Exception as exc:
+        err = _provider_error(exc, retrying.statistics.get("attempt_number", 1))
+        if err is None:
+            raise
+        raise err from exc
