@@ -70,6 +70,7 @@ bench: sandbox install-system
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/corpus_build.py
 	$(BIN)/python bench/process_metrics.py
+	$(BIN)/python bench/vs_inspect.py
 
 clean:
 	rm -rf $(VENV) sandbox/build

@@ -21,8 +21,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import openai
-
 from harness.agent import (
     AgentConfig,
     BaseAgent,
@@ -37,6 +35,7 @@ from harness.agent import (
     TurnContext,
     TurnView,
 )
+from harness.chat_body import ChatBody, MessageEncoder
 from harness.provider import call_with_retries
 
 from ._answers import last_chance_answer, read_reply
@@ -49,9 +48,9 @@ from ._prompt import (
     image_data_url,
     no_tool_feedback,
     observation_text,
-    strip_data_urls,
     turn_message_text,
 )
+from ._wire import ChatEndpoint, first_message, function_calls, token_counts
 
 _IMAGE_TOKENS = 800  # rough cost of one image when estimating context size
 _HANDOVER_CHARS = 4000  # digest of turns another agent played: results cut to this many characters
@@ -107,7 +106,7 @@ class OpenAIChatAgent(BaseAgent):
         self.config = config
         self.policy = retry_policy(config)
         self.send_images = bool(config.extra.get("images", True))
-        self._client: openai.AsyncOpenAI | None = None
+        self._client: ChatEndpoint | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -118,18 +117,16 @@ class OpenAIChatAgent(BaseAgent):
         self._batch_images: list[str] = []
         self._calls_made: list[tuple[str, str, int]] = []  # (tool, args json, step) this turn
         self._compacted_for = 0  # the turn whose earlier turns were last compacted
+        self._encoder = MessageEncoder()  # the episode's messages as JSON, each encoded once
 
     async def preflight(self) -> None:
         """Before the run: a model name, an API key and a reachable endpoint (ValueError otherwise)."""
         await preflight_endpoint(self.config)
 
-    def _get_client(self) -> openai.AsyncOpenAI:
+    def _get_client(self) -> ChatEndpoint:
         if self._client is None:
-            self._client = openai.AsyncOpenAI(
-                base_url=self.config.base_url, api_key=api_key(self.config),
-                timeout=self.config.request_timeout_s, max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context()),
-            )
+            self._client = ChatEndpoint(self.config.base_url, api_key(self.config), self.config.request_timeout_s,
+                                        verify=_ssl_context())
         return self._client
 
     async def start_episode(self, info: EpisodeInfo) -> None:
@@ -138,7 +135,7 @@ class OpenAIChatAgent(BaseAgent):
 
     async def end_episode(self) -> None:
         if self._client is not None:
-            await self._client.close()
+            await self._client.aclose()
             self._client = None
 
     # -- the turn ---------------------------------------------------------------------------
@@ -243,28 +240,27 @@ class OpenAIChatAgent(BaseAgent):
     async def _request(self, ctx: TurnContext, *, with_tools: bool) -> dict[str, Any] | None:
         view = ctx.view
         self._maybe_compact(ctx)
-        kwargs: dict[str, Any] = {"model": self.config.model or "default", "messages": self.messages,
-                                  **decoding_kwargs(self.config)}
+        fields: dict[str, Any] = {"model": self.config.model or "default", **decoding_kwargs(self.config)}
         if with_tools:
-            kwargs["tools"] = _tool_schema(view)
+            fields["tools"] = _tool_schema(view)
+        # each message is encoded once per episode; the body is a join of bytes (no SDK walk of the history)
+        body = ChatBody.build(fields, self._encoder.encode(self.messages))
         await ctx.model_slot()
         client = self._get_client()
         t0 = time.perf_counter()
-        resp = await call_with_retries(lambda: client.chat.completions.create(**kwargs), self.policy, ctx.record_retry)
+        resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry)
         latency = time.perf_counter() - t0
-        usage = getattr(resp, "usage", None)
+        prompt_tokens, completion_tokens = token_counts(resp)
         ctx.record_model_call(
             model=self.config.model or "default",
-            request=strip_data_urls(kwargs),  # type: ignore[arg-type]
-            response=resp.model_dump(mode="json"),
-            usage=TokenUsage(input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                             output_tokens=getattr(usage, "completion_tokens", 0) or 0),
+            request=None,
+            body=body,
+            response=resp,
+            usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
             latency_s=latency,
             tools_offered=view.tool_names if with_tools else [],
         )
-        if not resp.choices:
+        msg = first_message(resp)
+        if msg is None:
             return None
-        msg = resp.choices[0].message
-        calls = [{"id": tc.id, "type": "function", "function": {"name": tc.function.name, "arguments": tc.function.arguments}}
-                 for tc in (msg.tool_calls or []) if getattr(tc, "function", None) is not None]
-        return {"content": msg.content, "tool_calls": calls}
+        return {"content": msg.get("content"), "tool_calls": function_calls(msg)}

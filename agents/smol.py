@@ -41,6 +41,7 @@ from harness.agent import (
     TurnContext,
     TurnView,
 )
+from harness.chat_body import ChatBody
 from harness.provider import call_with_retries_sync
 
 from ._answers import answer_value_text, code_blocks, last_chance_answer, read_reply
@@ -53,10 +54,10 @@ from ._prompt import (
     fallback_prompt,
     no_tool_feedback,
     observation_text,
-    strip_data_urls,
     system_prompt,
     turn_message_text,
 )
+from ._wire import first_message, function_calls, post_chat_sdk, token_counts
 from ._smol_tools import make_smol_tools
 
 AUTHORIZED_IMPORTS = ["math", "statistics", "json", "re"]
@@ -135,7 +136,8 @@ class _Bridge:
 def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
     """An OpenAIServerModel whose requests open harness steps, go through our retries and land in the trace."""
     from smolagents import OpenAIServerModel
-    from smolagents.models import ChatMessage, TokenUsage as SmolTokenUsage
+    from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
+    from smolagents.models import TokenUsage as SmolTokenUsage
 
     policy = retry_policy(config)
 
@@ -150,29 +152,30 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
                 tools_to_call_from=tools_to_call_from, model=self.model_id,
                 custom_role_conversions=self.custom_role_conversions, convert_images_to_image_urls=True, **kwargs,
             )
+            # the exact bytes sent, built once: no SDK transform walking the conversation
+            body = ChatBody.from_request(completion_kwargs)
             bridge.model_slot()
             t0 = time.perf_counter()
             try:
-                resp = call_with_retries_sync(
-                    lambda: self.client.chat.completions.create(**completion_kwargs), policy, bridge.record_retry
-                )
+                resp = call_with_retries_sync(lambda: post_chat_sdk(self.client, body), policy, bridge.record_retry)
             except ProviderError as e:
                 bridge.provider_error = e
                 raise
             bridge.step_requested = True
-            usage = resp.usage
-            tokens = TokenUsage(input_tokens=(usage.prompt_tokens if usage else 0) or 0,
-                                output_tokens=(usage.completion_tokens if usage else 0) or 0)
+            prompt_tokens, completion_tokens = token_counts(resp)
+            tokens = TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens)
             bridge.record_model_call(
-                model=self.model_id, request=strip_data_urls(completion_kwargs), response=resp.model_dump(mode="json"),
+                model=self.model_id, request=None, body=body, response=resp,
                 usage=tokens, latency_s=time.perf_counter() - t0,
                 tools_offered=([t.name for t in tools_to_call_from if t.name != "final_answer"]
                                if tools_to_call_from else list(bridge.code_tools)),
             )
-            msg = resp.choices[0].message if resp.choices else None
+            msg = first_message(resp) or {}
+            calls = [ChatMessageToolCall(id=c["id"], type="function", function=ChatMessageToolCallFunction(
+                         name=c["function"]["name"], arguments=c["function"]["arguments"]))
+                     for c in function_calls(msg)]
             return ChatMessage(
-                role="assistant", content=(msg.content if msg else None) or "",
-                tool_calls=(msg.tool_calls if msg else None) or None, raw=resp,
+                role="assistant", content=msg.get("content") or "", tool_calls=calls or None, raw=resp,
                 token_usage=SmolTokenUsage(input_tokens=tokens.input_tokens, output_tokens=tokens.output_tokens),
             )
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools import EvidenceUnit
 
+from .chat_body import ChatBody
 from .episode import AnswerFormat, Episode
 from .fieldmeta import cli
 from .trace import BudgetUnit, NoToolReason, TokenUsage
@@ -230,8 +231,10 @@ class TurnContext(ABC):
         usage: TokenUsage,
         latency_s: float,
         tools_offered: list[str],
+        body: ChatBody | None = None,
     ) -> None:
-        """Write a model_call event (the agent reports every request it makes)."""
+        """Write a model_call event (the agent reports every request it makes). `body`: the exact bytes
+        sent, as parts (then `request` may be None); the trace stores them by content hash."""
 
     @abstractmethod
     def record_retry(self, attempt: int, error: str, wait_s: float) -> None:

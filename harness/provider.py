@@ -5,16 +5,21 @@ timeouts, connection errors, cut-off or unparseable response bodies. Not retried
 request, auth), which raise ProviderError at once. Anything else is not a provider failure (a bug)
 and propagates unchanged. Every retry is reported through `on_retry(attempt, error, wait_s)`, so the
 caller can record it: agents in the run's trace, the judge in its own log.
+
+Two kinds of client are understood: the openai SDK's errors (smolagents, the judge) and, for requests
+posted with httpx itself (the OpenAI agent's prebuilt bodies, `agents/_wire.py`), `EndpointStatusError`
+and httpx's own errors. The SDK is never imported here just to compare types: its import costs a
+second of CPU, and a run whose agents post with httpx never needs it.
 """
 from __future__ import annotations
 
 import json
 import random
+import sys
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TypeVar
 
 import httpx
-import openai
 import tenacity
 
 from .agent import ProviderError
@@ -45,7 +50,18 @@ class ErrorVerdict:
     retry_after_s: float | None = None
 
 
-def _retry_after(headers: httpx.Headers | None) -> float | None:
+class EndpointStatusError(Exception):
+    """An OpenAI-compatible endpoint answered with an HTTP error status (requests posted with httpx)."""
+
+    def __init__(self, status_code: int, message: str, retry_after_s: float | None = None):
+        super().__init__(f"{status_code}: {message}")
+        self.status_code = status_code
+        self.message = message
+        self.retry_after_s = retry_after_s
+
+
+def retry_after(headers: httpx.Headers | Any) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (None for an HTTP date or no header)."""
     if not headers:
         return None
     for key in ("retry-after-ms", "retry-after"):
@@ -60,20 +76,43 @@ def _retry_after(headers: httpx.Headers | None) -> float | None:
     return None
 
 
-def classify(exc: BaseException) -> ErrorVerdict | None:
-    """What a request failure means; None for exceptions that are not provider failures (bugs)."""
+def _status(code: int, message: str, retry_after_s: float | None) -> ErrorVerdict:
+    msg = f"HTTP {code}: {message}"
+    if code == 429 or code in (408, 409) or code >= 500:
+        return ErrorVerdict(True, msg, retry_after_s)
+    return ErrorVerdict(False, msg)
+
+
+def _sdk_verdict(exc: BaseException) -> ErrorVerdict | None:
+    """The openai SDK's errors, when the SDK is loaded (an SDK error implies it is)."""
+    openai = sys.modules.get("openai")
+    if openai is None:
+        return None
     if isinstance(exc, openai.APITimeoutError):
         return ErrorVerdict(True, "request timed out")
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
         return ErrorVerdict(True, f"connection error: {cause or exc}")
     if isinstance(exc, openai.APIStatusError):
-        code = exc.status_code
-        msg = f"HTTP {code}: {exc.message}"
-        if code == 429 or code in (408, 409) or code >= 500:
-            return ErrorVerdict(True, msg, _retry_after(exc.response.headers if exc.response is not None else None))
-        return ErrorVerdict(False, msg)
-    if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError, httpx.TransportError)):
+        headers = exc.response.headers if exc.response is not None else None
+        return _status(exc.status_code, str(exc.message), retry_after(headers))
+    if isinstance(exc, openai.APIResponseValidationError):
+        return ErrorVerdict(True, f"unusable response body: {type(exc).__name__}: {exc}")
+    return None
+
+
+def classify(exc: BaseException) -> ErrorVerdict | None:
+    """What a request failure means; None for exceptions that are not provider failures (bugs)."""
+    if isinstance(exc, EndpointStatusError):
+        return _status(exc.status_code, exc.message, exc.retry_after_s)
+    if isinstance(exc, httpx.TimeoutException):
+        return ErrorVerdict(True, "request timed out")
+    if isinstance(exc, httpx.ConnectError):
+        return ErrorVerdict(True, f"connection error: {exc}")
+    verdict = _sdk_verdict(exc)
+    if verdict is not None:
+        return verdict
+    if isinstance(exc, (json.JSONDecodeError, httpx.TransportError)):
         return ErrorVerdict(True, f"unusable response body: {type(exc).__name__}: {exc}")
     return None
 

@@ -86,7 +86,8 @@ class RunDir:
         return self.epoch_dir(epoch) / f"{safe_name(episode_id)}.jsonl"
 
     def assets_dir(self, episode_id: str, epoch: int = 1) -> Path:
-        """Images and other files saved next to an episode's trace."""
+        """The episode's folder beside its trace: images (tool results and the images requests sent), each
+        once, named `<sha256 of the bytes>.<ext>`; `epi trace export` reads them back into requests."""
         return self.epoch_dir(epoch) / safe_name(episode_id)
 
     def epochs(self) -> list[int]:

@@ -28,8 +28,10 @@ from .agent import (
     TurnView,
 )
 from .budget import StepBudget
+from .chat_body import ChatBody
 from .memory import EpisodeMemory
 from .trace import MemoryCompacted, ModelCall, NoToolStep as NoToolStepEvent, Retry, TokenUsage, ToolCallEvent
+from .trace_store import write_once
 from .tracewriter import TraceWriter
 
 _REPLY_CHARS = 2000
@@ -178,7 +180,7 @@ class ToolSession(TurnContext):
         executed = counted and raw_arguments is None and result.error_kind != "refused"
         self._counters.tool_calls += executed
         step = self.budget.used
-        images = self._save_images(result, step, len(self._memory.observations))
+        images = self._save_images(result)
         obs = Observation(
             turn=self._view.turn, step=step, tool=tool, args=args, raw_arguments=raw_arguments, call_id=call_id,
             text=result.text, images=[MemoryImage(path=str(p), caption=c) for p, c in images], data=result.data,
@@ -215,15 +217,14 @@ class ToolSession(TurnContext):
         except Exception as e:  # our own bug: the episode fails with the pipeline bucket
             raise PipelineError(f"{name} raised {type(e).__name__}: {e}", traceback.format_exc()) from e
 
-    def _save_images(self, result: ToolResult, step: int, seq: int) -> list[tuple[Path, str | None]]:
+    def _save_images(self, result: ToolResult) -> list[tuple[Path, str | None]]:
+        """Each image once per episode, named by the hash of its bytes: the same file a request that
+        sends it refers to (`harness.trace_store`)."""
         out = []
-        for i, img in enumerate(result.images):
+        for img in result.images:
             data = img.png
-            digest = hashlib.sha256(data).hexdigest()[:10]
-            stem = Path(img.name).stem or "image"
-            p = self._assets / f"t{self._view.turn}s{step}_{seq}_{i}_{stem}_{digest}.png"
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
+            p = self._assets / f"{hashlib.sha256(data).hexdigest()}.png"
+            write_once(p, data)
             out.append((p, img.caption))
         return out
 
@@ -237,7 +238,9 @@ class ToolSession(TurnContext):
         usage: TokenUsage,
         latency_s: float,
         tools_offered: list[str],
+        body: ChatBody | None = None,
     ) -> None:
+        """Write a model_call; the request is stored by content hash (`body`: the exact bytes sent)."""
         self._counters.model_calls += 1
         self._counters.usage = self._counters.usage + usage
         self._writer.write(
@@ -247,7 +250,7 @@ class ToolSession(TurnContext):
                 duration_s=latency_s,
                 model=model,
                 tools_offered=tools_offered,
-                request=request,
+                **self._writer.request_fields(request, body),
                 response=response,
                 usage=usage,
                 latency_s=latency_s,

@@ -18,6 +18,14 @@ refused with a message that says so. A change of the format bumps SCHEMA_VERSION
   out (refused, not run). `turn_start.budget_unit` and `budget_exhausted.unit` / `.ran_out` say
   what the budget counted and what ran out; `memory_compacted` records what a summary memory mode
   dropped from the model's view (the fold takes those units out of memory).
+- v4: a `model_call` stores its request by content hash instead of whole: `call` numbers it, `parent`
+  and `keep` say which earlier call's first messages it repeats, `messages` lists the hashes of the
+  messages after those, `head` the hash of the rest of the body (model, tools, decoding); `blobs`
+  holds the JSON text of every message or head this trace had not stored before. Image payloads in
+  messages are files named by their hash in the episode's folder beside the trace, and a tool result
+  already in a tool_call's `result_text` is referred to by its hash. `request_sha256`
+  is the hash of the exact body bytes. `harness.trace_store` writes and rebuilds this; a line of an
+  earlier version (whole `request`) reads as before.
 """
 from __future__ import annotations
 
@@ -25,11 +33,11 @@ import json
 import time
 from typing import Annotated, Any, Callable, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tools import EvidenceUnit
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 ReasonBucket = Literal["provider", "data_access", "pipeline", "model"]
 AnswerSource = Literal["agent", "budget_fallback", "limit_fallback", "none"]
@@ -94,12 +102,40 @@ class TurnStart(_Event):
     memory_only: bool = False
 
 
+class ImageRef(BaseModel):
+    """An image payload cut out of a stored message: the file beside the trace holding its bytes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    image: str = Field(description="file name in the episode's folder: <sha256 of the bytes>.<ext>")
+
+
+class ToolResultRef(BaseModel):
+    """A tool's result text cut out of a stored message: it is the `result_text` of an earlier tool_call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_result: str = Field(description="sha256 of that result_text (UTF-8); it stands for the text JSON-escaped")
+    chars: int | None = Field(default=None, ge=1, description="only the first `chars` characters of it (an agent cut the text short)")
+
+
+# A stored message or head: its JSON text, or the text in pieces around what was cut out of it
+Blob = Union[str, list[Union[str, ImageRef, ToolResultRef]]]
+
+
 class ModelCall(_Event):
     kind: Literal["model_call"] = "model_call"
     model: str = ""
     tools_offered: list[str] = Field(default_factory=list)
-    request: dict[str, Any] | None = Field(default=None, description="the full request, or None if stored by hash")
-    request_sha256: str | None = None
+    request: dict[str, Any] | None = Field(
+        default=None, description="v1-v3: the whole request (image data left out); v4: only a request without messages")
+    request_sha256: str | None = Field(default=None, description="sha256 of the exact request body bytes")
+    call: int = Field(default=0, ge=0, description="this request's number in the episode, from 1 (0: before v4)")
+    parent: int | None = Field(default=None, description="the earlier call whose first `keep` messages this one repeats")
+    keep: int = Field(default=0, ge=0)
+    messages: list[str] = Field(default_factory=list, description="hashes of the messages after the kept ones")
+    head: str | None = Field(default=None, description="hash of the body without its messages")
+    blobs: dict[str, Blob] = Field(default_factory=dict, description="text first stored here: hash -> JSON")
     response: dict[str, Any] | None = None
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_s: float = 0.0
@@ -246,8 +282,12 @@ def _v2_to_v3(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+def _v3_to_v4(d: dict[str, Any]) -> dict[str, Any]:
+    return d  # v4 only adds fields: an earlier model_call keeps its whole `request` and has call 0
+
+
 # version -> the step that lifts a line of that version to the next one
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def upgrade_event(d: dict[str, Any]) -> dict[str, Any]:

@@ -5,12 +5,15 @@ calls (executed or refused), its model steps that called no tool, model calls an
 retries, errors, budget and limit events, memory compactions and its final answer, plus every event
 in trace order for display. Evidence accounting lives here too: the units a turn exposed and the
 units the episode's memory still held for a turn (a summary memory mode's `memory_compacted` event
-takes the units it dropped out of memory). A truncated trace folds as far as it goes.
+takes the units it dropped out of memory). Model requests are rebuilt here too (`EpisodeFold.requests`,
+`TurnFold.request`): a v4 call stores only its new messages, so its request depends on the calls
+before it, in any turn. A truncated trace folds as far as it goes.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from pathlib import Path
+from typing import Any, Iterable
 
 from tools import EvidenceUnit
 
@@ -19,6 +22,7 @@ from .trace import (
     BudgetExhausted, EpisodeEnd, EpisodeStart, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, ModelCall,
     NoToolStep, Retry, TokenUsage, ToolCallEvent, TraceEvent, TurnStart,
 )
+from .trace_store import RequestIndex
 
 
 def unique_units(units: Iterable[EvidenceUnit]) -> list[EvidenceUnit]:
@@ -45,6 +49,12 @@ class TurnFold:
     budget: BudgetExhausted | None = None
     limit: LimitHit | None = None
     answer: FinalAnswerEvent | None = None
+    requests: RequestIndex = field(default_factory=RequestIndex, repr=False)  # the episode's, shared
+
+    def request(self, i: int, images_dir: Path | None = None) -> dict[str, Any]:
+        """The request of this turn's i-th model call (0-based) as JSON data, images as data URLs when
+        `images_dir` (RunDir.assets_dir) is given."""
+        return self.requests.request(self.requests.number_of(self.model_calls[i]), images_dir)
 
     @property
     def ran(self) -> bool:
@@ -121,13 +131,14 @@ class EpisodeFold:
     missing: bool = False
     truncated: bool = False
     bad_lines: list[int] = field(default_factory=list)
+    requests: RequestIndex = field(default_factory=RequestIndex, repr=False)
 
     def turn(self, t: int) -> TurnFold:
         """Turn t's record (an empty one if the trace never reached it; not stored)."""
-        return self.turns.get(t) or TurnFold(turn=t)
+        return self.turns.get(t) or TurnFold(turn=t, requests=self.requests)
 
     def _slot(self, t: int) -> TurnFold:
-        return self.turns.setdefault(t, TurnFold(turn=t))
+        return self.turns.setdefault(t, TurnFold(turn=t, requests=self.requests))
 
     def memory_before(self, t: int) -> list[EvidenceUnit]:
         """The units of earlier turns the model still had in turn t: every exposure of turns before t, less
@@ -216,6 +227,10 @@ def fold_events(episode_id: str, events: Iterable[TraceEvent]) -> EpisodeFold:
             continue
         if isinstance(ev, ErrorEvent):
             fold.errors.append(ev)
+        if isinstance(ev, ModelCall):
+            fold.requests.add(ev)
+        elif isinstance(ev, ToolCallEvent):
+            fold.requests.add_tool_result(ev)
         if not ev.turn:
             continue
         tf = fold._slot(ev.turn)

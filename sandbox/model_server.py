@@ -82,13 +82,43 @@ class RecordedRequest(BaseModel):
     body: dict[str, Any] | None = None
     tools_offered: list[str] = Field(default_factory=list)
     n_images: int = 0
-    served: str = Field(default="", description="'script[i]', 'default', or the fault name")
+    served: str = Field(default="", description="'script[i]', 'default', 'loop', or the fault name")
     ts: float = Field(default_factory=time.time)
+    raw: bytes | None = Field(default=None, exclude=True, description="the body bytes exactly as received (not logged)")
+
+
+class ToolLoop(BaseModel):
+    """A reply that depends on the conversation, so concurrent episodes each get the same exchange: while a
+    request offers tools and fewer than `calls` tool results follow its last user message, call `tool`;
+    then answer `content`. String arguments may use `{n}` (the call's number) and `{question}` (the
+    last user message from its `Question:` on, whitespace folded, cut at 80 characters, about as long
+    as a model's search query)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    calls: int = Field(default=5, ge=0)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    content: str = "Final answer: (loop done)"
+    delay_s: float = Field(default=0.0, ge=0, description="latency before each reply")
+
+    def reply(self, body: dict[str, Any]) -> ScriptItem:
+        messages = body.get("messages") or []
+        last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+        done = sum(1 for m in messages[last_user + 1:] if m.get("role") == "tool")
+        if not body.get("tools") or done >= self.calls:
+            return ScriptItem(content=self.content, delay_s=self.delay_s)
+        text = _last_user_text(body)
+        question = " ".join(text.split("Question:", 1)[-1].split())[:80]
+        args = {k: v.replace("{n}", str(done + 1)).replace("{question}", question) if isinstance(v, str) else v
+                for k, v in self.arguments.items()}
+        return ScriptItem(content=None, tool_calls=[ScriptToolCall(name=self.tool, arguments=args)], delay_s=self.delay_s)
 
 
 class Script(BaseModel):
     responses: list[ScriptItem] = Field(default_factory=list)
     default: ScriptItem = Field(default_factory=lambda: ScriptItem(content="Final answer: (script exhausted)"))
+    loop: ToolLoop | None = Field(default=None, description="when the scripted responses are used up, reply by this loop instead of the default")
 
 
 def load_script(path: Path) -> Script:
@@ -104,7 +134,7 @@ def load_script(path: Path) -> Script:
         data = None
     if isinstance(data, list):
         return _script_from_items([(i + 1, d) for i, d in enumerate(data)], p, "item")
-    if isinstance(data, dict) and ("responses" in data or "default" in data):
+    if isinstance(data, dict) and ("responses" in data or "default" in data or "loop" in data):
         try:
             return Script.model_validate(data)
         except ValidationError as e:
@@ -243,6 +273,8 @@ class ScriptedModelServer:
                         continue
                 self._used[i] = True
                 return f"script[{i}]", item
+        if self.script.loop is not None:
+            return "loop", self.script.loop.reply(body)
         return "default", self.script.default
 
     def _completion(self, body: dict[str, Any], item: ScriptItem) -> dict[str, Any]:
@@ -276,6 +308,10 @@ class ScriptedModelServer:
 def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # headers and body leave in one write, without Nagle's delay: otherwise every reply on a kept-alive
+        # connection waits for the client's delayed ACK (~40 ms), which would swamp what clients cost
+        wbufsize = -1
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             return
@@ -327,7 +363,7 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             label, item = server._pick(body)
             served = item.fault or label
             server._record(RecordedRequest(method="POST", path=self.path, body=body, tools_offered=tools,
-                                           n_images=_count_images(body), served=served))
+                                           n_images=_count_images(body), served=served, raw=raw))
             if item.fault == "timeout":
                 time.sleep(item.delay_s or 30.0)
             elif item.delay_s:

@@ -10,6 +10,7 @@ import asyncio
 import difflib
 import os
 import re
+import threading
 import unicodedata
 from pathlib import Path
 from urllib.parse import urlparse
@@ -58,6 +59,7 @@ class SandboxWorld(World):
         self._by_arxiv = {e.arxiv_id: e for e in self._catalog.papers if e.arxiv_id}
         self._by_title = {normalise_title(e.title): e for e in self._catalog.papers}
         self._index = None
+        self._index_lock = threading.Lock()  # concurrent first searches load the index once, not once each
 
     @property
     def catalog(self) -> Catalog:
@@ -144,7 +146,9 @@ class SandboxWorld(World):
         from tools.search_index import HybridIndex
 
         if self._index is None:
-            self._index = HybridIndex.load(self.root / "index")
+            with self._index_lock:
+                if self._index is None:
+                    self._index = HybridIndex.load(self.root / "index")
         pool = [(self._by_id[pid], score) for pid, score in self._index.search(query, max(k, SEARCH_POOL))
                 if pid in self._by_id]
         hits = []

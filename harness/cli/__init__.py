@@ -8,7 +8,7 @@ from rich.console import Console
 
 from ._apps import UserError, app
 
-_COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_score", "_view"]
+_COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_score", "_view", "_trace"]
 
 for _m in _COMMAND_MODULES:
     try:

@@ -100,6 +100,34 @@ def test_cli_refuses_a_bad_script_and_serves_a_good_one(tmp_path: Path):
         srv.wait(timeout=10)
 
 
+def test_tool_loop_calls_the_tool_per_question_then_answers(tmp_path: Path):
+    (tmp_path / "loop.json").write_text(json.dumps(
+        {"loop": {"tool": "web_search", "calls": 2, "arguments": {"query": "{question} ({n})", "k": 3}, "content": "Final answer: 7"}}))
+    script = load_script(tmp_path / "loop.json")
+    tool = {"type": "function", "function": {"name": "web_search", "parameters": {"type": "object", "properties": {}}}}
+    with ScriptedModelServer(script) as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key="k", max_retries=0)
+        msgs: list = [{"role": "user", "content": "Turn 1.\nQuestion: Which   paper\nstudies charts?"}]
+        queries = []
+        for _ in range(3):
+            reply = client.chat.completions.create(model="m", messages=msgs, tools=[tool]).choices[0].message
+            if not reply.tool_calls:
+                break
+            tc = reply.tool_calls[0]
+            queries.append(json.loads(tc.function.arguments))
+            msgs += [{"role": "assistant", "content": None, "tool_calls": [tc.model_dump()]},
+                     {"role": "tool", "tool_call_id": tc.id, "content": "result"}]
+        assert queries == [{"query": "Which paper studies charts? (1)", "k": 3}, {"query": "Which paper studies charts? (2)", "k": 3}]
+        assert reply.content == "Final answer: 7"
+        msgs.append({"role": "user", "content": "Question: next one"})  # a new question starts the count again
+        again = client.chat.completions.create(model="m", messages=msgs, tools=[tool]).choices[0].message
+        assert again.tool_calls and json.loads(again.tool_calls[0].function.arguments)["query"] == "next one (1)"
+        no_tools = client.chat.completions.create(model="m", messages=msgs).choices[0].message
+        assert no_tools.content == "Final answer: 7"  # without tools offered it answers at once
+    assert [r.served for r in srv.chat_requests] == ["loop"] * 5
+    assert all(json.loads(r.raw) == r.body for r in srv.chat_requests)  # the bytes received are kept as they came
+
+
 def test_code_writing_replies_arrive_as_a_codeagent_expects(tmp_path: Path):
     """A `code` item is served as a thought then the code in `<code>` tags (or a ```python fence); a script
     file may hold it too, and a bad `code_tags` is refused naming the line."""

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import socket
 
 import pytest
 
 from harness.runner import RunSetupError
+from harness.trace_fold import fold_trace
 
 from .conftest import agent_config, events, run_agent, two_turn_episode, write_episodes
 
@@ -161,6 +163,11 @@ async def test_cue_image_goes_to_the_model_and_summary_mode_compacts(model_serve
     turn2 = srv.chat_requests[2].body["messages"]
     assert turn2[1]["role"] == "user" and turn2[1]["content"].startswith("Summary of earlier turns")
     assert TITLE in turn2[1]["content"] and not any(m["role"] == "tool" for m in turn2)
-    # the trace keeps the request but not the base64 image payload
-    first = events(rd, EP, "model_call")[0].request
-    assert "chars omitted" in json.dumps(first) and len(json.dumps(first)) < 20000
+    # the image is stored once as a file named by its hash, not in the trace; every request (the summary
+    # one too, which drops earlier messages) rebuilds to the bytes the server received
+    payload = base64.b64encode(PNG).decode()
+    assert payload not in rd.trace_path(EP).read_text()
+    image = rd.assets_dir(EP) / f"{hashlib.sha256(PNG).hexdigest()}.png"
+    assert image.read_bytes() == PNG
+    fold = fold_trace(rd.read_trace(EP))
+    assert [fold.requests.body(n, rd.assets_dir(EP)) for n in fold.requests.numbers()] == [r.raw for r in srv.chat_requests]
