@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure  # no pyplot: no global figure state, and a lighter import
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .interval import Interval  # noqa: E402
-from .model import FAILURE_TYPES, CostTotals, EpisodeScore, RunScores  # noqa: E402
+from .interval import Interval
+from .model import FAILURE_TYPES, CostTotals, EpisodeScore, RunScores
 
 FAILURE_NAMES = {"retrieve": "Retrieve", "perception": "Perception", "reading_memory": "Reading-Memory",
                  "reasoning": "Reasoning", "others": "Others"}
@@ -30,17 +29,21 @@ def _iv(r: RunScores, key: str) -> Interval | None:
     return getattr(r.all.intervals, key) if r.all.intervals is not None else None
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
+def _subplots(figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots()
+
+
+def _save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")  # keep legends placed outside the axes
-    plt.close(fig)
     return path
 
 
 def failure_distribution(labels: list[str], runs: list[RunScores], path: Path, split: str = "all") -> Path:
     """Stacked bars: share of failed episodes per error type, one bar per run (Fig. 4)."""
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(runs) + 2.5), 3.6))
+    fig, ax = _subplots((max(4.0, 1.2 * len(runs) + 2.5), 3.6))
     bottoms = [0.0] * len(runs)
     for ftype in FAILURE_TYPES:
         vals = []
@@ -55,7 +58,8 @@ def failure_distribution(labels: list[str], runs: list[RunScores], path: Path, s
     ax.set_title("Failure types")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.tick_params(axis="x", labelrotation=20, labelsize=7)
-    plt.setp(ax.get_xticklabels(), ha="right")
+    for label in ax.get_xticklabels():
+        label.set_horizontalalignment("right")
     return _save(fig, path)
 
 
@@ -71,8 +75,8 @@ def budget_curve(runs: list[RunScores], path: Path) -> Path:
     groups: dict[str, list[RunScores]] = {}
     for r in runs:
         groups.setdefault(_other_settings(r), []).append(r)
-    fig, ax = plt.subplots(figsize=(6.4 if len(groups) > 1 else 4.8, 3.6))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, ax = _subplots((6.4 if len(groups) > 1 else 4.8, 3.6))
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, (name, rs) in enumerate(groups.items()):
         rs = sorted(rs, key=lambda r: r.ablation.max_steps or 0)
         pts = [(r.ablation.max_steps or 0, r.all.esr or 0.0, r.all.max_steps_rate or 0.0) for r in rs]
@@ -92,7 +96,7 @@ def budget_curve(runs: list[RunScores], path: Path) -> Path:
 
 def ablation_bars(labels: list[str], runs: list[RunScores], path: Path) -> Path:
     """ESR, Acc_final and Acc_pre per ablation setting (Fig. 5)."""
-    fig, ax = plt.subplots(figsize=(max(4.5, 1.6 * len(runs) + 2), 3.6))
+    fig, ax = _subplots((max(4.5, 1.6 * len(runs) + 2), 3.6))
     width = 0.26
     xs = range(len(runs))
     for k, (key, name) in enumerate((("esr", "ESR"), ("acc_final", "Acc_final"), ("acc_pre", "Acc_pre"))):
@@ -120,7 +124,7 @@ def cost_axis(costs: list[CostTotals]) -> tuple[str, str]:
 def cost_vs_success(labels: list[str], runs: list[RunScores], path: Path) -> Path:
     """Cost (tokens, or tool calls when no run used tokens) against ESR, one marker per run, named in a legend."""
     field, axis = cost_axis([r.all for r in runs])
-    fig, ax = plt.subplots(figsize=(7.2, 3.6))
+    fig, ax = _subplots((7.2, 3.6))
     markers = "osD^v<>Xph*"
     for k, (label, r) in enumerate(zip(labels, runs)):
         esr = r.all.esr or 0.0
@@ -139,7 +143,7 @@ def episode_cost_scatter(episodes: list[EpisodeScore], path: Path) -> Path:
     time when the agent used no tokens (a token axis of zeros says nothing)."""
     tokens = any(e.cost.total_tokens for e in episodes)
     field, axis = ("total_tokens", "total tokens") if tokens else ("wall_time_s", "wall time (s)")
-    fig, ax = plt.subplots(figsize=(4.8, 3.4))
+    fig, ax = _subplots((4.8, 3.4))
     for ok, color, name, marker, size in ((False, "#e15759", "failure", "o", 18), (True, "#2f8f3a", "success", "^", 46)):
         sel = [e for e in episodes if e.success is ok]
         ax.scatter([e.cost.tool_calls for e in sel], [getattr(e.cost, field) for e in sel], c=color, marker=marker,
@@ -173,7 +177,7 @@ def plot_run(scores: RunScores, episodes: list[EpisodeScore], out_dir: Path) -> 
 
 
 def _failure_by_split(splits: list[str], runs: list[RunScores], path: Path) -> Path:
-    fig, ax = plt.subplots(figsize=(4.8, 3.4))
+    fig, ax = _subplots((4.8, 3.4))
     bottoms = [0.0] * len(splits)
     for ftype in FAILURE_TYPES:
         vals = [float(getattr(r.split(s).failures, ftype)) for r, s in zip(runs, splits)]
@@ -188,7 +192,7 @@ def _failure_by_split(splits: list[str], runs: list[RunScores], path: Path) -> P
 def process_correlations(corrs: list, path: Path, title: str = "Process against outcome") -> Path:  # list[Correlation]
     """Spearman rho of each process metric with success, with its 95% interval; undefined rows shown as 'n/a'."""
     rows = list(reversed(corrs))
-    fig, ax = plt.subplots(figsize=(6.4, 0.28 * len(rows) + 1.2))
+    fig, ax = _subplots((6.4, 0.28 * len(rows) + 1.2))
     ys = range(len(rows))
     for y, c in zip(ys, rows):
         color = "#4e79a7" if c.level == "episode" else "#f28e2b"

@@ -22,7 +22,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from scipy import stats as _sp
+from statistics import NormalDist
 
 from .interval import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 
@@ -76,7 +76,7 @@ class DetectableDifference(BaseModel):
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    return float(_sp.norm.ppf(0.5 + confidence / 2.0))
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
 def _check_counts(successes: float, n: float) -> None:
@@ -105,8 +105,10 @@ def clopper_pearson_interval(successes: float, n: float, confidence: float = 0.9
     a = 1.0 - confidence
     if not 0.0 < a < 1.0:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    low = 0.0 if successes == 0 else float(_sp.beta.ppf(a / 2, successes, n - successes + 1))
-    high = 1.0 if successes == n else float(_sp.beta.ppf(1 - a / 2, successes + 1, n - successes))
+    from scipy.special import betaincinv  # the beta quantile; imported here, scipy is slow to load
+
+    low = 0.0 if successes == 0 else float(betaincinv(successes, n - successes + 1, a / 2))
+    high = 1.0 if successes == n else float(betaincinv(successes + 1, n - successes, 1 - a / 2))
     return Interval(estimate=successes / n, low=low, high=high, confidence=confidence, method="clopper-pearson",
                     n=float(n))
 
@@ -362,9 +364,15 @@ def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> McNemarResult:
     if n == 0:
         return McNemarResult(n10=0, n01=0, p_exact=1.0, p_mid=1.0)
     k = min(n10, n01)
-    exact = min(1.0, 2.0 * float(_sp.binom.cdf(k, n, 0.5)))
-    mid = min(1.0, 2.0 * float(_sp.binom.cdf(k, n, 0.5)) - float(_sp.binom.pmf(k, n, 0.5)))
+    pmf = [_half_binomial_pmf(i, n) for i in range(k + 1)]
+    exact = min(1.0, 2.0 * math.fsum(pmf))
+    mid = min(1.0, 2.0 * math.fsum(pmf) - pmf[k])
     return McNemarResult(n10=n10, n01=n01, p_exact=exact, p_mid=mid)
+
+
+def _half_binomial_pmf(i: int, n: int) -> float:
+    """P(X = i) for X ~ Binomial(n, 1/2), in logs so that large n neither overflows nor underflows early."""
+    return math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0))
 
 
 def newcombe_paired_difference(a: Sequence[bool], b: Sequence[bool], confidence: float = 0.95) -> PairedDifference:
@@ -417,7 +425,7 @@ def minimal_detectable_difference(
     common = dict(episodes=episodes, discordance=discordance, alpha=alpha, power=power)
     if discordance == 0.0:
         return DetectableDifference(**common, mdd=None)
-    za, zb = float(_sp.norm.ppf(1 - alpha / 2)), float(_sp.norm.ppf(power))
+    za, zb = NormalDist().inv_cdf(1 - alpha / 2), NormalDist().inv_cdf(power)
     sn = math.sqrt(episodes)
 
     def gap(d: float) -> float:
