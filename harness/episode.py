@@ -80,6 +80,33 @@ class ChecklistStep(_Strict):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class ValueRead(_Strict):
+    """A value the turn's answer depends on, where it was read, and under which setting."""
+    paper: str
+    unit: Unit                         # "figure:N" | "table:N" | "text"
+    turn: int | None = None            # on a final (or any later) turn: the 1-based earlier turn where this value was read; None = read in this turn
+    series: str | None = None          # method / curve / bar series / table row label, exactly as printed in the paper
+    column: str | None = None          # table column label, exactly as printed (tables only)
+    dataset: str | None = None         # dataset the value is measured on
+    metric: str | None = None          # metric name, e.g. "accuracy (%)"
+    x: float | None = None             # figures: the x-axis setting the value is read at (None for bar charts)
+    x_label: str | None = None         # figures: the x-axis quantity, e.g. "training epochs", "labelled fraction"
+    value: float | str | None = None   # the true value (number) or label (text) read
+
+
+class Condition(_Strict):
+    """One condition of a constraint question and the candidates that satisfy it."""
+    text: str
+    passes: list[str]                  # candidate names (as in Derivation.candidates) that satisfy this condition
+
+
+class Derivation(_Strict):
+    """How the gold answer follows from the reads (finals, and any computed turn)."""
+    op: str                            # e.g. "difference", "ratio", "sum", "mean", "count", "argmax", "argmin", "filter"
+    candidates: list[str] = []         # for constraint/choice questions: every candidate considered
+    conditions: list[Condition] = []   # constraint questions: the answer = candidates passing ALL conditions (then `op` picks from them)
+
+
 class Turn(_Strict):
     question: str = Field(min_length=1)
     cue: Cue | None = None
@@ -88,6 +115,8 @@ class Turn(_Strict):
     memory_only: bool = False
     checklist: list[ChecklistStep] = Field(default_factory=list)
     note: str | None = Field(default=None, description="free text for annotators; never shown to agents")
+    reads: list[ValueRead] = []
+    derivation: Derivation | None = None
 
     @model_validator(mode="after")
     def _memory_only_has_no_calls(self) -> "Turn":
