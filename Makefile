@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install sandbox run test bench clean
+.PHONY: install sandbox sandbox-v1 run test bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -22,9 +22,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Generates the offline corpus and its search index; skips the work when it is up to date.
+# Generates the offline corpus (v2) and its search index; skips the work when it is up to date.
 sandbox: install
 	$(BIN)/epi sandbox build
+
+# Corpus v1 in sandbox/build-v1, for the frozen benchmark episodes/sandbox-v1.jsonl (its papers have v1 ids).
+sandbox-v1: install
+	$(BIN)/epi sandbox build --corpus v1
 
 # The main job: the built-in agents on the sandbox benchmark, scored, compared, with a viewer.
 run: sandbox
@@ -38,7 +42,7 @@ run: sandbox
 	@echo "viewer:      $(RESULTS)/heuristic-$(TAG)/viewer/index.html (open it in a browser)"
 	@echo "replay a failed episode: $(BIN)/epi replay $(RESULTS)/heuristic-$(TAG) --failed"
 
-test: sandbox
+test: sandbox sandbox-v1
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: sandbox
@@ -46,6 +50,7 @@ bench: sandbox
 	$(BIN)/python bench/pdf_tools.py
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/corpus_build.py
+	$(BIN)/python bench/episode_validity.py episodes/sandbox-v2.jsonl
 
 clean:
-	rm -rf $(VENV) sandbox/build
+	rm -rf $(VENV) sandbox/build sandbox/build-v1

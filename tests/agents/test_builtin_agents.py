@@ -67,11 +67,13 @@ async def test_heuristic_reads_tables_but_not_figures(tiny_sandbox, generated_ep
 
 async def test_heuristic_on_the_sandbox_benchmark_is_an_honest_floor(tmp_path):
     from sandbox import paths
+    from sandbox.corpus.versions import corpus_version
 
-    bench = paths.REPO_DIR / "episodes" / "sandbox-v1.jsonl"
-    if not paths.catalog_path().is_file() or not bench.is_file():
-        pytest.skip("the default sandbox is not built (run `epi sandbox build`); the tiny-sandbox tests still ran")
-    summary, _ = await _run("heuristic", bench, tmp_path / "res", None)
+    bench = paths.REPO_DIR / "episodes" / "sandbox-v1.jsonl"  # sandbox-v1 runs on corpus v1
+    v1_dir = corpus_version("v1").default_dir()
+    if not (v1_dir / "catalog.json").is_file() or not bench.is_file():
+        pytest.skip("corpus v1 is not built (run `make sandbox-v1`); the tiny-sandbox tests still ran")
+    summary, _ = await _run("heuristic", bench, tmp_path / "res", v1_dir)
     f = summary.scores.all.failures
     assert 0 < summary.scores.all.esr < 100
     kinds = [k for k, v in f.model_dump().items() if v > 0]
