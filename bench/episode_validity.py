@@ -141,7 +141,7 @@ def prior_checks(eps: list[Episode], gt: GroundTruth) -> dict:
     """Answer-free priors on choice turns: the paper's own method, and each option position."""
     own_method = {p.id: p.method for p in gt.papers}
     n = own = own_turns = 0
-    chance = 0.0
+    chance = own_chance = 0.0
     pos = Counter()
     for ep in eps:
         for t in ep.turns:
@@ -153,11 +153,14 @@ def prior_checks(eps: list[Episode], gt: GroundTruth) -> dict:
             pos[sorted(a.choices).index(a.value)] += 1
             papers = {e.paper for e in t.evidence}
             names = {own_method.get(p) for p in papers} | {"Ours"}
+            names |= {f"{n} (ours)" for n in names if n}
             if any(o in names for o in a.choices.values()):
                 own_turns += 1
+                own_chance += 1 / len(a.choices)
                 own += a.choices[a.value] in names
     return {"choice_turns": n, "chance": round(chance / n, 3) if n else None,
             "turns_offering_the_own_method": own_turns, "own_method_is_right": own,
+            "chance_on_those_turns": round(own_chance / own_turns, 3) if own_turns else None,
             "right_option_position": dict(sorted(pos.items()))}
 
 
@@ -223,7 +226,8 @@ def report(m: dict) -> str:
         f"episodes with a paper the final does not use                   : {_pct(fi['episodes_with_an_unused_paper'], fi['finals'])}",
         f"finals without figure evidence (tables/text only)              : {_pct(fi['finals_without_figure_evidence'], fi['finals'])}",
         f"choice turns: own method right {_pct(pr['own_method_is_right'], pr['turns_offering_the_own_method'])}"
-        f" of turns offering it; chance {pr['chance']}; right option by position {pr['right_option_position']}",
+        f" of turns offering it (chance on those turns {pr['chance_on_those_turns']}, on all {pr['choice_turns']} "
+        f"choice turns {pr['chance']}); right option by position {pr['right_option_position']}",
         f"table-value turns whose cell another paper prints too         : {_pct(rc['another_paper_prints_the_same_cell'], rc['table_value_turns'])}",
         f"episodes repeating a turn: {mi['episodes_repeating_a_turn']}; episodes without figure evidence: "
         f"{mi['episodes_without_figure_evidence']}",

@@ -98,18 +98,23 @@ def page_text(pdf: Path) -> str:
         return "\n".join(page.get_text() for page in doc)
 
 
+def landing_text(e: CatalogEntry) -> str:
+    """What the paper's landing page (`epi sandbox serve`: /papers/<id>) shows: title, authors, venue, year, abstract."""
+    return "\n".join(x for x in (e.title, ", ".join(e.authors), f"{e.venue or ''} {e.year or ''}".strip(),
+                                 e.abstract or "") if x)
+
+
 def index_docs(catalog: Catalog, root: Path | None = None) -> list[tuple[str, str]]:
-    """One search document per paper: the text of its pages (title, authors, venue, year, abstract,
-    body, references), as a web search engine indexes a page. Without the PDFs (root None), the
-    catalog's metadata stands in."""
+    """One search document per paper: what a web crawler of the sandbox site reads for it, its landing
+    page (title, authors, venue, year, abstract) and its PDF's text (the same header, body, references).
+    Without the PDFs (root None), the landing page and the reference strings stand in."""
     docs = []
     for e in catalog.papers:
         pdf = root / e.pdf if root is not None else None
         if pdf is not None and pdf.is_file():
-            docs.append((e.id, page_text(pdf)))
+            docs.append((e.id, landing_text(e) + "\n" + page_text(pdf)))
         else:
-            parts = [e.title, ", ".join(e.authors), e.venue or "", str(e.year or ""), e.abstract or "", *e.references_text]
-            docs.append((e.id, "\n".join(x for x in parts if x)))
+            docs.append((e.id, "\n".join([landing_text(e), *e.references_text])))
     return docs
 
 

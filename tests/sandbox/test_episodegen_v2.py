@@ -62,7 +62,7 @@ def test_every_checklist_search_finds_its_target_and_references_are_where_the_ch
             target = t.evidence[0].paper if t.evidence else None
             for step in t.checklist:
                 if step.tool == "web_search":
-                    hits = [h.paper_id for h in world._search_sync(step.args["query"], 5)]
+                    hits = [h.paper_id for h in world._search_sync(step.args["query"], step.args.get("k", 5))]
                     assert target in hits, (ep.id, step.args["query"], hits)
                 if step.tool == "pdf_extract" and t.cue and re.search(r"cited as \[(\d+)\]", t.cue.text or ""):
                     n = re.search(r"cited as \[(\d+)\]", t.cue.text).group(1)

@@ -28,32 +28,34 @@ class Cue:
     figure: int | None = None  # the figure an image cue shows
 
 
-def _search(query: str) -> DraftStep:
-    return DraftStep(tool="web_search", args={"query": query})
+def _search(query: str, rank: int | None = 1) -> DraftStep:
+    """web_search asking for as many results as it takes to reach the target (5, the default, 10 or 20)."""
+    k = next(k for k in (5, 10, 20) if (rank or 1) <= k)
+    return DraftStep(tool="web_search", args={"query": query} if k == 5 else {"query": query, "k": k})
 
 
 def title_cue(f: V2Facts, pid: str, probe: Probe) -> Cue | None:
     title = f.papers[pid].title
     text = f'The paper titled "{title}".'
-    if sum(q.title == title for q in f.papers.values()) != 1 or probe.rank(text, pid) is None:
+    rank = probe.rank(text, pid)
+    if sum(q.title == title for q in f.papers.values()) != 1 or rank is None:
         return None
-    return Cue(text, pid, "title", [_search(text)])
+    return Cue(text, pid, "title", [_search(text, rank)])
 
 
 def citation_cue(f: V2Facts, pid: str, probe: Probe) -> Cue | None:
-    """'Okafor et al. (CVPR 2021), on semantic segmentation.': unique on surname, venue and year (+ area)."""
+    """'Okafor et al. (CVPR 2021), a paper on semantic segmentation.': unique on surname, venue, year and area;
+    searched as surname, task, venue and year, reading as many results as it takes."""
     p = f.papers[pid]
-    key = (f.surname(pid), p.venue, p.year)
-    same = [q for q in f.ids if (f.surname(q), f.papers[q].venue, f.papers[q].year) == key]
-    if len(same) == 1:
-        text = f"{key[0]} et al. ({p.venue} {p.year})."
-    elif [q for q in same if f.papers[q].area == p.area] == [pid]:
-        text = f"{key[0]} et al. ({p.venue} {p.year}), a paper on {p.task}."
-    else:
+    key = (f.surname(pid), p.venue, p.year, p.area)
+    if [q for q in f.ids if (f.surname(q), f.papers[q].venue, f.papers[q].year, f.papers[q].area) == key] != [pid]:
         return None
-    if probe.rank(text, pid) is None:
+    text = f"{key[0]} et al. ({p.venue} {p.year}), a paper on {p.task}."
+    query = f"{key[0]} {p.task} {p.venue} {p.year}"
+    rank = probe.rank(query, pid)
+    if rank is None:
         return None
-    return Cue(text, pid, "citation", [_search(text)])
+    return Cue(text, pid, "citation", [_search(query, rank)])
 
 
 def _matches(f: V2Facts, q: str, area: str, year: int | None, technique: str | None, datasets: list[str]) -> bool:
@@ -85,9 +87,10 @@ def hint_cue(f: V2Facts, pid: str, rng: random.Random, probe: Probe) -> Cue | No
             continue
         query = " ".join([technique if tech else "", p.task, *dsets, str(year) if year else ""]).split()
         query_text = " ".join(query)
-        if probe.rank(query_text, pid) is None:
+        rank = probe.rank(query_text, pid)
+        if rank is None:
             continue
-        return Cue(text, pid, "hint", [_search(query_text)])
+        return Cue(text, pid, "hint", [_search(query_text, rank)])
     return None
 
 
@@ -111,10 +114,11 @@ def image_cue(f: V2Facts, pid: str, image_path: str, rng: random.Random, probe: 
         if not baselines:
             continue
         query = " ".join(baselines + [fig.dataset or "", fig.x_label.split(" (")[0], str(p.year)])
-        if probe.rank(query, pid) is None:
+        rank = probe.rank(query, pid)
+        if rank is None:
             continue
         text = f"A figure from a {p.year} paper on {area.task_paraphrase}."
-        return Cue(text, pid, "image", [_search(query)], image=image_path, figure=fig.n)
+        return Cue(text, pid, "image", [_search(query, rank)], image=image_path, figure=fig.n)
     return None
 
 
@@ -125,11 +129,12 @@ def ref_cue(f: V2Facts, src: str, src_turn: int, pid: str, probe: Probe) -> Cue 
     i = f.reference_number(src, pid)
     title = f.papers[pid].title
     part = probe.reference_part(src, f"[{i}]") if probe.verified else 1
-    if part is None or probe.rank(title, pid) is None:
+    rank = probe.rank(title, pid)
+    if part is None or rank is None:
         return None
     read = {"paper": src} if part == 1 else {"paper": src, "part": part}
     text = f"The paper cited as [{i}] in the paper you found in turn {src_turn}."
-    return Cue(text, pid, "ref", [DraftStep(tool="pdf_extract", args=read), _search(title)], [(src, "text")])
+    return Cue(text, pid, "ref", [DraftStep(tool="pdf_extract", args=read), _search(title, rank)], [(src, "text")])
 
 
 def baseline_cue(f: V2Facts, src: str, src_turn: int, pid: str, rng: random.Random, probe: Probe) -> Cue | None:
@@ -138,7 +143,8 @@ def baseline_cue(f: V2Facts, src: str, src_turn: int, pid: str, rng: random.Rand
     method = f.papers[pid].method
     t = f.table(src, 1)
     rows = [r for r in t.rows if not r[0].endswith(" (ours)")]
-    if method not in [r[0] for r in rows] or probe.rank(method, pid) is None:
+    rank = probe.rank(method, pid)
+    if method not in [r[0] for r in rows] or rank is None:
         return None
     options = []
     own_index = next(i for i, r in enumerate(t.rows) if r[0].endswith(" (ours)"))
@@ -153,7 +159,7 @@ def baseline_cue(f: V2Facts, src: str, src_turn: int, pid: str, rng: random.Rand
     if not options:
         return None
     text = rng.choice(options)
-    steps = [DraftStep(tool="table_extract", args={"paper": src, "table": 1}), _search(method)]
+    steps = [DraftStep(tool="table_extract", args={"paper": src, "table": 1}), _search(method, rank)]
     return Cue(text, pid, "baseline", steps, [(src, "table:1")])
 
 
@@ -165,7 +171,8 @@ def citing_cue(f: V2Facts, src: str, src_turn: int, pid: str, probe: Probe) -> C
     if [q for q in f.cited_by[src] if (f.papers[q].venue, f.papers[q].year) == (p.venue, p.year)] != [pid]:
         return None
     query = f"{f.papers[src].method} {p.venue} {p.year}"
-    if probe.rank(query, pid) is None:
+    rank = probe.rank(query, pid)
+    if rank is None:
         return None
     text = f"A paper presented at {p.venue} {p.year} that cites the paper you found in turn {src_turn}."
-    return Cue(text, pid, "citing", [_search(query)])
+    return Cue(text, pid, "citing", [_search(query, rank)])

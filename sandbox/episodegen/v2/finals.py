@@ -163,10 +163,12 @@ def constraint(cands: list[Point], cand_turn: int, refs: list[Operand], rng: ran
         reads = [point_read(c, cand_turn) for c in cands] + _reads(low + high)
         note = "; ".join(f"{c.label}={c.value:g}" for c in cands) + f" | lower bound {lv:g}, upper bound {hv:g}"
         passes = [sorted(above), sorted(below)]
-        if len(answer) == 1 and len(cands) >= 3 and rng.random() < 0.5:
-            best = next(iter(answer))
+        single = next(iter(answer)) if len(answer) == 1 else None
+        if single is not None and len(cands) >= 3 and rng.random() < 0.5 \
+                and (single != "Ours" or bal.prefer_own("final")):  # a choice only where it keeps the prior at chance
+            best = single
             choices, letter = bal.options(best, [x for x in labels if x != best])
-            bal.record_own("Ours" in labels, best == "Ours", len(choices))
+            bal.record_own("final", "Ours" in labels, best == "Ours", len(choices))
             q = f"{lead} Exactly one of them has {joined}. Which one? Answer with the letter of the option."
             deriv = DraftDerivation(op="filter", candidates=list(choices.values()),
                                     conditions=[DraftCondition(text=t, passes=ps) for t, ps in zip(conds, passes)])

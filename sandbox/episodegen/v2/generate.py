@@ -73,8 +73,11 @@ class EpisodeBuilder:
         f, rng = self.f, self.rng
         used = {p.pid for p in papers}
         area = f.papers[papers[0].pid].area
-        kinds = list(LINK_KINDS)
+        # Cues that need reading an earlier paper come first; an indirect hint leads in a fifth of the
+        # cases and is otherwise the fallback, so most later papers are reached along the evidence.
+        kinds = [k for k in LINK_KINDS if k != "hint"]
         rng.shuffle(kinds)
+        kinds = ["hint"] + kinds if rng.random() < 0.2 else kinds + ["hint"]
         for kind in kinds:
             srcs = list(reversed(papers))
             for src in srcs:
@@ -251,6 +254,25 @@ class EpisodeBuilder:
         return None
 
 
+def plan_slots(count: int, rng: random.Random, image_share: float) -> list[v1.Slot]:
+    """v1's composition (splits, turns, task types, initiations); image cues go to a share of the
+    indirect-hint slots of comparison and aggregation episodes, spread over both splits (a constraint
+    final reads the anchor's figure at the setting, which an image cue must not show too)."""
+    slots = v1.plan_slots(count, rng, 0.0)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(slots):
+        if s.initiation == "indirect_hint" and s.task_type != "constraint":
+            groups.setdefault((s.split, s.task_type), []).append(i)
+    want = min(round(image_share * count), sum(len(g) for g in groups.values()))
+    chosen: set[int] = set()
+    queues = [groups[k] for k in sorted(groups)]
+    while len(chosen) < want:
+        for q in queues:
+            if q and len(chosen) < want:
+                chosen.add(q.pop(0))
+    return [v1.Slot(s.split, s.turns, s.task_type, s.initiation, i in chosen) for i, s in enumerate(slots)]
+
+
 def generate_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT,
                       image_share: float = 0.0, image_dir: str = DEFAULT_IMAGE_DIR,
                       probe: Probe | None = None) -> list[DraftEpisode]:
@@ -261,7 +283,7 @@ def generate_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, count: int =
     f = V2Facts(gt)
     probe = probe or NoProbe()
     rng = random.Random(f"episodes-v2:{seed}")
-    slots = v1.plan_slots(count, rng, image_share)
+    slots = plan_slots(count, rng, image_share)
     areas = sorted({p.area for p in gt.papers})
     anchors = {a: [pid for pid in f.ids if f.papers[pid].area == a and f.combos(pid)] for a in areas}
     for a in areas:

@@ -10,14 +10,14 @@ import asyncio
 from pathlib import Path
 from typing import Protocol
 
-SEARCH_K = 5  # web_search's default k: the checklist query must put the target among these
+SEARCH_K = 20  # web_search's largest k: a checklist query must put the target among these (it asks for as many as needed)
 
 
 class Probe(Protocol):
     verified: bool
 
     def rank(self, query: str, target: str) -> int | None:
-        """1-based rank of `target` among the first SEARCH_K hits of `query`, or None."""
+        """1-based rank of `target` among the first SEARCH_K hits of `query`, or None (NoProbe: 1)."""
 
     def top1(self, query: str) -> str | None:
         """The paper the engine ranks first for `query`."""
@@ -88,9 +88,11 @@ class ToolProbe:
         ref = self._parsed[paper].figure(n)
         if ref is None or ref.bbox is None or bbox is None:
             return False
+        # The drawn box spans the float's slot (a narrower chart is centred in it): the crop must cover its
+        # height, where a cut would drop the title or legend, and most of its width.
         slack = 3.0
-        return (ref.bbox[0] <= bbox[0] + slack and ref.bbox[1] <= bbox[1] + slack
-                and ref.bbox[2] >= bbox[2] - slack and ref.bbox[3] >= bbox[3] - slack)
+        return (ref.bbox[1] <= bbox[1] + slack and ref.bbox[3] >= bbox[3] - slack
+                and ref.bbox[2] - ref.bbox[0] >= 0.6 * (bbox[2] - bbox[0]))
 
     async def _read_parts(self, paper: str) -> list[str]:
         from tools import get_tool

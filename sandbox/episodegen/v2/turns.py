@@ -27,26 +27,27 @@ def x_text(x: float) -> str:
 
 @dataclass
 class Balancer:
-    """Keeps choice answers free of answer-only priors across the whole file."""
+    """Keeps choice answers free of answer-only priors across the whole file: per kind of choice turn
+    (figure series, table rows, final candidates), the paper's own method is the answer no more often
+    than chance, and the right option takes every position equally often."""
 
     rng: random.Random
-    own_offered: int = 0
-    own_right: int = 0
-    chance: float = 0.0
+    own_right: Counter = field(default_factory=Counter)  # kind -> turns where the own method is the answer
+    chance: dict[str, float] = field(default_factory=dict)  # kind -> sum of 1/options over turns offering it
     positions: Counter = field(default_factory=Counter)
 
     def copy(self) -> "Balancer":
-        return Balancer(self.rng, self.own_offered, self.own_right, self.chance, Counter(self.positions))
+        return Balancer(self.rng, Counter(self.own_right), dict(self.chance), Counter(self.positions))
 
-    def prefer_own(self) -> bool:
-        """Should the next choice turn offering the own method make it the answer? Only while it is below chance."""
-        return self.own_right < self.chance
+    def prefer_own(self, kind: str) -> bool:
+        """Should the next `kind` choice turn make the own method the answer? Only while that keeps it
+        below chance (half a turn of margin: where no other answer is possible, it is the answer anyway)."""
+        return self.own_right[kind] + 0.5 < self.chance.get(kind, 0.0)
 
-    def record_own(self, offered: bool, right: bool, n_options: int) -> None:
+    def record_own(self, kind: str, offered: bool, right: bool, n_options: int) -> None:
         if offered:
-            self.own_offered += 1
-            self.own_right += right
-            self.chance += 1 / n_options
+            self.own_right[kind] += right
+            self.chance[kind] = self.chance.get(kind, 0.0) + 1 / n_options
 
     def options(self, correct: str, others: list[str]) -> tuple[dict[str, str], str]:
         """Options with `correct` at the least used position for this option count; the rest shuffled."""
@@ -112,13 +113,13 @@ def figure_choice_turn(f: V2Facts, pts: list[Point], lead: str, cue: Cue | None,
             variants.append((hi, ranked[0]))
     if not variants:
         return None
-    want_own = bal.prefer_own()
+    want_own = bal.prefer_own("figure")
     variants.sort(key=lambda v: (v[1].label == "Ours") != want_own)
     hi, best = variants[0]
     p0 = pts[0]
     word = "highest" if hi else "lowest"
     choices, letter = bal.options(best.label, [q.label for q in pts if q is not best])
-    bal.record_own("Ours" in choices.values(), best.label == "Ours", len(choices))
+    bal.record_own("figure", "Ours" in choices.values(), best.label == "Ours", len(choices))
     q = (f"In Figure {p0.n}, which series has the {word} {p0.metric} at {p0.x_label} = {x_text(p0.x or 0)}? "
          f"Read it from the figure. Answer with the letter of the option.")
     answer = DraftAnswer(format="choice", value=letter, choices=choices)
@@ -141,7 +142,7 @@ def table_value_turn(c: Cell, lead: str, cue: Cue | None, f: V2Facts) -> DraftTu
 
 def table_choice_turn(f: V2Facts, pid: str, lead: str, cue: Cue | None, bal: Balancer) -> DraftTurn | None:
     t = f.table(pid, 1)
-    want_own = bal.prefer_own()
+    want_own = bal.prefer_own("table")
     variants = []
     for c, col in enumerate(t.columns[1:], start=1):
         for hi in (True, False):
@@ -159,7 +160,7 @@ def table_choice_turn(f: V2Facts, pid: str, lead: str, cue: Cue | None, bal: Bal
         own = next(r[0] for r in t.rows if r[0].endswith(" (ours)"))
         others[-1] = own
     choices, letter = bal.options(best, others)
-    bal.record_own(True, best.endswith(" (ours)"), len(choices))
+    bal.record_own("table", True, best.endswith(" (ours)"), len(choices))
     word = "highest" if hi else "lowest"
     q = f'In Table 1, which method has the {word} value in the column "{col}"? Answer with the letter of the option.'
     answer = DraftAnswer(format="choice", value=letter, choices=choices)
