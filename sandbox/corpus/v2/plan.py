@@ -8,12 +8,11 @@ surnames recur, as do venue and year: every paper has look-alikes a search must 
 from __future__ import annotations
 
 import random
-
 from collections.abc import Callable
 
-from .checks import check_plan, figure_problem
 from ..model import FigureGT, GroundTruth, PaperGT, SeriesGT, TableGT
 from ..vocab import FAMILY_NAMES, GIVEN_NAMES, STEM_HEADS, STEM_TAILS
+from .checks import check_plan, figure_problem
 from .prose import write_paper
 from .results import MIN_SEPARATION, Results, off_grid, separate
 from .vocab import AREAS, FIRST_YEAR, LAST_YEAR, VENUES_BY_PARITY, Area, Dataset

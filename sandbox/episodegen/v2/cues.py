@@ -128,7 +128,7 @@ def ref_cue(f: V2Facts, src: str, src_turn: int, pid: str, probe: Probe) -> Cue 
         return None
     i = f.reference_number(src, pid)
     title = f.papers[pid].title
-    part = probe.reference_part(src, f"[{i}]") if probe.verified else 1
+    part = probe.reference_part(src, i, title)
     rank = probe.rank(title, pid)
     if part is None or rank is None:
         return None

@@ -48,6 +48,8 @@ class _Paper:
 
 
 class EpisodeBuilder:
+    """Builds one episode for a slot from an anchor paper, or returns None if the anchor cannot serve it."""
+
     def __init__(self, f: V2Facts, slot: v1.Slot, rng: random.Random, probe: Probe, bal: Balancer, image_dir: str):
         self.f, self.slot, self.rng, self.probe, self.bal, self.image_dir = f, slot, rng, probe, bal, image_dir
 
@@ -135,7 +137,7 @@ class EpisodeBuilder:
         return None
 
     def build(self, anchor: str, ep_id: str, source: str) -> DraftEpisode | None:
-        f, rng, slot = self.f, self.rng, self.slot
+        """An episode for the slot anchored at `anchor`, trying up to 12 of its settings; None if none serves."""
         for n, d, xl, x in self._settings(anchor)[:12]:
             self.turns: list[DraftTurn] = []
             self.cues: list[Cue] = []

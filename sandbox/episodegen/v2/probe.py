@@ -7,6 +7,7 @@ Without one (a ground truth alone, in unit tests) `NoProbe` accepts every query 
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Protocol
 
@@ -22,8 +23,8 @@ class Probe(Protocol):
     def top1(self, query: str) -> str | None:
         """The paper the engine ranks first for `query`."""
 
-    def reference_part(self, paper: str, needle: str) -> int | None:
-        """The pdf_extract part of `paper` whose text contains `needle` (None if no part does)."""
+    def reference_part(self, paper: str, number: int, title: str) -> int | None:
+        """The pdf_extract part of `paper` showing its reference entry [number] (the cited title beside it)."""
 
     def figure_whole(self, paper: str, n: int, bbox: tuple[float, float, float, float] | None) -> bool:
         """Does figure_extract's crop of Figure n hold the whole chart (the drawn box `bbox`)?"""
@@ -38,7 +39,7 @@ class NoProbe:
     def top1(self, query: str) -> str | None:
         return None
 
-    def reference_part(self, paper: str, needle: str) -> int | None:
+    def reference_part(self, paper: str, number: int, title: str) -> int | None:
         return 1
 
     def figure_whole(self, paper: str, n: int, bbox: tuple[float, float, float, float] | None) -> bool:
@@ -71,12 +72,14 @@ class ToolProbe:
         hits = self._hits(query)
         return hits[0] if hits else None
 
-    def reference_part(self, paper: str, needle: str) -> int | None:
+    def reference_part(self, paper: str, number: int, title: str) -> int | None:
         if paper not in self._parts:
             self._parts[paper] = asyncio.run(self._read_parts(paper))
-        squeeze = " ".join(needle.split())
+        lead = " ".join(title.split()[:4])  # titles appear only in reference entries, and may wrap after that
         for i, text in enumerate(self._parts[paper], start=1):
-            if squeeze in " ".join(text.split()):
+            flat = re.sub(r"-\s+", "-", " ".join(text.split()))  # a title hyphen-wrapped at a line end
+            at = flat.find(lead)
+            if at >= 0 and f"[{number}]" in flat[max(0, at - 200):at]:
                 return i
         return None
 
