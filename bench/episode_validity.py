@@ -187,6 +187,56 @@ def recurring_table_values(eps: list[Episode], gt: GroundTruth) -> dict:
     return {"table_value_turns": n, "another_paper_prints_the_same_cell": recurring}
 
 
+def _table_guess(gt: GroundTruth, paper: str, series: str | None, dataset: str | None) -> float | None:
+    """What the text offers for a plotted value: the series' method on that dataset in the paper's Table 1."""
+    p = next(q for q in gt.papers if q.id == paper)
+    if not p.tables or not series or not dataset or dataset not in p.tables[0].columns:
+        return None
+    method = p.method if series == "Ours" else series
+    t = p.tables[0]
+    row = next((r for r in t.rows if r[0].removesuffix(" (ours)") == method), None)
+    return _num(row[t.columns.index(dataset)]) if row else None
+
+
+def text_guess_checks(eps: list[Episode], gt: GroundTruth) -> dict:
+    """A text-only guesser that takes each plotted value to be its method's table value (the nearest
+    thing the text prints) and ranks by table values: how often it is right on figure turns and finals
+    (annotated files only)."""
+    fig_n = fig_right = fin_n = fin_right = 0
+    for ep in eps:
+        for t in ep.turns:
+            if t.memory_only or not t.reads or not t.reads[0].unit.startswith("figure:") or t.answer.format != "number":
+                continue
+            r = t.reads[0]
+            g = _table_guess(gt, r.paper, r.series, r.dataset if r.x is not None else None)
+            fig_n += 1
+            fig_right += g is not None and abs(g - float(r.value)) <= (t.answer.tolerance or 0)
+        final = ep.turns[-1]
+        d = final.derivation
+        if not final.reads or d is None or d.op == "filter":
+            continue
+        guesses = {r.turn: _table_guess(gt, r.paper, r.series, r.dataset) for r in final.reads}
+        if any(v is None for v in guesses.values()):
+            continue
+        fin_n += 1
+        a = final.answer
+        vals = list(guesses.values())
+        if d.op == "difference":
+            ok = abs((vals[0] - vals[1]) - float(a.value)) <= (a.tolerance or 0)
+        elif d.op == "range":
+            ok = abs(max(vals) - min(vals) - float(a.value)) <= (a.tolerance or 0)
+        elif d.op == "mean":
+            ok = abs(sum(vals) / len(vals) - float(a.value)) <= (a.tolerance or 0)
+        elif d.op == "count":
+            ok = sum(v > vals[0] for v in vals[1:]) == a.value
+        else:
+            pick = (max if d.op == "argmax" else min)(guesses, key=guesses.get)
+            ok = a.choices[a.value] == f"the method whose value you read in turn {pick}"
+        fin_right += ok
+    return {"figure_value_turns": fig_n, "table_guess_right": fig_right, "finals_guessable": fin_n,
+            "finals_table_guess_right": fin_right}
+
+
 def misc_checks(eps: list[Episode]) -> dict:
     dup = sum(1 for ep in eps if len({t.question for t in ep.turns}) < len(ep.turns))
     no_fig = sum(1 for ep in eps if not any(e.unit.startswith("figure:") for t in ep.turns for e in t.evidence))
@@ -207,6 +257,7 @@ async def measure(episodes: Path, sandbox: Path) -> dict:
         "finals": final_checks(eps, gt),
         "priors": prior_checks(eps, gt),
         "recurring": recurring_table_values(eps, gt),
+        "text_guess": text_guess_checks(eps, gt),
         "misc": misc_checks(eps),
     }
 
@@ -232,6 +283,11 @@ def report(m: dict) -> str:
         f"episodes repeating a turn: {mi['episodes_repeating_a_turn']}; episodes without figure evidence: "
         f"{mi['episodes_without_figure_evidence']}",
     ]
+    tg = m["text_guess"]
+    if tg["figure_value_turns"]:
+        lines.append(f"text-only guess (a plotted value = its method's table value): right on "
+                     f"{_pct(tg['table_guess_right'], tg['figure_value_turns'])} figure-value turns and "
+                     f"{_pct(tg['finals_table_guess_right'], tg['finals_guessable'])} non-constraint finals")
     if f["examples"]:
         lines.append("examples of printed figure values: " + "; ".join(f["examples"][:3]))
     return "\n".join(lines)

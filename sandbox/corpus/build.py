@@ -1,7 +1,8 @@
 """Build the sandbox corpus on disk: PDFs, ground truth, catalog, build stamp and search index.
 
-`build_corpus` is idempotent: when the stamp says the same generator version, seed, paper count and
-index format were built and every file is there, it does nothing. Papers render in parallel
+`build_corpus` is idempotent: when the stamp says the same plan (the hash of the planned ground truth,
+so a change of the generator's code counts), renderer code and seed were built and every file is
+there, it does nothing (planning takes seconds; rendering is what is saved). Papers render in parallel
 processes and each rendered paper is cached by the hash of its content and of the renderer's code
 (`render-cache/`), so a rebuild after a change re-renders only the papers that changed. Papers a user
 added with `epi sandbox add` are kept across rebuilds. Which corpus (v1 or v2) is built is named by
@@ -39,6 +40,8 @@ class BuildStamp(BaseModel):
     ground_truth_sha256: str
     pdf_sha256: dict[str, str]
     index_format: int = 0
+    plan_sha256: str = ""  # the planned ground truth, before rendering
+    renderer: str = ""  # renderer_digest() of the code that rendered the PDFs
 
 
 @dataclass
@@ -138,7 +141,7 @@ def _index_is_current(root: Path) -> bool:
         return False
 
 
-def _is_up_to_date(root: Path, version: CorpusVersion, seed: int, n_papers: int) -> bool:
+def _is_up_to_date(root: Path, version: CorpusVersion, seed: int, n_papers: int, plan_hash: str) -> bool:
     stamp_path = root / STAMP_NAME
     if not stamp_path.is_file() or not (root / "ground_truth.json").is_file() or not (root / "catalog.json").is_file():
         return False
@@ -147,6 +150,8 @@ def _is_up_to_date(root: Path, version: CorpusVersion, seed: int, n_papers: int)
     except ValueError:
         return False
     if (stamp.generator_version, stamp.seed, stamp.papers) != (version.generator_version, seed, n_papers):
+        return False
+    if (stamp.plan_sha256, stamp.renderer) != (plan_hash, renderer_digest()):
         return False
     return all((root / "corpus" / f"{pid}.pdf").is_file() for pid in stamp.pdf_sha256)
 
@@ -222,7 +227,9 @@ def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n
     n_papers = n_papers or version.default_papers
     root = Path(sandbox_dir) if sandbox_dir else version.default_dir()
     t0 = time.perf_counter()
-    if not force and _is_up_to_date(root, version, seed, n_papers):
+    gt = version.plan(seed, n_papers)
+    plan_hash = ground_truth_hash(gt)
+    if not force and _is_up_to_date(root, version, seed, n_papers, plan_hash):
         gt = load_ground_truth(root)
         if with_index and not _index_is_current(root):
             catalog = load_catalog(root)
@@ -232,7 +239,6 @@ def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n
                            time.perf_counter() - t0, 0)
     old = load_catalog(root) if (root / "catalog.json").is_file() else None
     added = [e for e in (old.papers if old else []) if e.origin == "added" and (root / e.pdf).is_file()]
-    gt = version.plan(seed, n_papers)
     pdfs, rendered = render_corpus(gt, workers, root / CACHE_NAME, corpus)
     if version.name == "v2":
         from .v2.checks import check_rendered
@@ -257,7 +263,8 @@ def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n
         build_index(catalog, root / "index", root)
     stamp = BuildStamp(generator_version=version.generator_version, seed=seed, papers=n_papers,
                        ground_truth_sha256=sha256(gt_json.encode("utf-8")), pdf_sha256=hashes,
-                       index_format=_index_format() if with_index else 0)
+                       index_format=_index_format() if with_index else 0, plan_sha256=plan_hash,
+                       renderer=renderer_digest())
     write_atomic(root / STAMP_NAME, stamp.model_dump_json(indent=1))
     return BuildResult(root, False, len(gt.papers), sum(p.pages or 0 for p in gt.papers),
                        time.perf_counter() - t0, sum(len(b) for b in pdfs.values()), rendered)

@@ -121,8 +121,10 @@ def _chunks(p: PaperGT, refs: list[str]) -> list[tuple[str, list[str]]]:
 class _Flow:
     """Page/column cursor that places text and reserves float boxes."""
 
-    def __init__(self, g: Geometry, writer: pymupdf.DocumentWriter):
-        self.g, self.writer = g, writer
+    def __init__(self, g: Geometry, writer: pymupdf.DocumentWriter, spaced: bool = False):
+        # spaced (corpus v2): no column float right under a full-width one at a page's top, where a
+        # parser would take the wide float's cells for part of the column float
+        self.g, self.writer, self.spaced = g, writer, spaced
         self.page = -1
         self.dev = None
         self.placed: list[tuple[int, float, float, FloatBox]] = []  # page, x, y, box
@@ -154,6 +156,8 @@ class _Flow:
         self._column_floats()
 
     def _column_floats(self) -> None:
+        if self.spaced and self.g.columns == 2 and self.y == self.col_top and self.col_top > self.g.top:
+            return
         for box in [b for b in self.pending if not b.full_width or self.g.columns == 1]:
             if self.y + box.height <= self.bottom - 60:
                 self.placed.append((self.page, self.g.column_x(self.col) if not box.full_width else self.g.left,
@@ -230,7 +234,7 @@ def render_paper(p: PaperGT, refs: list[str], full_width_figures: set[int], char
     css = body_css(g)
     boxes = _boxes(p, g, full_width_figures if g.columns == 2 else set(), chart_backend)
     buf = io.BytesIO()
-    flow = _Flow(g, pymupdf.DocumentWriter(buf))
+    flow = _Flow(g, pymupdf.DocumentWriter(buf), spaced=chart_backend is not None)
     title = pymupdf.Story(_title_html(p), user_css=css)
     flow.new_page()
     _, filled = title.place(pymupdf.Rect(g.left, g.top, PAGE.width - g.right, 400))

@@ -77,7 +77,8 @@ async def test_heuristic_on_the_sandbox_benchmark_is_an_honest_floor(tmp_path):
     f = summary.scores.all.failures
     assert 0 < summary.scores.all.esr < 100
     kinds = [k for k, v in f.model_dump().items() if v > 0]
-    assert len(kinds) >= 3, f
+    # with the general search engine (no field bonus) most of its failures are retrieval and perception
+    assert len(kinds) >= 2, f
     assert f.retrieve > 0 and f.perception > 0
 
 

@@ -17,7 +17,7 @@ from harness.episodes_io import checklist_coverage_problems, episode_stats, load
 from sandbox.corpus.build import load_catalog, load_ground_truth
 from sandbox.corpus.model import GroundTruth
 from sandbox.corpus.v2.plan import plan_corpus
-from sandbox.episodegen.v2 import DEFAULT_COUNT, IMAGE_SHARE, NoProbe, ToolProbe, generate_episodes, write_episodes
+from sandbox.episodegen.v2 import DEFAULT_COUNT, IMAGE_SHARE, NoProbe, ToolProbe, V2Facts, generate_episodes, write_episodes
 from sandbox.world import SandboxWorld
 from tools import get_tool
 
@@ -253,3 +253,54 @@ def test_committed_benchmark_regenerates_from_the_built_sandbox(tmp_path: Path) 
     loaded = load_episodes(COMMITTED, catalog=load_catalog(paths.sandbox_dir()))
     assert len(loaded.episodes) >= 120
     assert {json.loads(line)["source"] for line in COMMITTED.read_text().splitlines()} == {loaded.episodes[0].source}
+    _text_alone_rarely_answers(V2Facts(gt), loaded.episodes)
+
+
+def _text_alone_rarely_answers(f: V2Facts, episodes: list[Episode]) -> None:
+    """A text-only guesser takes each plotted value to be its method's Table 1 score and ranks by those:
+    it is right on no figure-value turn, on <= 6% of numeric finals, on <= 10% of constraint finals, and
+    on figure-choice turns at most 10 points above chance."""
+    def guess(r) -> float | None:  # noqa: ANN001
+        return f.table_value(r.paper, f.papers[r.paper].method if r.series == "Ours" else r.series, r.dataset)
+
+    value_turns = value_right = numeric = numeric_right = sets = sets_right = choices = choice_right = 0
+    chance = 0.0
+    for ep in episodes:
+        for t in ep.turns[:-1]:
+            if t.reads and t.reads[0].unit.startswith("figure:") and t.answer.format == "number":
+                value_turns += 1
+                g = guess(t.reads[0])
+                value_right += g is not None and abs(g - t.reads[0].value) <= t.answer.tolerance
+            m = re.search(r"In Figure (\d+), which series has the (highest|lowest)", t.question)
+            if m:
+                pid = t.evidence[0].paper
+                fig = next(x for x in f.papers[pid].figures if x.n == int(m.group(1)))
+                opts = t.answer.choices
+                vals = {k: f.table_value(pid, next(s.method for s in fig.series if s.label == o), fig.dataset)
+                        for k, o in opts.items()}
+                pick = (max if m.group(2) == "highest" else min)(vals, key=vals.get)
+                choices += 1
+                choice_right += pick == t.answer.value
+                chance += 1 / len(opts)
+        final = ep.turns[-1]
+        d = final.derivation
+        g = {r.turn: guess(r) for r in final.reads}
+        if d.op == "filter":
+            sets += 1
+            cands = {r.series: guess(r) for r in final.reads if r.turn == final.reads[0].turn}
+            bounds = []
+            for c in d.conditions:
+                ts = [int(x) for x in re.findall(r"turn[s]? ([\d, and]+)", c.text)[0].replace("and", ",").split(",") if x.strip()]
+                bounds.append(sum(v for t_, v in g.items() if t_ in ts) / len(ts))
+            pred = {k for k, v in cands.items() if bounds[0] < v < bounds[1]}
+            gold = set(final.answer.value) if final.answer.format == "set" else {final.answer.choices[final.answer.value]}
+            sets_right += pred == gold
+        elif d.op in ("difference", "range", "mean", "count"):
+            numeric += 1
+            v, a = list(g.values()), final.answer
+            got = {"difference": lambda: v[0] - v[1], "range": lambda: max(v) - min(v),
+                   "mean": lambda: sum(v) / len(v), "count": lambda: sum(x > v[0] for x in v[1:])}[d.op]()
+            numeric_right += abs(got - a.value) <= a.tolerance
+    assert value_turns >= 300 and value_right == 0
+    assert numeric_right <= 0.06 * numeric + 1 and sets_right <= 0.1 * sets + 1, (numeric_right, numeric, sets_right, sets)
+    assert choices and choice_right / choices <= chance / choices + 0.10, (choice_right, choices, chance)

@@ -212,7 +212,10 @@ def _plan_floats(p: PaperGT, area: Area, cited: list[PaperGT], res: Results, rng
     for n, f in enumerate(figs, start=1):
         f.n = n
         f.caption = f"Figure {n}:" + f.caption.split(":", 1)[1]
-        f.visual = "vector" if rng.random() < 0.5 else "raster"
+        vector = rng.random() < 0.5
+        # two-column papers embed their charts as images: a chart's title and legend drawn as text could
+        # merge with a line of the other column into one text block and be lost from the figure's crop
+        f.visual = "vector" if vector and p.layout == "one_column" else "raster"
     p.figures = figs
 
 

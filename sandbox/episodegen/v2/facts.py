@@ -140,6 +140,23 @@ class V2Facts:
         others = self._same_setting[(pt.n, pt.label, pt.dataset, pt.x_label, pt.x)]
         return not any(q.paper != pt.paper and abs(q.value - pt.value) <= row_clear for q in others)
 
+    def table_value(self, pid: str, method: str, dataset: str) -> float | None:
+        """The method's standard-setting score on `dataset` as paper `pid`'s Table 1 prints it."""
+        t = self.table(pid, 1)
+        if dataset not in t.columns:
+            return None
+        row = next((r for r in t.rows if r[0].removesuffix(" (ours)") == method), None)
+        return float(row[t.columns.index(dataset)]) if row else None
+
+    def text_guess(self, pts: list[Point], highest: bool) -> Point | None:
+        """What text alone suggests is the highest (lowest) of these points: the one whose method the
+        papers' Table 1 ranks so on the same dataset (None when a table lacks one of them)."""
+        vals = [self.table_value(q.paper, q.method, q.dataset) for q in pts]
+        if any(v is None for v in vals):
+            return None
+        pick = max if highest else min
+        return pts[vals.index(pick(vals))]  # type: ignore[arg-type]
+
     def line_points(self, pid: str, n: int, x: float) -> list[Point]:
         return [q for q in self.points[pid] if q.n == n and q.x == x]
 

@@ -31,7 +31,7 @@ DEFAULT_SEED = 2
 DEFAULT_COUNT = 132
 IMAGE_SHARE = 0.15
 DEFAULT_IMAGE_DIR = "sandbox-v2-cues"
-MAX_ATTEMPTS = 80
+MAX_ATTEMPTS = 160
 LINK_KINDS = ("ref", "baseline", "citing", "hint")
 
 
@@ -55,12 +55,17 @@ class EpisodeBuilder:
 
     # ---- the setting and the papers ---------------------------------------------------------
     def _settings(self, anchor: str) -> list[tuple[int, str, str, float]]:
-        out = []
+        """(figure, dataset, x axis, x) settings of the anchor, the two lowest budgets of each sweep first:
+        there methods differ most in how much they lose, so plotted values follow their table scores least
+        and a final cannot be answered from the tables."""
+        low, high = [], []
         for n, d, xl in self.f.combos(anchor):
-            for x in sorted({q.x for q in self.f.points[anchor] if q.n == n and q.x is not None}):
-                out.append((n, d, xl, x))
-        self.rng.shuffle(out)
-        return out
+            xs = sorted({q.x for q in self.f.points[anchor] if q.n == n and q.x is not None})
+            for i, x in enumerate(xs):
+                (low if i < 2 else high).append((n, d, xl, x))
+        self.rng.shuffle(low)
+        self.rng.shuffle(high)
+        return low + high
 
     def _whole(self, pid: str, n: int) -> bool:
         return self.probe.figure_whole(pid, n, self.f.figure(pid, n).bbox)
@@ -115,10 +120,18 @@ class EpisodeBuilder:
     def _side_turn(self, pid: str, lead: str, cue: Cue | None, k_figure: int) -> DraftTurn | None:
         """A reading turn for variety: a table cell, a table ranking, the method's name, a bar, another figure."""
         f, rng = self.f, self.rng
-        kinds = ["table", "table_choice", "method", "bar", "figure"]
+        kinds = ["table", "table_choice", "method", "bar", "figure", "figure_choice"]
         rng.shuffle(kinds)
         for kind in kinds:
-            if kind == "table":
+            if kind == "figure_choice":  # rank the series of a line chart at one setting
+                settings = [(g.n, float(x)) for g in f.papers[pid].figures if g.kind == "line" and len(g.series) >= 3
+                            and self._whole(pid, g.n) for x in g.series[0].x]
+                rng.shuffle(settings)
+                for gn, gx in settings[:8]:
+                    t = figure_choice_turn(f, f.line_points(pid, gn, gx), lead, cue, self.bal)
+                    if t is not None:
+                        return t
+            elif kind == "table":
                 cells = [c for c in f.cells(pid) if not f.cell_recurs(c)]
                 if cells:
                     return table_value_turn(rng.choice(cells), lead, cue, f)
@@ -179,8 +192,7 @@ class EpisodeBuilder:
             papers.append(link)
             self.cues.append(link.cue)  # type: ignore[arg-type]
             later.append((link, True))
-        constraint_final = slot.task_type == "constraint"
-        k_first = slot.image or constraint_final or rng.random() < 0.5
+        k_first = slot.image or slot.task_type == "constraint" or rng.random() < 0.5
         a_turn = 1 if k_first else 2
         choice = self._operands(anchor, n, x, a_turn, a_points, later)
         if choice is None:
@@ -189,11 +201,8 @@ class EpisodeBuilder:
         lead1 = FIND_IMAGE if slot.image else FIND
         if k_first:
             self.turns.append(figure_value_turn(f, ops[0].point, lead1, cue))
-            if constraint_final:
-                second = figure_choice_turn(f, f.line_points(anchor, n, x), stay(1), None, self.bal)
-            else:
-                second = self._side_turn(anchor, stay(1), None, n)
-            if second is None:
+            second = self._side_turn(anchor, stay(1), None, n)
+            if second is None or second.question.split(". ", 1)[-1] == self.turns[0].question.split(". ", 1)[-1]:
                 return None
             self.turns.append(second)
         else:
@@ -238,19 +247,19 @@ class EpisodeBuilder:
             cands = self.f.line_points(anchor, n, x)
             # hard: the other papers' readings; easy (one other paper): A's own reading joins them
             refs = ops if self.slot.split == "easy" else [o for o in ops if o.point.paper != anchor]
-            return constraint(cands, 2, refs, rng, bal)
+            return constraint(cands, 1, refs, rng, bal, self.f)  # the figure turn 1 read (constraints read K first)
         if kind == "comparison":
             options = [rank, spread] if len(ops) >= 3 else [difference, rank]
             rng.shuffle(options)
             for make in options:
-                t = make(ops, bal) if make is rank else make(ops)
+                t = make(ops, bal, self.f) if make is rank else make(ops, self.f, bal)
                 if t is not None:
                     return t
             return None
         options = ["mean", "count"]
         rng.shuffle(options)
         for o in options:
-            t = mean(ops) if o == "mean" else count(ops[0], ops[1:])
+            t = mean(ops, self.f, bal) if o == "mean" else count(ops[0], ops[1:], self.f, bal)
             if t is not None:
                 return t
         return None

@@ -35,9 +35,21 @@ class Balancer:
     own_right: Counter = field(default_factory=Counter)  # kind -> turns where the own method is the answer
     chance: dict[str, float] = field(default_factory=dict)  # kind -> sum of 1/options over turns offering it
     positions: Counter = field(default_factory=Counter)
+    text_right: Counter = field(default_factory=Counter)  # kind -> turns the tables' ranking answers right
+    text_chance: dict[str, float] = field(default_factory=dict)
 
     def copy(self) -> "Balancer":
-        return Balancer(self.rng, Counter(self.own_right), dict(self.chance), Counter(self.positions))
+        return Balancer(self.rng, Counter(self.own_right), dict(self.chance), Counter(self.positions),
+                        Counter(self.text_right), dict(self.text_chance))
+
+    def allow_text_right(self, kind: str) -> bool:
+        """May the next `kind` turn be one that text alone answers (ranking, or computing from, the methods'
+        Table 1 values instead of the plotted ones)? Only while that keeps such turns below their share."""
+        return self.text_right[kind] + 0.5 < self.text_chance.get(kind, 0.0)
+
+    def record_text(self, kind: str, right: bool, n_options: int) -> None:
+        self.text_right[kind] += right
+        self.text_chance[kind] = self.text_chance.get(kind, 0.0) + 1 / n_options
 
     def prefer_own(self, kind: str) -> bool:
         """Should the next `kind` choice turn make the own method the answer? Only while that keeps it
@@ -104,22 +116,25 @@ def figure_choice_turn(f: V2Facts, pts: list[Point], lead: str, cue: Cue | None,
                        highest: bool | None = None) -> DraftTurn | None:
     """Which series is highest / lowest at one setting, if the winner is clear of the runner-up."""
     words = [True, False] if highest is None else [highest]
-    self_rng = bal.rng
-    self_rng.shuffle(words)
+    bal.rng.shuffle(words)
     variants = []
     for hi in words:
         ranked = sorted(pts, key=lambda q: -q.value if hi else q.value)
         if abs(ranked[0].value - ranked[1].value) > ranked[0].tolerance + ranked[1].tolerance:
-            variants.append((hi, ranked[0]))
+            guess = f.text_guess(pts, hi)
+            text_right = guess is not None and guess.label == ranked[0].label
+            if not text_right or bal.allow_text_right("figure"):
+                variants.append((hi, ranked[0], text_right))
     if not variants:
         return None
     want_own = bal.prefer_own("figure")
     variants.sort(key=lambda v: (v[1].label == "Ours") != want_own)
-    hi, best = variants[0]
+    hi, best, text_right = variants[0]
     p0 = pts[0]
     word = "highest" if hi else "lowest"
     choices, letter = bal.options(best.label, [q.label for q in pts if q is not best])
     bal.record_own("figure", "Ours" in choices.values(), best.label == "Ours", len(choices))
+    bal.record_text("figure", text_right, len(choices))
     q = (f"In Figure {p0.n}, which series has the {word} {p0.metric} at {p0.x_label} = {x_text(p0.x or 0)}? "
          f"Read it from the figure. Answer with the letter of the option.")
     answer = DraftAnswer(format="choice", value=letter, choices=choices)
