@@ -8,6 +8,7 @@ from harness.agent import Agent, AgentConfig
 AGENT_FACTORIES: dict[str, str] = {
     "oracle": "agents.oracle:OracleAgent",
     "heuristic": "agents.heuristic:HeuristicAgent",
+    "text-only": "agents.text_only:TextOnlyAgent",
     "openai": "agents.openai_chat:OpenAIChatAgent",
     "smol-code": "agents.smol:SmolCodeAgent",
     "smol-tools": "agents.smol:SmolToolCallingAgent",

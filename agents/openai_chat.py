@@ -26,8 +26,8 @@ from harness.agent import (
     AgentConfig,
     EpisodeInfo,
     FinalAnswer,
-    ModelUsage,
     Observation,
+    TokenUsage,
     ToolCall,
     TurnContext,
     TurnView,
@@ -274,7 +274,7 @@ class OpenAIChatAgent:
             model=self.config.model or "default",
             request=strip_data_urls(kwargs),  # type: ignore[arg-type]
             response=resp.model_dump(mode="json"),
-            usage=ModelUsage(input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            usage=TokenUsage(input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                              output_tokens=getattr(usage, "completion_tokens", 0) or 0),
             latency_s=latency,
             tools_offered=view.tool_names if with_tools else [],

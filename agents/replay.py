@@ -13,12 +13,13 @@ from typing import Any
 
 from harness.agent import AgentConfig, EpisodeInfo, FinalAnswer, ToolCall, TurnContext
 from harness.rundir import RunDir
-from harness.trace import FinalAnswerEvent, ToolCallEvent
+from harness.trace import ToolCallEvent
+from harness.trace_fold import fold_events
 
 
 @dataclass
 class RecordedTurn:
-    """What one turn did in the recorded run."""
+    """What one turn did in the recorded run: every call it asked for (refused ones too: they were steps)."""
 
     calls: list[ToolCallEvent] = field(default_factory=list)
     answer: str | None = None
@@ -26,15 +27,10 @@ class RecordedTurn:
 
 
 def recorded_turns(events: list[Any]) -> dict[int, RecordedTurn]:
-    """Turn number -> its recorded tool calls and final answer, from a trace's events."""
-    turns: dict[int, RecordedTurn] = {}
-    for ev in events:
-        if isinstance(ev, ToolCallEvent):
-            turns.setdefault(ev.turn, RecordedTurn()).calls.append(ev)
-        elif isinstance(ev, FinalAnswerEvent):
-            rec = turns.setdefault(ev.turn, RecordedTurn())
-            rec.answer, rec.source = ev.answer, ev.source
-    return turns
+    """Turn number -> its recorded tool calls and final answer, from the shared trace fold."""
+    fold = fold_events("", events)
+    return {tf.turn: RecordedTurn(calls=list(tf.calls), answer=tf.answer_text, source=tf.answer_source)
+            for tf in fold.ordered_turns if tf.calls or tf.answer is not None}
 
 
 class ReplayAgent:

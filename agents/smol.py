@@ -22,9 +22,9 @@ from harness.agent import (
     BudgetExhaustedError,
     EpisodeInfo,
     FinalAnswer,
-    ModelUsage,
     Observation,
     ProviderError,
+    TokenUsage,
     ToolCall,
     ToolSpec,
     TurnContext,
@@ -106,7 +106,7 @@ class _Bridge:
 def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
     """An OpenAIServerModel whose requests go through our retries and land in the trace."""
     from smolagents import OpenAIServerModel
-    from smolagents.models import ChatMessage, TokenUsage
+    from smolagents.models import ChatMessage, TokenUsage as SmolTokenUsage
 
     policy = retry_policy(config)
 
@@ -129,7 +129,7 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
                 bridge.provider_error = e
                 raise
             usage = getattr(resp, "usage", None)
-            tokens = ModelUsage(input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            tokens = TokenUsage(input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                                 output_tokens=getattr(usage, "completion_tokens", 0) or 0)
             bridge.record_model_call(
                 model=self.model_id, request=strip_data_urls(completion_kwargs), response=resp.model_dump(mode="json"),
@@ -141,7 +141,7 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             return ChatMessage(
                 role="assistant", content=(msg.content if msg else None) or "",
                 tool_calls=(msg.tool_calls if msg else None) or None, raw=resp,
-                token_usage=TokenUsage(input_tokens=tokens.input_tokens, output_tokens=tokens.output_tokens),
+                token_usage=SmolTokenUsage(input_tokens=tokens.input_tokens, output_tokens=tokens.output_tokens),
             )
 
     return RecordingModel(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.agent import FinalAnswer, ModelUsage, ToolCall  # noqa: E402
+from harness.agent import FinalAnswer, TokenUsage, ToolCall  # noqa: E402
 from harness.episode import Episode  # noqa: E402
 from harness.episode_runner import EpisodeRunner  # noqa: E402
 from harness.rundir import RunDir  # noqa: E402
@@ -67,7 +67,7 @@ class StepAgent:
     async def step(self, ctx):
         if self.latency:
             await asyncio.sleep(self.latency)
-            ctx.record_model_call(model="sim", request=None, response=None, usage=ModelUsage(input_tokens=10),
+            ctx.record_model_call(model="sim", request=None, response=None, usage=TokenUsage(input_tokens=10),
                                   latency_s=self.latency, tools_offered=ctx.view.tool_names)
         if ctx.view.steps_used < self.steps and not ctx.view.fallback:
             return ToolCall(tool="noop", args={"paper": "P1"})

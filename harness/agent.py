@@ -19,7 +19,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from tools import EvidenceUnit
+
 from .episode import AnswerFormat, Episode
+from .trace import TokenUsage
 
 
 class ToolSpec(BaseModel):
@@ -28,12 +31,6 @@ class ToolSpec(BaseModel):
     name: str
     description: str
     parameters: dict[str, Any]
-
-
-class EvidenceKey(BaseModel):
-    paper: str
-    unit: str
-    page: int | None = None
 
 
 class MemoryImage(BaseModel):
@@ -51,7 +48,7 @@ class Observation(BaseModel):
     text: str = ""
     images: list[MemoryImage] = Field(default_factory=list)
     data: dict[str, Any] | None = None
-    provenance: list[EvidenceKey] = Field(default_factory=list)
+    provenance: list[EvidenceUnit] = Field(default_factory=list, description="the evidence units the result exposed")
     error: str | None = None
 
 
@@ -115,11 +112,6 @@ class FinalAnswer(BaseModel):
 Action = ToolCall | FinalAnswer
 
 
-class ModelUsage(BaseModel):
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-
 class BudgetExhaustedError(Exception):
     """Raised by ctx.call_tool when the turn's step budget is used up (loop agents)."""
 
@@ -148,7 +140,7 @@ class TurnContext(ABC):
         model: str,
         request: dict[str, Any] | None,
         response: dict[str, Any] | None,
-        usage: ModelUsage,
+        usage: TokenUsage,
         latency_s: float,
         tools_offered: list[str],
     ) -> None:

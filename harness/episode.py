@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools import Unit
+from tools import EvidenceUnit, Unit
 
 Split = Literal["easy", "hard"]
 TaskType = Literal["constraint", "comparison", "aggregation"]
@@ -62,15 +62,9 @@ class Answer(_Strict):
         return self
 
 
-class EvidenceRef(_Strict):
-    """A required evidence unit: a paper id and `figure:N`, `table:N` or `text`."""
-
-    paper: str
-    unit: Unit
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.paper, self.unit)
+# A required evidence unit: a paper id and `figure:N`, `table:N` or `text` (unknown keys are refused).
+# It is the project's one evidence type; the name stays for the episode contract.
+EvidenceRef = EvidenceUnit
 
 
 class ChecklistStep(_Strict):
@@ -81,30 +75,48 @@ class ChecklistStep(_Strict):
 
 
 class ValueRead(_Strict):
-    """A value the turn's answer depends on, where it was read, and under which setting."""
+    """A value the turn's answer depends on, where it was read, and under which setting.
+
+    An annotation for audits and annotators (`epi episodes audit`), never shown to agents.
+    """
+
     paper: str
-    unit: Unit                         # "figure:N" | "table:N" | "text"
-    turn: int | None = None            # on a final (or any later) turn: the 1-based earlier turn where this value was read; None = read in this turn
-    series: str | None = None          # method / curve / bar series / table row label, exactly as printed in the paper
-    column: str | None = None          # table column label, exactly as printed (tables only)
-    dataset: str | None = None         # dataset the value is measured on
-    metric: str | None = None          # metric name, e.g. "accuracy (%)"
-    x: float | None = None             # figures: the x-axis setting the value is read at (None for bar charts)
-    x_label: str | None = None         # figures: the x-axis quantity, e.g. "training epochs", "labelled fraction"
-    value: float | str | None = None   # the true value (number) or label (text) read
+    unit: Unit = Field(description='"figure:N" | "table:N" | "text"')
+    turn: int | None = Field(default=None, description="on a final (or any later) turn: the 1-based earlier turn where "
+                                                       "this value was read; None = read in this turn")
+    series: str | None = Field(default=None, description="method / curve / bar series / table row label, exactly as printed")
+    column: str | None = Field(default=None, description="table column label, exactly as printed (tables only)")
+    dataset: str | None = Field(default=None, description="dataset the value is measured on")
+    metric: str | None = Field(default=None, description='metric name, e.g. "accuracy (%)"')
+    x: float | None = Field(default=None, description="figures: the x-axis setting the value is read at (None for bar charts)")
+    x_label: str | None = Field(default=None, description='figures: the x-axis quantity, e.g. "training epochs"')
+    value: float | str | None = Field(default=None, description="the true value (number) or label (text) read")
 
 
 class Condition(_Strict):
     """One condition of a constraint question and the candidates that satisfy it."""
+
     text: str
-    passes: list[str]                  # candidate names (as in Derivation.candidates) that satisfy this condition
+    passes: list[str] = Field(description="candidate names (as in Derivation.candidates) that satisfy this condition")
 
 
 class Derivation(_Strict):
-    """How the gold answer follows from the reads (finals, and any computed turn)."""
-    op: str                            # e.g. "difference", "ratio", "sum", "mean", "count", "argmax", "argmin", "filter"
-    candidates: list[str] = []         # for constraint/choice questions: every candidate considered
-    conditions: list[Condition] = []   # constraint questions: the answer = candidates passing ALL conditions (then `op` picks from them)
+    """How the gold answer follows from the reads (finals, and any computed turn). Never shown to agents."""
+
+    op: str = Field(description='e.g. "difference", "ratio", "sum", "mean", "count", "argmax", "argmin", "filter"')
+    candidates: list[str] = Field(default_factory=list, description="for constraint/choice questions: every candidate considered")
+    conditions: list[Condition] = Field(default_factory=list, description="constraint questions: the answer = candidates "
+                                                                          "passing ALL conditions (then `op` picks from them)")
+
+    @model_validator(mode="after")
+    def _passes_are_candidates(self) -> "Derivation":
+        known = set(self.candidates)
+        for ci, cond in enumerate(self.conditions):
+            unknown = [p for p in cond.passes if p not in known]
+            if unknown:
+                raise ValueError(f"conditions[{ci}].passes names {', '.join(map(repr, unknown))}, "
+                                 f"not among the candidates {self.candidates}")
+        return self
 
 
 class Turn(_Strict):
@@ -115,8 +127,8 @@ class Turn(_Strict):
     memory_only: bool = False
     checklist: list[ChecklistStep] = Field(default_factory=list)
     note: str | None = Field(default=None, description="free text for annotators; never shown to agents")
-    reads: list[ValueRead] = []
-    derivation: Derivation | None = None
+    reads: list[ValueRead] = Field(default_factory=list, description="annotation: the values the answer depends on; never shown to agents")
+    derivation: Derivation | None = Field(default=None, description="annotation: how the answer follows from the reads; never shown to agents")
 
     @model_validator(mode="after")
     def _memory_only_has_no_calls(self) -> "Turn":

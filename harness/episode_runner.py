@@ -41,7 +41,6 @@ from .trace import (
     FinalAnswerEvent,
     LimitHit,
     ReasonBucket,
-    TokenUsage,
     TurnStart,
 )
 from .tracewriter import TraceWriter
@@ -54,6 +53,7 @@ class EpisodeOutcome:
     bucket: str | None
     answers: list[str | None]
     wall_s: float
+    epoch: int = 1
 
 
 @dataclass
@@ -65,6 +65,8 @@ class RunSummary:
     episodes_kept: int
     outcomes: list[EpisodeOutcome] = field(default_factory=list)
     scores: Any = None
+    epochs: int = 1
+    lost: list[tuple[str, int]] = field(default_factory=list)  # (episode, epoch) lost with their workers
 
 
 class _EpisodeStop(Exception):
@@ -93,7 +95,7 @@ def _answer_text(action: Any) -> str | None:
 
 
 class EpisodeRunner:
-    """Runs one episode with one agent; shared pieces (world, tools, limiter) come from the run."""
+    """Runs episodes with one agent, as repeat `epoch`; shared pieces (world, tools, limiter) come from the run."""
 
     def __init__(
         self,
@@ -105,6 +107,7 @@ class EpisodeRunner:
         limiter: RateLimiter,
         episodes_dir: Path,
         make_agent: Callable[[], Agent],
+        epoch: int = 1,
     ):
         self.s = settings
         self.world = world
@@ -113,12 +116,14 @@ class EpisodeRunner:
         self.limiter = limiter
         self.episodes_dir = episodes_dir
         self.make_agent = make_agent
+        self.epoch = epoch  # which repeat of each episode this runner runs: decides where traces go
 
     def _specs(self, names: list[str]) -> list[ToolSpec]:
         return [ToolSpec(**self.tools[n].spec()) for n in names]
 
     async def run(self, ep: Episode) -> EpisodeOutcome:
-        writer = TraceWriter(self.run_dir.trace_path(ep.id), run_id=self.run_dir.run_id, episode_id=ep.id)
+        epoch = self.epoch
+        writer = TraceWriter(self.run_dir.trace_path(ep.id, epoch), run_id=self.run_dir.run_id, episode_id=ep.id)
         t_start = time.time()
         counters = EpisodeCounters()
         memory = EpisodeMemory()
@@ -134,17 +139,18 @@ class EpisodeRunner:
                 EpisodeStart(
                     n_turns=len(ep.turns), split=ep.split, task_type=ep.task_type, initiation=ep.initiation,
                     agent=getattr(agent, "name", self.s.agent), uses_gold=bool(getattr(agent, "uses_gold", False)),
+                    epoch=epoch,
                 )
             )
             info = EpisodeInfo(
                 episode_id=ep.id, n_turns=len(ep.turns), split=ep.split, task_type=ep.task_type,
                 initiation=ep.initiation, area=ep.area,
                 episode=ep if getattr(agent, "uses_gold", False) else None,
-                trace_dir=str(self.run_dir.assets_dir(ep.id)),
+                trace_dir=str(self.run_dir.assets_dir(ep.id, epoch)),
             )
             await self._guard(agent.start_episode(info), "start_episode")
             for t, turn in enumerate(ep.turns, 1):
-                answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start)
+                answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start, epoch)
                 answers.append(answer)
         except _EpisodeStop as stop:
             status, bucket = "failed", stop.bucket
@@ -164,11 +170,11 @@ class EpisodeRunner:
             EpisodeEnd(
                 ts=time.time(), duration_s=time.time() - t_start, status=status, bucket=bucket,
                 model_calls=counters.model_calls, tool_calls=counters.tool_calls,
-                usage=TokenUsage(input_tokens=counters.input_tokens, output_tokens=counters.output_tokens),
+                usage=counters.usage,
             )
         )
         writer.commit()
-        return EpisodeOutcome(ep.id, status, bucket, answers, time.time() - t_start)
+        return EpisodeOutcome(ep.id, status, bucket, answers, time.time() - t_start, epoch)
 
     async def _guard(self, coro: Any, what: str) -> Any:
         """Await an agent call; map its failures to reason buckets."""
@@ -197,7 +203,7 @@ class EpisodeRunner:
 
     async def _run_turn(
         self, agent: Agent, ep: Episode, t: int, memory: EpisodeMemory, writer: TraceWriter,
-        counters: EpisodeCounters, t_start: float,
+        counters: EpisodeCounters, t_start: float, epoch: int = 1,
     ) -> str | None:
         turn = ep.turns[t - 1]
         active = list(self.tools)
@@ -220,7 +226,7 @@ class EpisodeRunner:
         )
         ctx = ToolSession(
             view=view, world=self.world, tools=self.tools, memory=memory, writer=writer,
-            assets_dir=self.run_dir.assets_dir(ep.id), run_dir=self.run_dir.path, counters=counters,
+            assets_dir=self.run_dir.assets_dir(ep.id, epoch), run_dir=self.run_dir.path, counters=counters,
             limiter=self.limiter,
         )
         answer: str | None = None

@@ -194,6 +194,8 @@ def load_episodes(path: Path, *, catalog: Catalog | None = None) -> EpisodeSet:
         lines[ep.id] = lineno
         for field, msg in episode_reference_problems(ep, base_dir=path.parent, catalog=catalog):
             out.add(lineno, ep.id, field, msg)
+        for field, msg in annotation_problems(ep):
+            out.add(lineno, ep.id, field, msg)
         episodes.append(ep)
     out.raise_if_any()
     return EpisodeSet(path=path, sha256=hashlib.sha256(path.read_bytes()).hexdigest(), episodes=episodes, lines=lines)
@@ -266,6 +268,31 @@ def episode_reference_problems(ep: Episode, *, base_dir: Path, catalog: Catalog 
                 problems.append((f"turns[{ti}].evidence[{ei}].paper", f"no paper {ev.paper!r} in the catalog"))
             elif (why := _float_problem(entry, ev.unit)) is not None:
                 problems.append((f"turns[{ti}].evidence[{ei}].unit", why))
+    return problems
+
+
+def annotation_problems(ep: Episode) -> list[tuple[str, str]]:
+    """(field, message) for `reads` annotations that point at nothing: a `turn` that is not an earlier
+    turn, or a paper/unit missing from the evidence of the turn the value was read in.
+
+    (`Condition.passes` naming a non-candidate is refused by the schema itself.)"""
+    problems: list[tuple[str, str]] = []
+    for ti, turn in enumerate(ep.turns):
+        for ri, read in enumerate(turn.reads):
+            where = f"turns[{ti}].reads[{ri}]"
+            source = ti
+            if read.turn is not None:
+                if not 1 <= read.turn <= ti:
+                    earlier = f"1..{ti}" if ti else "none (this is turn 1)"
+                    problems.append((f"{where}.turn", f"turn {read.turn} is not an earlier turn (turns are 1-based; "
+                                                      f"earlier turns here: {earlier})"))
+                    continue
+                source = read.turn - 1
+            have = {ev.key for ev in ep.turns[source].evidence}
+            if (read.paper, read.unit) not in have:
+                listing = ", ".join(f"{p} {u}" for p, u in sorted(have)) or "none"
+                problems.append((f"{where}.unit" if any(p == read.paper for p, _ in have) else f"{where}.paper",
+                                 f"{read.paper} {read.unit} is not among the evidence of turn {source + 1} ({listing})"))
     return problems
 
 

@@ -56,7 +56,8 @@ def _header(tl: EpisodeTimeline) -> Panel:
     if tl.bucket:
         facts.append(f"bucket {tl.bucket}")
     body = Text.assemble(verdict, "  ", " · ".join(facts), "\n",
-                         f"tool calls {tl.tool_calls} · model calls {tl.model_calls} · tokens {tl.tokens} · {tl.wall_s:.1f}s")
+                         f"tool calls {tl.tool_calls}" + (f" (+{tl.refused_calls} refused)" if tl.refused_calls else "")
+                         + f" · model calls {tl.model_calls} · tokens {tl.tokens} · {tl.wall_s:.1f}s")
     if tl.failure is not None:
         f = tl.failure
         body.append("\n")
@@ -88,6 +89,8 @@ def _step_cells(step: StepView) -> tuple[Text, Text, Text, Text]:
     obs = Text(_short(step.summary, 220))
     if step.error:
         obs.append(("\n" if obs else "") + f"error ({step.error_kind or '?'}): {_short(step.error, 200)}", style="red")
+    if step.refused:
+        obs.append("\nrefused: a step of the budget, not a tool call", style="dim")
     for img in step.images:
         obs.append(f"\nimage: {_display_path(img.path) if img.path else img.name + ' (file missing)'}", style="cyan")
     evidence = Text("\n".join(step.evidence), style="green")
@@ -115,8 +118,8 @@ def _answer_and_evidence(t: TurnTimeline) -> Table:
         grid.add_row("evidence required", req)
     else:
         grid.add_row("evidence required", Text("(none annotated)", style="dim"))
-    grid.add_row("evidence accessed" + (" (memory)" if t.memory_only else ""),
-                 Text(", ".join(t.accessed) if t.accessed else "(none)"))
+    grid.add_row("accessed this turn", Text(", ".join(t.accessed) if t.accessed else "(none)"))
+    grid.add_row("in memory before", Text(", ".join(t.from_memory) if t.from_memory else "(none)"))
     return grid
 
 

@@ -1,5 +1,10 @@
 """The run directory layout: results/<run_id>/{run.json, traces/<episode>.jsonl, scores.json, report.md}.
 
+Repeated runs (`--epochs N`): epoch 1 keeps exactly the single-run layout (`traces/<episode>.jsonl`,
+images in `traces/<episode>/`); epoch k >= 2 lives in `traces/epoch=<k>/` with the same layout inside.
+The `=` cannot occur in a file-safe episode name, so an epoch folder never collides with an episode's
+image folder, and today's readers of `traces/*.jsonl` see epoch 1 as a complete single run.
+
 Readers (scoring, replay, viewer) go through RunDir so a truncated or missing trace is seen, flagged
 and scored as far as it goes rather than silently dropped.
 """
@@ -17,6 +22,7 @@ from pydantic import ValidationError
 from .trace import EpisodeEnd, parse_event
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_EPOCH_DIR = re.compile(r"^epoch=([1-9][0-9]*)$")
 
 
 def safe_name(s: str) -> str:
@@ -29,6 +35,7 @@ class TraceRead:
     """The events of one episode's trace, and what was wrong with the file, if anything."""
 
     episode_id: str
+    epoch: int = 1
     events: list[Any] = field(default_factory=list)
     bad_lines: list[int] = field(default_factory=list)
     missing: bool = False
@@ -69,21 +76,38 @@ class RunDir:
     def exists(self) -> bool:
         return self.run_json.is_file()
 
-    def trace_path(self, episode_id: str) -> Path:
-        return self.traces_dir / f"{safe_name(episode_id)}.jsonl"
+    def epoch_dir(self, epoch: int = 1) -> Path:
+        """The folder holding one epoch's traces: `traces/` for epoch 1, `traces/epoch=<k>/` after."""
+        if epoch < 1:
+            raise ValueError(f"epochs are numbered from 1, got {epoch}")
+        return self.traces_dir if epoch == 1 else self.traces_dir / f"epoch={epoch}"
 
-    def assets_dir(self, episode_id: str) -> Path:
+    def trace_path(self, episode_id: str, epoch: int = 1) -> Path:
+        return self.epoch_dir(epoch) / f"{safe_name(episode_id)}.jsonl"
+
+    def assets_dir(self, episode_id: str, epoch: int = 1) -> Path:
         """Images and other files saved next to an episode's trace."""
-        return self.traces_dir / safe_name(episode_id)
+        return self.epoch_dir(epoch) / safe_name(episode_id)
+
+    def epochs(self) -> list[int]:
+        """The epochs that have a trace folder on disk, in order (epoch 1 whenever traces/ exists)."""
+        if not self.traces_dir.is_dir():
+            return []
+        found = [1]
+        for p in self.traces_dir.iterdir():
+            m = _EPOCH_DIR.match(p.name)
+            if m and p.is_dir():
+                found.append(int(m.group(1)))
+        return sorted(found)
 
     def load_config(self) -> dict[str, Any]:
         return json.loads(self.run_json.read_text())
 
-    def read_trace(self, episode_id: str, *, include_partial: bool = False) -> TraceRead:
+    def read_trace(self, episode_id: str, *, epoch: int = 1, include_partial: bool = False) -> TraceRead:
         """The episode's events. With include_partial, an unfinished `<episode>.jsonl.part` (a crashed
         run) is read when there is no finished trace: it reads as truncated, never silently dropped."""
-        p = self.trace_path(episode_id)
-        out = TraceRead(episode_id=episode_id)
+        p = self.trace_path(episode_id, epoch)
+        out = TraceRead(episode_id=episode_id, epoch=epoch)
         if not p.is_file() and include_partial:
             p = p.with_name(p.name + ".part")
         if not p.is_file():
@@ -101,12 +125,13 @@ class RunDir:
             out.missing = True
         return out
 
-    def completed_episodes(self) -> set[str]:
-        """Episode ids whose trace ends with episode_end (safe to keep on resume)."""
+    def completed_episodes(self, epoch: int = 1) -> set[str]:
+        """Episode ids whose trace for `epoch` ends with episode_end (safe to keep on resume)."""
         done: set[str] = set()
-        if not self.traces_dir.is_dir():
+        folder = self.epoch_dir(epoch)
+        if not folder.is_dir():
             return done
-        for p in self.traces_dir.glob("*.jsonl"):
+        for p in folder.glob("*.jsonl"):
             last = _last_line(p)
             if last:
                 try:
@@ -117,8 +142,24 @@ class RunDir:
                     done.add(ev.episode_id)
         return done
 
-    def iter_trace_ids(self) -> Iterator[str]:
-        for p in sorted(self.traces_dir.glob("*.jsonl")):
+    def completed_jobs(self) -> set[tuple[str, int]]:
+        """(episode id, epoch) of every finished trace, whatever executor wrote it."""
+        return {(ep, k) for k in self.epochs() for ep in self.completed_episodes(k)}
+
+    def discard_partial_traces(self) -> int:
+        """Delete the unfinished `.part` traces of every epoch (a crash leftover); returns how many."""
+        n = 0
+        for k in self.epochs():
+            for part in self.epoch_dir(k).glob("*.jsonl.part"):
+                part.unlink(missing_ok=True)
+                n += 1
+        return n
+
+    def iter_trace_ids(self, epoch: int = 1) -> Iterator[str]:
+        folder = self.epoch_dir(epoch)
+        if not folder.is_dir():
+            return
+        for p in sorted(folder.glob("*.jsonl")):
             first = _first_line(p)
             if first:
                 try:

@@ -1,6 +1,8 @@
-"""A run: check the settings, open the world and the run directory, run episodes concurrently, score.
+"""A run: check the settings, open the world and the run directory, hand the jobs to an executor, score.
 
-Everything a user can get wrong is checked before any episode runs (RunSetupError -> exit code 2).
+A run, or a grid of runs, is a bag of (run, episode, epoch) jobs; the executor (local asyncio or Ray)
+only decides where they run. Everything a user can get wrong is checked before any episode runs
+(RunSetupError -> exit code 2).
 """
 from __future__ import annotations
 
@@ -11,14 +13,16 @@ import json
 import os
 import platform
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from tools import ALL_TOOLS, World
 
+from .episode_runner import EpisodeOutcome, RunSummary, active_tool_names, load_tools
+from .executors import ExecutorError, RunPlan, epoch_seed, make_executor, plan_jobs
+from .executors._jobs import default_agent_factory
 from .rundir import RunDir, atomic_write_text
-from .episode_runner import EpisodeOutcome, EpisodeRunner, RunSummary, active_tool_names, load_tools
-from .session import RateLimiter
 from .settings import RunSettings
 
 ProgressFn = Callable[[EpisodeOutcome], None]
@@ -71,8 +75,17 @@ def check_settings(settings: RunSettings) -> None:
         for n in names:
             if n not in ALL_TOOLS:
                 raise RunSetupError(f"{opt}: unknown tool {n!r}; known tools: {', '.join(ALL_TOOLS)}")
+    if settings.executor == "ray" and settings.agent == "human":
+        raise RunSetupError("the human agent plays in this terminal; it cannot run on Ray workers (use --executor local)")
+    if settings.ray_address and settings.executor != "ray":
+        raise RunSetupError(f"--ray-address {settings.ray_address} is set but the executor is local; add --executor ray")
     if settings.agent == "replay" and not settings.agent_config.replay_run:
         raise RunSetupError("the replay agent needs the run to replay (agent_config.replay_run)")
+    if "code_exec" in settings.enable_tools and "code_exec" not in settings.disable_tools:
+        from sandbox.jail import jail_unavailable_reason  # starts the real sandbox once: fail now, not mid-run
+
+        if (why := jail_unavailable_reason()) is not None:
+            raise RunSetupError(why)
 
 
 def load_episode_set(settings: RunSettings, world: World) -> Any:
@@ -99,8 +112,12 @@ def select_episodes(settings: RunSettings, episodes: list[Any]) -> list[Any]:
     return chosen
 
 
-def _prepare_run_dir(settings: RunSettings) -> tuple[RunDir, bool]:
-    results = settings.results
+def _run_dir_for(settings: RunSettings) -> RunDir:
+    run_id = settings.run_id or f"{settings.agent}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    return RunDir(settings.results / run_id)
+
+
+def _check_writable(results: Path) -> None:
     try:
         results.mkdir(parents=True, exist_ok=True)
         probe = results / f".write-test-{os.getpid()}"
@@ -108,9 +125,6 @@ def _prepare_run_dir(settings: RunSettings) -> tuple[RunDir, bool]:
         probe.unlink()
     except OSError as e:
         raise RunSetupError(f"results directory {results} is not writable: {e.strerror or e}") from None
-    run_id = settings.run_id or f"{settings.agent}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    rd = RunDir(results / run_id)
-    return rd, rd.exists()
 
 
 def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: list[str], extra: dict[str, Any]) -> None:
@@ -128,6 +142,9 @@ def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: l
         "episodes_sha256": episode_set.sha256,
         "episodes_total": len(episode_set.episodes),
         "seed": settings.seed,
+        "epochs": settings.epochs,
+        "epoch_seeds": {str(k): epoch_seed(settings, k) for k in range(1, settings.epochs + 1)},
+        "temperature": settings.agent_config.temperature,
         "git_commit": _git_commit(),
         "versions": _package_versions(),
         "python": platform.python_version(),
@@ -139,6 +156,125 @@ def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: l
 def settings_from_run(rd: RunDir) -> RunSettings:
     cfg = rd.load_config()
     return RunSettings.model_validate(cfg["settings"])
+
+
+@dataclass
+class RunRequest:
+    """One run of a grid, as asked: settings, whether to resume, and the optional code-level hooks."""
+
+    settings: RunSettings
+    resume: bool = False
+    agent_factory: Callable[[], Any] | None = None
+    extra_config: dict[str, Any] | None = None
+    world: World | None = None
+
+
+@dataclass
+class _Checked:
+    request: RunRequest
+    world: World
+    episode_set: Any
+    episodes: list[Any]
+    run_dir: RunDir
+
+
+def _check_request(req: RunRequest, worlds: dict[str, World]) -> _Checked:
+    """Everything that can be wrong with one run, found without writing anything."""
+    settings = req.settings
+    check_settings(settings)
+    world = req.world or worlds.get(settings.world) or make_world(settings)
+    if req.world is None:
+        worlds[settings.world] = world
+    episode_set = load_episode_set(settings, world)
+    episodes = select_episodes(settings, episode_set.episodes)
+    rd = _run_dir_for(settings)
+    if req.resume:
+        if not rd.exists():
+            raise RunSetupError(f"--resume: no run {rd.run_id!r} under {settings.results}")
+        old = rd.load_config()
+        if old.get("episodes_sha256") != episode_set.sha256:
+            raise RunSetupError(
+                f"--resume: run {rd.run_id!r} was made with a different episode set "
+                f"({old.get('episodes_path')}, sha256 {str(old.get('episodes_sha256'))[:12]}...) than "
+                f"{settings.episodes} (sha256 {episode_set.sha256[:12]}...)"
+            )
+    elif rd.exists():
+        raise RunSetupError(
+            f"run {rd.run_id!r} already exists under {settings.results}; use --resume {rd.run_id} or another --run-id"
+        )
+    return _Checked(req, world, episode_set, episodes, rd)
+
+
+async def _plan(c: _Checked) -> RunPlan:
+    """Make the run folder (or take it up again) and list the jobs still to do."""
+    settings, rd = c.request.settings, c.run_dir
+    tool_names = active_tool_names(settings)
+    _check_writable(settings.results)
+    rd.traces_dir.mkdir(parents=True, exist_ok=True)
+    done: set[tuple[str, int]] = set()
+    if c.request.resume:
+        done = rd.completed_jobs()
+        rd.discard_partial_traces()
+    else:
+        write_run_json(rd, settings, c.episode_set, tool_names, c.request.extra_config or {})
+    jobs = plan_jobs(c.episodes, settings.epochs, done)
+    return RunPlan(
+        settings=settings, run_dir=rd, episodes={e.id: e for e in c.episodes}, jobs=jobs,
+        kept=len(c.episodes) * settings.epochs - len(jobs), world=c.world, tools=load_tools(tool_names),
+        agent_factory=c.request.agent_factory, custom_world=c.request.world is not None,
+    )
+
+
+async def run_grid(
+    requests: list[RunRequest], *, progress: Callable[[RunPlan, EpisodeOutcome], None] | None = None,
+    on_start: Callable[[RunPlan], None] | None = None,
+) -> list[RunSummary]:
+    """Run (or resume) several runs as one bag of jobs on one executor; one summary per run.
+
+    Every run is checked, and the executor reached, before any run folder is written."""
+    worlds: dict[str, World] = {}
+    checked: list[_Checked] = []
+    executor = None
+    outcomes: dict[int, list[EpisodeOutcome]] = {}
+    try:
+        for r in requests:
+            checked.append(_check_request(r, worlds))
+            await _preflight(r.agent_factory or default_agent_factory(r.settings))
+        try:
+            executor = make_executor([r.settings for r in requests])
+        except ExecutorError as e:
+            raise RunSetupError(str(e)) from None
+        plans = [await _plan(c) for c in checked]
+        for p in plans:
+            outcomes[id(p)] = []
+            if on_start:
+                on_start(p)
+
+        def done(plan: RunPlan, out: EpisodeOutcome) -> None:
+            outcomes[id(plan)].append(out)
+            if progress:
+                progress(plan, out)
+
+        try:
+            await executor.run(plans, done)
+        except ExecutorError as e:
+            raise RunSetupError(str(e)) from None
+    finally:
+        if executor is not None:
+            await executor.close()
+        for w in {id(w): w for w in [*worlds.values(), *(r.world for r in requests if r.world)]}.values():
+            await w.close()
+    summaries = []
+    for p in plans:
+        s = RunSummary(
+            run_id=p.run_dir.run_id, run_dir=p.run_dir.path, episodes_total=len(p.episodes),
+            episodes_run=len(p.jobs) - len(p.lost), episodes_kept=p.kept, outcomes=outcomes[id(p)],
+            epochs=p.settings.epochs, lost=[(j.episode_id, j.epoch) for j in p.lost],
+        )
+        if p.settings.score:
+            s.scores = score_if_available(p.run_dir.path)
+        summaries.append(s)
+    return summaries
 
 
 async def run_episodes(
@@ -155,75 +291,11 @@ async def run_episodes(
 
     `world` replaces the world named in the settings (a library user's own World implementation).
     """
-    check_settings(settings)
-    world = world or make_world(settings)
-    episode_set = load_episode_set(settings, world)
-    episodes = select_episodes(settings, episode_set.episodes)
-    rd, existed = _prepare_run_dir(settings)
-    if resume:
-        if not existed:
-            raise RunSetupError(f"--resume: no run {rd.run_id!r} under {settings.results}")
-        old = rd.load_config()
-        if old.get("episodes_sha256") != episode_set.sha256:
-            raise RunSetupError(
-                f"--resume: run {rd.run_id!r} was made with a different episode set "
-                f"({old.get('episodes_path')}, sha256 {str(old.get('episodes_sha256'))[:12]}...) than "
-                f"{settings.episodes} (sha256 {episode_set.sha256[:12]}...)"
-            )
-    elif existed:
-        raise RunSetupError(
-            f"run {rd.run_id!r} already exists under {settings.results}; use --resume {rd.run_id} or another --run-id"
-        )
-    tool_names = active_tool_names(settings)
-    tools = load_tools(tool_names)
-    if agent_factory is None:
-        from agents import make_agent
-
-        agent_factory = lambda: make_agent(settings.agent, settings.agent_config)  # noqa: E731
-    await _preflight(agent_factory)
-    rd.traces_dir.mkdir(parents=True, exist_ok=True)
-    kept: set[str] = set()
-    if resume:
-        kept = rd.completed_episodes()
-        for part in rd.traces_dir.glob("*.jsonl.part"):
-            part.unlink()
-    else:
-        write_run_json(rd, settings, episode_set, tool_names, extra_config or {})
-    todo = [e for e in episodes if e.id not in kept]
-    if on_start:
-        on_start(rd, len(todo))
-    runner = EpisodeRunner(
-        settings=settings, world=world, tools=tools, run_dir=rd, limiter=RateLimiter(settings.model_rps),
-        episodes_dir=Path(settings.episodes).resolve().parent, make_agent=agent_factory,
+    req = RunRequest(settings, resume=resume, agent_factory=agent_factory, extra_config=extra_config, world=world)
+    (summary,) = await run_grid(
+        [req], progress=(lambda _p, out: progress(out)) if progress else None,
+        on_start=(lambda p: on_start(p.run_dir, len(p.jobs))) if on_start else None,
     )
-    sem = asyncio.Semaphore(settings.concurrency)
-    outcomes: list[EpisodeOutcome] = []
-
-    async def one(ep: Any) -> None:
-        async with sem:
-            try:
-                out = await runner.run(ep)
-            except Exception as e:  # a harness bug in one episode must not stop the others
-                import sys
-                import traceback
-
-                print(f"error: episode {ep.id} stopped by a harness error: {type(e).__name__}: {e}\n"
-                      f"{traceback.format_exc()}", file=sys.stderr)
-                out = EpisodeOutcome(ep.id, "failed", "pipeline", [], 0.0)
-        outcomes.append(out)
-        if progress:
-            progress(out)
-
-    try:
-        await asyncio.gather(*(one(e) for e in todo))
-    finally:
-        await world.close()
-    summary = RunSummary(
-        run_id=rd.run_id, run_dir=rd.path, episodes_total=len(episodes), episodes_run=len(todo),
-        episodes_kept=len(kept & {e.id for e in episodes}), outcomes=outcomes,
-    )
-    if settings.score:
-        summary.scores = score_if_available(rd.path)
     return summary
 
 
@@ -319,9 +391,10 @@ async def continue_episode(
     base = settings_from_run(src)
     cfg = base.agent_config.model_copy(update=agent_options or {}, deep=True)
     new_id = run_id or f"{src.run_id}--{episode_id}--from{from_turn}-{agent}"
-    settings = base.model_copy(
-        update={"agent": agent, "episode_ids": [episode_id], "limit": None, "run_id": new_id, "results": Path(results_dir)}
-    )
+    settings = base.model_copy(update={
+        "agent": agent, "episode_ids": [episode_id], "limit": None, "run_id": new_id, "results": Path(results_dir),
+        "epochs": 1, "executor": "local", "ray_address": None,  # one episode, here: no cluster needed
+    })
     replay_cfg = cfg.model_copy(update={"replay_run": src.path, "extra": {**cfg.extra, "until_turn": from_turn - 1}})
 
     def factory() -> Any:

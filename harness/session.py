@@ -18,9 +18,7 @@ from tools import Tool, ToolResult, World
 
 from .agent import (
     BudgetExhaustedError,
-    EvidenceKey,
     MemoryImage,
-    ModelUsage,
     Observation,
     TurnContext,
     TurnView,
@@ -63,12 +61,11 @@ class EpisodeCounters:
     def __init__(self) -> None:
         self.model_calls = 0
         self.tool_calls = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
+        self.usage = TokenUsage()
 
     @property
     def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
+        return self.usage.total
 
 
 class ToolSession(TurnContext):
@@ -103,11 +100,12 @@ class ToolSession(TurnContext):
             raise BudgetExhaustedError(f"step budget of {self.view.max_steps} used up")
         self.view.steps_used += 1
         step = self.view.steps_used
-        self._counters.tool_calls += 1
         started = time.time()
         t0 = time.perf_counter()
         result = await self._run(tool, args)
         duration = time.perf_counter() - t0
+        executed = result.error_kind != "refused"  # a refused call is a step, not a tool call
+        self._counters.tool_calls += executed
         images = self._save_images(result, step)
         obs = Observation(
             turn=self.view.turn,
@@ -117,7 +115,7 @@ class ToolSession(TurnContext):
             text=result.text,
             images=[MemoryImage(path=str(p), caption=c) for p, c in images],
             data=result.data,
-            provenance=[EvidenceKey(paper=u.paper, unit=u.unit, page=u.page) for u in result.provenance],
+            provenance=list(result.provenance),
             error=result.error,
         )
         self._writer.write(
@@ -132,10 +130,11 @@ class ToolSession(TurnContext):
                 result_summary=result.summary(),
                 result_text=result.text,
                 images=[str(p.relative_to(self._run_dir)) for p, _ in images],
-                provenance=[u.model_dump() for u in result.provenance],
+                provenance=list(result.provenance),
                 error=result.error,
                 error_kind=result.error_kind,
                 budget_left=self.view.budget_left,
+                executed=executed,
             )
         )
         self._memory.add(obs)
@@ -177,13 +176,12 @@ class ToolSession(TurnContext):
         model: str,
         request: dict[str, Any] | None,
         response: dict[str, Any] | None,
-        usage: ModelUsage,
+        usage: TokenUsage,
         latency_s: float,
         tools_offered: list[str],
     ) -> None:
         self._counters.model_calls += 1
-        self._counters.input_tokens += usage.input_tokens
-        self._counters.output_tokens += usage.output_tokens
+        self._counters.usage = self._counters.usage + usage
         self._writer.write(
             ModelCall(
                 turn=self.view.turn,
@@ -193,7 +191,7 @@ class ToolSession(TurnContext):
                 tools_offered=tools_offered,
                 request=request,
                 response=response,
-                usage=TokenUsage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens),
+                usage=usage,
                 latency_s=latency_s,
                 purpose="budget_fallback" if self.view.fallback else "step",
             )

@@ -38,8 +38,29 @@ class RunSettings(BaseModel):
     disable_tools: list[str] = Field(default_factory=list, description="tools removed from every turn (ablation)")
     enable_tools: list[str] = Field(default_factory=list, description="auxiliary tools switched on, e.g. code_exec")
     final_turn_tools: bool = Field(default=False, description="offer tools on memory-only final turns too (ablation)")
-    concurrency: int = Field(default=4, ge=1, le=256, description="episodes run at once")
-    model_rps: float | None = Field(default=None, gt=0, description="rate limit for model requests, per second, across the run")
+    concurrency: int = Field(default=4, ge=1, le=256, description="episodes run at once (with the ray executor: per worker)")
+    model_rps: float | None = Field(
+        default=None, gt=0,
+        description="rate limit for model requests per second, per model, shared by every run of a grid and every worker",
+    )
+    epochs: int = Field(default=1, description="times each episode is run; each repeat (epoch) writes its own trace")
+    executor: Literal["local", "ray"] = Field(
+        default="local", description="where episodes run: local (asyncio in this process) or ray (a Ray cluster)"
+    )
+    ray_address: str | None = Field(
+        default=None,
+        description="Ray cluster (host:port, ray://host:port or auto); default $RAY_ADDRESS, else a private local instance",
+    )
+    ray_workers: int | None = Field(
+        default=None, ge=1, description="Ray worker processes, each running `concurrency` episodes; default one per cluster CPU"
+    )
+    ray_copy_back: bool = Field(
+        default=False,
+        description="Ray workers send finished traces back to this machine (no shared results folder between nodes)",
+    )
+    job_retries: int = Field(
+        default=3, ge=0, description="times a job lost with its worker (process or node died) is run again; never a model failure"
+    )
     limit: int | None = Field(default=None, ge=1, description="run only the first N episodes of the file")
     episode_ids: list[str] = Field(default_factory=list, description="run only these episode ids")
     run_id: str | None = Field(default=None, description="name of the run directory (default: agent and time)")
@@ -50,6 +71,13 @@ class RunSettings(BaseModel):
     seed: int = Field(default=0, description="seed passed to agents that sample")
     score: bool = Field(default=True, description="score the run when it ends")
     agent_config: AgentConfig = Field(default_factory=AgentConfig, description="model, endpoint and decoding options")
+
+    @field_validator("epochs")
+    @classmethod
+    def _epochs(cls, v: int) -> int:
+        if v < 1:
+            raise ValueError(f"must be 1 or more (each episode runs this many times), got {v}")
+        return v
 
     @field_validator("run_id")
     @classmethod

@@ -1,93 +1,52 @@
-"""Run untrusted Python in a child process with limits: CPU, memory, file size, wall time, output, no network.
+"""Run untrusted Python in an OS sandbox with limits: CPU, memory, processes, disk, wall time, output.
 
-Layers: resource limits set by the child on itself before user code runs (they cannot be raised
-again); an audit hook (PEP 578) that refuses sockets, subprocesses, ctypes, and file access outside a
-fresh scratch folder plus a read-only allowlist (the Python installation); an environment stripped to
-essentials; and `unshare -rn` (an empty network namespace) when the kernel allows it. Audit hooks are
-not a hard security boundary on their own; together with the rlimits they keep an agent's snippet
-from reaching the network, the host's files or the machine's memory.
+Two layers. The first is a bubblewrap sandbox (`_jail_box`): new namespaces, only the Python
+installation and a copy of numpy visible (read-only), a size-limited tmpfs as the working folder,
+an unprivileged uid, a seccomp filter (`_jail_seccomp`), and a control group (`_jail_cgroup`)
+capping total memory and processes. The second is the prelude (`_jail_prelude`): per-process rlimits and
+a PEP 578 audit hook that refuses sockets, subprocesses and files outside the scratch folder with a
+readable message. Where the sandbox cannot start, nothing runs: `JailUnavailable` says what to
+install (no silent weaker jail).
 """
 from __future__ import annotations
 
 import os
-import shutil
+import platform
 import signal
 import subprocess
-import sys
-import sysconfig
-import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Literal
 
+from . import _jail_box as box
+from . import _jail_cgroup as cgroup
+from . import _jail_seccomp as seccomp
+from ._jail_box import JailUnavailable
+from ._jail_prelude import BAD_SOURCE_EXIT, MEMORY_EXIT, render
+
 LimitName = Literal["cpu", "memory", "wall", "output", "file_size"]
-MEMORY_EXIT = 86  # the prelude exits with this after a MemoryError
-
-_PRELUDE = r'''
-import os, resource, sys
-_code = sys.stdin.read()
-_scratch, _ro, _cpu, _mem, _fsize = os.getcwd(), tuple(__RO__), __CPU__, __MEM__, __FSIZE__
-for _lim, _val in ((resource.RLIMIT_CPU, (_cpu, _cpu + 1)), (resource.RLIMIT_AS, (_mem, _mem)),
-                   (resource.RLIMIT_FSIZE, (_fsize, _fsize)), (resource.RLIMIT_CORE, (0, 0)),
-                   (resource.RLIMIT_NOFILE, (64, 64)), (resource.RLIMIT_NPROC, (32, 32))):
-    try:
-        resource.setrlimit(_lim, _val)
-    except (ValueError, OSError):
-        pass
-
-def _jail_hook(event, args, _real=os.path.realpath, _sep=os.sep, _scratch=_scratch, _ro=_ro):
-    def inside(path, roots):
-        if isinstance(path, int):
-            return True  # an already-open descriptor
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        real = _real(os.path.join(_scratch, path))
-        return any(real == r or real.startswith(r + _sep) for r in roots)
-    if event.startswith(("socket.", "subprocess.", "os.exec", "os.spawn", "os.posix_spawn", "pty.")) \
-            or event in ("os.fork", "os.forkpty", "os.system", "os.kill", "os.killpg", "os.startfile", "webbrowser.open",
-                         "sys.addaudithook", "ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
-                         "ctypes.call_function", "ctypes.cdata", "ctypes.addressof", "ctypes.string_at", "ctypes.wstring_at"):
-        raise PermissionError(f"jail: {event} is not allowed (no network, no subprocesses)")
-    if event == "open":
-        path, mode, flags = args
-        if path is None:
-            return
-        writing = any(c in str(mode or "") for c in "wax+") or (flags or 0) & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
-        if not inside(path, (_scratch,) if writing else (_scratch,) + _ro):
-            raise PermissionError(f"jail: access to {path!r} is refused; only the scratch folder {_scratch} is usable")
-    elif event in ("os.listdir", "os.scandir", "os.chdir"):
-        if args and args[0] is not None and not inside(args[0], (_scratch,) + _ro):
-            raise PermissionError(f"jail: listing {args[0]!r} is refused; only the scratch folder is usable")
-    elif event in ("os.remove", "os.rmdir", "os.mkdir", "os.rename", "os.replace", "os.symlink", "os.link", "os.chmod",
-                   "os.chown", "os.truncate", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.move"):
-        for p in args[:2]:
-            if isinstance(p, (str, bytes, os.PathLike)) and not inside(os.fspath(p), (_scratch,)):
-                raise PermissionError(f"jail: {event} on {p!r} is refused; only the scratch folder is writable")
-
-import ctypes  # loads libpython's own handle (numpy needs ctypes); later foreign calls are refused
-sys.addaudithook(_jail_hook)
-del _jail_hook, _lim, _val
-import __main__
-try:
-    exec(compile(_code, "<code>", "exec"), __main__.__dict__)
-except MemoryError:
-    sys.stderr.write("MemoryError: the memory limit was reached\n")
-    sys.stderr.flush()
-    os._exit(__MEMEXIT__)
-'''
+_MB = 1024 * 1024
+_SIGNAL_BASE = 128  # bubblewrap reports a child killed by signal N as exit status 128 + N
+ALLOW_NO_CGROUP = "EPI_JAIL_ALLOW_NO_CGROUP"
+NO_CGROUP_TEXT = (
+    "code_exec cannot create a control group here (cgroup v1 memory+pids, or a delegated cgroup v2 folder), so the "
+    "jail's total memory would be capped only per process ({procs} processes x {mem} MB). Run the harness where it "
+    "can write its cgroup (as root on a Linux host or VM), or set " + ALLOW_NO_CGROUP + "=1 to accept per-process caps"
+)
 
 
 @dataclass
 class JailLimits:
-    """What one run may use."""
+    """What one run may use. Memory is per process (rlimit) and, with a control group, for the whole run."""
 
     cpu_seconds: int = 5
     wall_seconds: float = 10.0
     memory_mb: int = 512
     file_mb: int = 16
+    scratch_mb: int = 64
+    max_processes: int = 16
     max_output_chars: int = 20_000
 
 
@@ -100,105 +59,139 @@ class JailResult:
     stderr: str
     limit: LimitName | None = None
     duration_s: float = 0.0
-    network_namespace: bool = False
-    notes: list[str] = field(default_factory=list)
+    cgroup: bool = False
+    peak_memory_mb: float | None = None
+    host_uid: int | None = None
 
     @property
     def ok(self) -> bool:
         return self.exit_code == 0 and self.limit is None
 
 
-def read_only_roots() -> list[str]:
-    """The Python installation the child may read (stdlib, site-packages) and harmless devices."""
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        p = sysconfig.get_paths().get(key)
-        if p:
-            roots.add(p)
-    out = {os.path.realpath(r) for r in roots}
-    return sorted(out | {"/dev/null", "/dev/urandom"})
+@dataclass(frozen=True)
+class JailStatus:
+    """What the preflight found: the sandbox works, and which caps hold the whole process tree."""
+
+    bwrap: str
+    runs_as: str
+    total_caps: str
+    seccomp: str
+
+    def summary(self) -> str:
+        return f"code_exec jail: {self.bwrap}; code runs as {self.runs_as}; {self.total_caps}; {self.seccomp}"
 
 
-@lru_cache(maxsize=1)
-def _unshare_prefix() -> tuple[str, ...]:
-    """`unshare -rn --` if this kernel lets us make an empty network namespace, else nothing."""
-    exe = shutil.which("unshare")
-    if not exe:
-        return ()
-    try:
-        ok = subprocess.run([exe, "-rn", "--", "true"], capture_output=True, timeout=3).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    return (exe, "-rn", "--") if ok else ()
+def run_python(code: str, limits: JailLimits | None = None, *, audit_hook: bool = True) -> JailResult:
+    """Run `code` in a fresh jail and report how it ended. Raises JailUnavailable if the sandbox cannot run.
 
-
-def _prelude(scratch: Path, limits: JailLimits) -> str:
-    return (_PRELUDE.replace("__RO__", repr(read_only_roots())).replace("__CPU__", str(limits.cpu_seconds))
-            .replace("__MEM__", str(limits.memory_mb * 1024 * 1024)).replace("__FSIZE__", str(limits.file_mb * 1024 * 1024))
-            .replace("__MEMEXIT__", str(MEMORY_EXIT)))
-
-
-def run_python(code: str, limits: JailLimits | None = None, *, scratch: Path | None = None) -> JailResult:
-    """Run `code` in a fresh jail (a temporary scratch folder unless one is given) and report how it ended."""
+    `audit_hook=False` leaves out the second layer; tests use it to show the OS sandbox holds alone.
+    """
     limits = limits or JailLimits()
-    own_scratch = scratch is None
-    workdir = Path(tempfile.mkdtemp(prefix="epi-jail-")) if own_scratch else Path(scratch)
-    workdir = Path(os.path.realpath(workdir))
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(workdir), "TMPDIR": str(workdir),
-           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
-    prefix = _unshare_prefix()
-    cmd = [*prefix, sys.executable, "-I", "-B", "-c", _prelude(workdir, limits)]
+    p = box.plan()
+    prelude = render(read_only=p.python_roots(), site=box.SITE if p.site else None, cpu_s=limits.cpu_seconds,
+                     memory_bytes=limits.memory_mb * _MB, file_bytes=limits.file_mb * _MB,
+                     max_processes=limits.max_processes, audit_hook=audit_hook)
+    filter_fd = seccomp.program_fd()
+    cmd = box.command(p, prelude, scratch_bytes=limits.scratch_mb * _MB, seccomp_fd=filter_fd)
+    # the group counts the sandbox's own three processes (bwrap, its init, the snippet) besides the snippet's children
+    group = cgroup.create(limits.memory_mb * _MB, limits.max_processes + 3)
+    if group is not None:
+        cmd = box.cgroup_wrapper([str(f) for f in group.procs_files]) + cmd
+    elif not os.environ.get(ALLOW_NO_CGROUP):
+        raise JailUnavailable(NO_CGROUP_TEXT.format(procs=limits.max_processes, mem=limits.memory_mb))
+    try:
+        result = _supervise(cmd, code.encode("utf-8", "surrogateescape"), limits, filter_fd)
+        if group is not None:
+            result.cgroup = True
+            peak = group.peak_bytes()
+            result.peak_memory_mb = round(peak / _MB, 1) if peak is not None else None
+            if group.oom_kills() and result.limit in (None, "cpu"):
+                result.limit = "memory"
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
+        if group is not None:
+            group.remove()
+    result.host_uid = box.host_uid_of(cmd)
+    if result.exit_code == 125 and group is not None and "epi-jail: cannot join" in result.stderr:
+        raise JailUnavailable(f"code_exec could not join its control group: {result.stderr.strip()[:300]}")
+    if result.exit_code == 1 and not result.stdout and result.stderr.startswith(("bwrap: ", "setpriv: ")):
+        raise JailUnavailable(f"code_exec's sandbox did not start: {result.stderr.strip()[:400]}; {box.install_hint()}; "
+                              "bubblewrap needs root or unprivileged user namespaces")
+    return result
+
+
+def _supervise(cmd: list[str], source: bytes, limits: JailLimits, filter_fd: int | None) -> JailResult:
+    """Start the sandbox, feed the code on stdin, drain output under the cap, kill it all at the wall limit."""
     cap = limits.max_output_chars
     buffers: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
     over = threading.Event()
     start = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=workdir, env=env, start_new_session=True)
+                                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True,
+                                pass_fds=() if filter_fd is None else (filter_fd,))
+    except OSError as e:
+        raise JailUnavailable(f"code_exec could not start bubblewrap: {e}; {box.install_hint()}") from None
 
-        def drain(name: str, stream) -> None:
-            buf = buffers[name]
-            while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
-                room = cap - len(buf)
-                if room > 0:
-                    buf += chunk[:room]
-                if len(chunk) > room:
-                    over.set()
-                    _kill(proc)
-            stream.close()
+    def drain(name: str, stream) -> None:
+        buf = buffers[name]
+        while chunk := stream.read1(65536):
+            room = cap - len(buf)
+            if room > 0:
+                buf += chunk[:room]
+            if len(chunk) > room:
+                over.set()
+                _kill(proc)
+        stream.close()
 
-        readers = [threading.Thread(target=drain, args=(n, s), daemon=True)
-                   for n, s in (("stdout", proc.stdout), ("stderr", proc.stderr))]
-        for r in readers:
-            r.start()
-        try:
-            proc.stdin.write(code.encode("utf-8", "replace"))
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        timed_out = False
-        try:
-            proc.wait(timeout=limits.wall_seconds)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill(proc)
-            proc.wait()
-        for r in readers:
-            r.join(2)
-        stdout, stderr = (buffers[n].decode("utf-8", "replace") for n in ("stdout", "stderr"))
-        limit = _which_limit(proc.returncode, stderr, timed_out, over.is_set())
-        return JailResult(exit_code=proc.returncode, stdout=stdout, stderr=stderr, limit=limit,
-                          duration_s=round(time.monotonic() - start, 3), network_namespace=bool(prefix))
+    readers = [threading.Thread(target=drain, args=(n, s), daemon=True)
+               for n, s in (("stdout", proc.stdout), ("stderr", proc.stderr))]
+    for r in readers:
+        r.start()
+    try:
+        proc.stdin.write(source)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    timed_out = threading.Event()
+
+    def at_wall_limit() -> None:
+        timed_out.set()
+        _kill(proc)
+
+    # a timer rather than wait(timeout=...), which polls in 50 ms steps and would add that to every run
+    timer = threading.Timer(limits.wall_seconds, at_wall_limit)
+    timer.start()
+    try:
+        proc.wait()
     finally:
-        if own_scratch:
-            shutil.rmtree(workdir, ignore_errors=True)
+        timer.cancel()
+    for r in readers:
+        r.join(2)
+    stdout, stderr = (buffers[n].decode("utf-8", "replace") for n in ("stdout", "stderr"))
+    code = proc.returncode
+    limit = _which_limit(code, stderr, timed_out.is_set(), over.is_set())
+    return JailResult(exit_code=code, stdout=stdout, stderr=stderr, limit=limit,
+                      duration_s=round(time.monotonic() - start, 3))
 
 
 def _kill(proc: subprocess.Popen) -> None:
+    """Kill the sandbox's outer process; --die-with-parent then takes its PID namespace, and all in it, down."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _signal_of(code: int | None) -> int | None:
+    if code is None:
+        return None
+    if code < 0:
+        return -code
+    if code > _SIGNAL_BASE:
+        return code - _SIGNAL_BASE
+    return None
 
 
 def _which_limit(code: int | None, stderr: str, timed_out: bool, output_over: bool) -> LimitName | None:
@@ -206,10 +199,51 @@ def _which_limit(code: int | None, stderr: str, timed_out: bool, output_over: bo
         return "output"
     if timed_out:
         return "wall"
-    if code in (-signal.SIGXCPU, -signal.SIGKILL):
+    sig = _signal_of(code)
+    if sig in (signal.SIGXCPU, signal.SIGKILL):
         return "cpu"
     if code == MEMORY_EXIT or "MemoryError" in stderr[-2000:]:
         return "memory"
-    if code == -signal.SIGXFSZ or "File too large" in stderr[-2000:]:
+    if sig == signal.SIGXFSZ or "File too large" in stderr[-2000:]:
         return "file_size"
     return None
+
+
+_PROBE = "import os, resource\nprint('jail-ok', os.getuid(), resource.getrlimit(resource.RLIMIT_NPROC)[0], os.getcwd())"
+
+
+@lru_cache(maxsize=1)
+def check_jail() -> JailStatus:
+    """Start the real sandbox once and check it from the inside; raise JailUnavailable saying why not.
+
+    The run's preflight calls this before the first episode, so a machine without a working sandbox
+    fails at the start of a run, never in its middle.
+    """
+    p = box.plan()
+    limits = JailLimits(cpu_seconds=5, wall_seconds=20)
+    r = run_python(_PROBE, limits)
+    words = r.stdout.split()
+    if not r.ok or len(words) < 4 or words[0] != "jail-ok":
+        detail = (r.stderr or r.stdout).strip().splitlines()[-3:]
+        raise JailUnavailable(f"code_exec's sandbox did not start (exit status {r.exit_code}: {' '.join(detail)[:400]}); "
+                              f"{box.install_hint()}; bubblewrap needs root or unprivileged user namespaces")
+    if words[3] != box.SCRATCH or int(words[2]) != limits.max_processes:
+        raise JailUnavailable(f"code_exec's sandbox started without its limits ({r.stdout.strip()})")
+    if r.host_uid is None and os.geteuid() == 0:
+        raise JailUnavailable("code_exec would run jailed code as root; it refuses (process caps do not hold for root)")
+    who = f"host uid {r.host_uid} (fresh, unprivileged)" if r.host_uid else f"the caller's uid {os.geteuid()} in a user namespace"
+    filt = "seccomp filter on" if seccomp.program() else f"no seccomp filter for {platform.machine()}"
+    return JailStatus(bwrap=box.bwrap_version(p), runs_as=who, total_caps=cgroup.describe(), seccomp=filt)
+
+
+def jail_unavailable_reason() -> str | None:
+    """None if code_exec can run here; otherwise a message that says what to install."""
+    try:
+        check_jail()
+    except JailUnavailable as e:
+        return str(e)
+    return None
+
+
+__all__ = ["JailLimits", "JailResult", "JailStatus", "JailUnavailable", "LimitName", "check_jail",
+           "jail_unavailable_reason", "run_python", "BAD_SOURCE_EXIT"]

@@ -5,7 +5,7 @@ import base64
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 UNIT_RE = re.compile(r"^(figure:[1-9][0-9]*|table:[1-9][0-9]*|text)$")
 
@@ -23,9 +23,17 @@ ErrorKind = Literal["bad_arguments", "not_found", "data_access", "refused", "lim
 
 
 class EvidenceUnit(BaseModel):
-    """One unit of evidence a tool exposed: a paper and `figure:N`, `table:N` or `text`."""
+    """One unit of evidence: a paper and `figure:N`, `table:N` or `text`, with where it sits when known.
 
-    paper: str
+    The one evidence type of the project: what a tool exposed (its provenance), what the trace records,
+    what an episode requires (`harness.episode.EvidenceRef` is this class), and what scoring, replay and
+    the viewer compare. Two units are the same evidence when their `key` (paper, unit) is equal; page and
+    box only say where it was seen.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    paper: str = Field(min_length=1)
     unit: Unit
     page: int | None = Field(default=None, description="1-based page the unit sits on, if known")
     bbox: tuple[float, float, float, float] | None = Field(default=None, description="x0,y0,x1,y1 in PDF points")
@@ -33,6 +41,10 @@ class EvidenceUnit(BaseModel):
     @property
     def key(self) -> tuple[str, str]:
         return (self.paper, self.unit)
+
+    def label(self, *, page: bool = False) -> str:
+        """How a unit is written for a reader: `P007 figure:2` (with `p.3` when asked and known)."""
+        return f"{self.paper} {self.unit}" + (f" p.{self.page}" if page and self.page else "")
 
 
 class ToolImage(BaseModel):

@@ -1,9 +1,15 @@
-"""code_exec (auxiliary, off unless a run enables it): run a Python snippet in the jail and show its output."""
+"""code_exec (auxiliary, off unless a run enables it): run a Python snippet in the jail and show its output.
+
+The jail is an OS sandbox (see tools/README.md for what it promises). Input the jail should never
+see, such as empty code, code past the size limit, text that is not UTF-8 or does not parse, comes
+back at once as a tool error naming the problem; a machine without the sandbox gets a tool error
+naming the package to install, never a weaker jail.
+"""
 from __future__ import annotations
 
 import asyncio
 
-from ._jail import JailLimits, JailResult, run_python
+from ._jail import JailLimits, JailResult, JailUnavailable, run_python
 from ._tool import tool
 from ._types import ToolError, ToolResult
 from ._world import World
@@ -31,6 +37,28 @@ def format_run(result: JailResult, limits: JailLimits) -> str:
     return "\n".join(parts)
 
 
+def check_source(code: str) -> None:
+    """Refuse code the jail should not be started for, with a message naming what is wrong and where."""
+    if not code.strip():
+        raise ToolError("code_exec: the code is empty")
+    if len(code) > MAX_CODE_CHARS:
+        raise ToolError(f"code_exec: the code has {len(code)} characters; keep it under {MAX_CODE_CHARS}")
+    try:
+        code.encode("utf-8")
+    except UnicodeEncodeError as e:
+        line = code.count("\n", 0, e.start) + 1
+        raise ToolError(f"code_exec: the code is not valid UTF-8 text (character {e.start}, line {line}: "
+                        f"{e.reason}); send plain UTF-8 source") from None
+    try:
+        compile(code, "<code>", "exec", dont_inherit=True)
+    except SyntaxError as e:
+        where = f"line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
+        shown = (e.text or "").rstrip("\n")
+        raise ToolError(f"code_exec: syntax error at {where}: {e.msg}" + (f"\n    {shown}" if shown.strip() else "")) from None
+    except (ValueError, RecursionError, MemoryError, OverflowError) as e:
+        raise ToolError(f"code_exec: the code cannot be compiled: {e}") from None
+
+
 @tool
 async def code_exec(world: World, code: str) -> ToolResult:
     """Run a short Python 3 program (numpy available) in a jail without network or file access; returns stdout, stderr and exit status.
@@ -38,12 +66,12 @@ async def code_exec(world: World, code: str) -> ToolResult:
     Args:
         code: the Python source to run; print what you want to see. Files may be written in the current folder only.
     """
-    if not code.strip():
-        raise ToolError("code_exec: the code is empty")
-    if len(code) > MAX_CODE_CHARS:
-        raise ToolError(f"code_exec: the code has {len(code)} characters; keep it under {MAX_CODE_CHARS}")
+    check_source(code)
     limits = getattr(world, "jail_limits", None) or JailLimits()
-    result = await asyncio.to_thread(run_python, code, limits)
+    try:
+        result = await asyncio.to_thread(run_python, code, limits)
+    except JailUnavailable as e:
+        raise ToolError(str(e), kind="runtime") from None
     return ToolResult(
         text=format_run(result, limits),
         data={"exit_code": result.exit_code, "limit": result.limit, "stdout": result.stdout, "stderr": result.stderr,

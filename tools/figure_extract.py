@@ -6,7 +6,6 @@ import asyncio
 from ._tool import tool
 from ._types import EvidenceUnit, ToolImage, ToolResult
 from ._world import World
-from .pdf import crop_figure, load_paper
 from .pdf._present import nearby_text, require_float
 
 
@@ -18,6 +17,8 @@ async def figure_extract(world: World, paper: str, figure: int) -> ToolResult:
         paper: paper id, title, URL or arXiv id
         figure: the figure number as printed in its caption (Figure N)
     """
+    from .pdf import crop_figure, load_paper  # the parser loads PyMuPDF; import on first use
+
     loaded = await load_paper(world, paper)
     meta, parsed = loaded.meta, loaded.parsed
     ref = require_float(parsed, meta.id, "figure", figure)

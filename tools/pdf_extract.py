@@ -4,7 +4,6 @@ from __future__ import annotations
 from ._tool import tool
 from ._types import EvidenceUnit, ToolError, ToolResult
 from ._world import World
-from .pdf import load_paper
 from .pdf._present import split_markdown
 
 
@@ -20,6 +19,8 @@ async def pdf_extract(world: World, paper: str, part: int = 1) -> ToolResult:
         paper: paper id, title, URL or arXiv id (or the handle returned by an earlier call)
         part: which part of the markdown to return, 1-based; the result says how many parts there are
     """
+    from .pdf import load_paper  # the parser loads PyMuPDF; import on first use
+
     loaded = await load_paper(world, paper)
     meta, parsed = loaded.meta, loaded.parsed
     parts = split_markdown(parsed.markdown)

@@ -13,6 +13,7 @@ import shutil
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -20,7 +21,9 @@ from ._tool import tool
 from ._types import EvidenceUnit, ToolError, ToolResult
 from ._world import World
 from .pdf.model import ParsedPaper
-from .search_index import HybridIndex
+
+if TYPE_CHECKING:  # the index brings numpy, bm25s and faiss: imported when a paper is first indexed
+    from .search_index import HybridIndex
 
 CHUNKER_VERSION = 1
 MIN_WORDS, MAX_WORDS, OVERLAP_WORDS = 40, 180, 30
@@ -137,6 +140,8 @@ class _ChunkIndexCache:
 
     @staticmethod
     def _load_or_build(parsed: ParsedPaper, folder: Path | None) -> tuple[list[Chunk], HybridIndex]:
+        from .search_index import HybridIndex
+
         chunks_file = folder / "chunks.json" if folder else None
         if chunks_file and chunks_file.is_file():
             try:

@@ -64,7 +64,48 @@ def validate(
         if cat is not None
         else "structure only: the sandbox is not built, so papers, figures and tables were not checked (run `epi sandbox build`)"
     )
-    typer.echo(f"OK: {len(eps.episodes)} episodes ({against})")
+    annotated = sum(bool(t.reads or t.derivation) for ep in eps.episodes for t in ep.turns)
+    typer.echo(f"OK: {len(eps.episodes)} episodes ({against}); {annotated} turn(s) carry reads/derivation annotations")
+
+
+@episodes_app.command("audit")
+def audit(
+    file: Annotated[Optional[Path], typer.Argument(help="episode file (JSONL); default: the default benchmark of `epi run`")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the whole audit as JSON")] = False,
+    sandbox_dir: Annotated[Optional[Path], typer.Option("--sandbox", help="corpus folder the episodes are about "
+                                                        "(default: the built sandbox, or EPI_SANDBOX_DIR)")] = None,
+    ground_truth: Annotated[Optional[Path], typer.Option(help="plotted data of the corpus (the sandbox's ground_truth.json): "
+                                                         "lets the ambiguous-series check judge files without annotations")] = None,
+) -> None:
+    """Benchmark linter: print each validity figure with its threshold; exit 1 if one is broken, 2 on a bad file."""
+    import asyncio
+
+    from harness.audit import PlottedData, audit_episodes, render_text
+    from harness.settings import DEFAULT_EPISODES
+    from sandbox.world import SandboxNotBuilt, SandboxWorld
+
+    file = file or DEFAULT_EPISODES
+    try:
+        world = SandboxWorld(sandbox_dir)
+    except SandboxNotBuilt as e:
+        raise UserError(str(e)) from None
+    plotted = None
+    if ground_truth is not None:
+        if not ground_truth.is_file():
+            raise UserError(f"{ground_truth}: ground-truth file not found")
+        try:
+            plotted = PlottedData.model_validate_json(ground_truth.read_bytes())
+        except (ValidationError, ValueError) as e:
+            raise UserError(f"{ground_truth}: not a ground-truth file (papers[].figures[].series): {str(e).splitlines()[0]}") from None
+    eps = _load_or_user_error(file, world.catalog)
+    papers = {p.id: p.area for p in world.catalog.papers}
+    report = asyncio.run(audit_episodes(eps, world, corpus=str(world.root), papers=papers, plotted=plotted))
+    if as_json:
+        typer.echo(json.dumps({**report.model_dump(), "passed": report.passed}, indent=1, ensure_ascii=False))
+    else:
+        typer.echo(render_text(report))
+    if not report.passed:
+        raise typer.Exit(1)
 
 
 @episodes_app.command("stats")

@@ -7,8 +7,6 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from sandbox.model_server import ScriptedModelServer, ScriptError, load_script
-
 from ._apps import UserError, sandbox_app
 
 
@@ -20,6 +18,8 @@ def model_server(
     log: Path | None = typer.Option(None, "--log", help="append every request received to this JSONL file"),
 ) -> None:
     """Serve scripted chat completions at http://HOST:PORT/v1 until interrupted (Ctrl-C)."""
+    from sandbox.model_server import ScriptedModelServer, ScriptError, load_script
+
     try:
         parsed = load_script(script)
     except ScriptError as e:

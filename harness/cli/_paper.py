@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from tools.pdf import FloatRef, ParsedPaper, PdfError, crop_figure, extract_table, parse_pdf
-
 from ._apps import UserError, paper_app
+
+if TYPE_CHECKING:  # tools.pdf loads pymupdf (~0.8 s): imported by the commands that parse, not by `epi --help`
+    from tools.pdf import FloatRef, ParsedPaper
 
 
 def _read(path: Path) -> bytes:
@@ -25,6 +27,8 @@ def _read(path: Path) -> bytes:
 
 
 def _parse(path: Path) -> tuple[bytes, ParsedPaper]:
+    from tools.pdf import PdfError, parse_pdf
+
     data = _read(path)
     try:
         return data, parse_pdf(data)
@@ -79,6 +83,8 @@ def figure(pdf: Path = typer.Argument(..., help="PDF file"), n: int = typer.Argu
     ref = parsed.figure(n)
     if ref is None:
         raise _missing(pdf, "Figure", n, parsed.figures)
+    from tools.pdf import crop_figure
+
     crop = crop_figure(data, ref, dpi=dpi)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -99,6 +105,8 @@ def table(pdf: Path = typer.Argument(..., help="PDF file"), n: int = typer.Argum
     ref = parsed.table(n)
     if ref is None:
         raise _missing(pdf, "Table", n, parsed.tables)
+    from tools.pdf import extract_table
+
     cells = extract_table(data, ref)
     result = {"file": str(pdf), "n": ref.n, "page": ref.page, "bbox": list(ref.bbox or ref.caption_bbox),
               "caption": ref.caption, "rows": cells.rows, "markdown": cells.markdown}

@@ -6,16 +6,18 @@ import itertools
 import json
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..runner import RunSetupError, check_settings, run_episodes, settings_from_run
-from ..rundir import RunDir
 from ..settings import DEFAULT_EPISODES, RunSettings, SettingsError, build_settings, load_toml, preset
 from ._apps import UserError, app
+
+if TYPE_CHECKING:  # the runner pulls in tools, traces and scoring: loaded by the commands, not by `epi --help`
+    from ..executors import RunPlan
+    from ..runner import RunRequest
 
 F = RunSettings.model_fields
 
@@ -24,35 +26,36 @@ def _h(name: str) -> str:
     return F[name].description or ""
 
 
-def _progress_runner(settings: RunSettings, resume: bool, quiet: bool, **kw: Any) -> Any:
-    """Run with a rich progress bar: episodes done, answered turns so far, time left."""
+def _progress_grid(requests: list[RunRequest], quiet: bool) -> list[Any]:
+    """Run one or more runs as one bag of jobs, with a rich progress bar per run: jobs done,
+    episodes answered right so far, time left."""
+    from ..runner import run_grid
+
     console = Console(stderr=True)
-    state = {"done": 0, "ok": 0, "failed": 0}
     prog = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(bar_width=18), MofNCompleteColumn(),
         TextColumn("success {task.fields[success]}"), TimeElapsedColumn(), TextColumn("eta"),
         TimeRemainingColumn(), console=console, disable=quiet, transient=False,
     )
-    task_id = None
+    tasks: dict[int, Any] = {}
+    state: dict[int, dict[str, int]] = {}
 
-    def on_start(rd: RunDir, n: int) -> None:
-        nonlocal task_id
-        task_id = prog.add_task(settings.agent, total=n, success="-")
+    def on_start(plan: RunPlan) -> None:
+        label = plan.settings.agent if len(requests) == 1 else plan.run_dir.run_id
+        tasks[id(plan)] = prog.add_task(label, total=len(plan.jobs), success="-")
+        state[id(plan)] = {"done": 0, "ok": 0}
 
-    def on_episode(out: Any) -> None:
-        state["done"] += 1
+    def on_done(plan: RunPlan, out: Any) -> None:
         from ..scoring import quick_episode_success
 
-        ok = out.status == "completed" and quick_episode_success(settings, out)
-        if ok:
-            state["ok"] += 1
-        if out.status == "failed":
-            state["failed"] += 1
-        if task_id is not None:
-            prog.update(task_id, advance=1, success=f"{state['ok']}/{state['done']}")
+        st = state[id(plan)]
+        st["done"] += 1
+        if out.status == "completed" and quick_episode_success(plan.settings, out):
+            st["ok"] += 1
+        prog.update(tasks[id(plan)], advance=1, success=f"{st['ok']}/{st['done']}")
 
     with prog:
-        return asyncio.run(run_episodes(settings, progress=on_episode, on_start=on_start, resume=resume, **kw))
+        return asyncio.run(run_grid(requests, progress=on_done, on_start=on_start))
 
 
 def _print_summary(summary: Any, as_json: bool) -> None:
@@ -64,7 +67,9 @@ def _print_summary(summary: Any, as_json: bool) -> None:
         "episodes": summary.episodes_total,
         "episodes_run": summary.episodes_run,
         "episodes_kept": summary.episodes_kept,
+        "epochs": summary.epochs,
         "failed_episodes": sum(1 for o in summary.outcomes if o.status == "failed"),
+        "lost_jobs": [{"episode": e, "epoch": k} for e, k in summary.lost],
     }
     if scores is not None:
         payload["scores"] = json.loads(Path(summary.run_dir, "scores.json").read_text())
@@ -72,10 +77,16 @@ def _print_summary(summary: Any, as_json: bool) -> None:
         print(json.dumps(payload, indent=2))
         return
     console.print(f"run [bold]{summary.run_id}[/] -> {summary.run_dir}")
+    what = "episodes" if summary.epochs == 1 else f"{summary.episodes_total} episodes x {summary.epochs} epochs"
     console.print(
-        f"episodes: {summary.episodes_run} run, {summary.episodes_kept} kept from before, "
+        f"{what}: {summary.episodes_run} run, {summary.episodes_kept} kept from before, "
         f"{payload['failed_episodes']} ended with an error"
     )
+    if summary.lost:
+        console.print(
+            f"[red]{len(summary.lost)} job(s) lost with their workers[/] have no trace (scored as missing); "
+            f"`epi run --resume {summary.run_id}` runs them"
+        )
     if scores is not None:
         from ..scoring.report import print_scores
 
@@ -111,19 +122,36 @@ def run_cmd(
     memory_mode: Optional[str] = typer.Option(None, "--memory-mode", help="conversation or summary"),
     context_tokens: Optional[int] = typer.Option(None, "--context-tokens", help="summarize older turns past this size"),
     no_score: bool = typer.Option(False, "--no-score", help="do not score at the end"),
+    epochs: Optional[int] = typer.Option(None, "--epochs", help=_h("epochs")),
+    executor: Optional[str] = typer.Option(None, "--executor", help=_h("executor")),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help=_h("ray_address")),
+    ray_workers: Optional[int] = typer.Option(None, "--ray-workers", help=_h("ray_workers")),
+    ray_copy_back: Optional[bool] = typer.Option(None, "--ray-copy-back/--ray-shared-results", help=_h("ray_copy_back")),
+    job_retries: Optional[int] = typer.Option(None, "--job-retries", help=_h("job_retries")),
     preset_name: Optional[str] = typer.Option(None, "--preset", help="named preset: epibench, quick, no-rag, final-turn-tools, tight-budget"),
     config: Optional[Path] = typer.Option(None, "--config", help="TOML file with run settings (a [run] table or top-level keys)"),
     as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
     """Run an agent over an episode set; traces go to results/<run_id>/, scores at the end."""
+    from ..rundir import RunDir
+    from ..runner import RunRequest, RunSetupError, settings_from_run
+
+    # where jobs run, never what they do: may differ between the first part of a run and its resume
+    placement = {"executor": executor, "ray_address": ray_address, "ray_workers": ray_workers,
+                 "ray_copy_back": ray_copy_back, "job_retries": job_retries}
     try:
         if resume:
             rd = RunDir((results or Path("results")) / resume)
             if not rd.exists():
                 raise UserError(f"--resume: no run {resume!r} under {results or 'results'} (run.json missing)")
             base = settings_from_run(rd).model_dump()
-            flags = {"episodes": episodes, "concurrency": concurrency, "results": results, "run_id": resume}
+            if executor == "local":  # the cluster of the first part no longer matters
+                base["ray_address"] = None
+            if epochs is not None and epochs != base["epochs"]:
+                raise UserError(f"--epochs: run {resume!r} was made with {base['epochs']} epoch(s); --resume keeps them")
+            flags = {"episodes": episodes, "concurrency": concurrency, "results": results, "run_id": resume,
+                     **placement}
             settings = build_settings(base, flags, source="--resume")
         else:
             flags: dict[str, Any] = {
@@ -133,6 +161,7 @@ def run_cmd(
                 "limit": limit, "episode_ids": episode or None, "run_id": run_id, "results": results,
                 "max_episode_tokens": max_episode_tokens, "max_episode_seconds": max_episode_seconds,
                 "seed": seed, "score": False if no_score else None, "step_timeout_s": step_timeout,
+                "epochs": epochs, **placement,
                 "agent_config": {
                     "model": model, "base_url": base_url, "api_key_env": api_key_env, "temperature": temperature,
                     "max_tokens": max_tokens, "reasoning_effort": reasoning_effort, "memory_mode": memory_mode,
@@ -145,10 +174,12 @@ def run_cmd(
             if config:
                 layers.append(load_toml(config))
             settings = build_settings(*layers, flags)
-        summary = _progress_runner(settings, bool(resume), quiet or as_json)
+        (summary,) = _progress_grid([RunRequest(settings, resume=bool(resume))], quiet or as_json)
     except (SettingsError, RunSetupError) as e:
         raise UserError(str(e)) from None
     _print_summary(summary, as_json)
+    if summary.lost:
+        raise typer.Exit(1)
 
 
 def _split_list(value: str, what: str) -> list[str]:
@@ -171,9 +202,16 @@ def ablate_cmd(
     name: Optional[str] = typer.Option(None, "--name", help="name of the ablation folder under results/"),
     model: Optional[str] = typer.Option(None, "--model"),
     base_url: Optional[str] = typer.Option(None, "--base-url"),
+    epochs: int = typer.Option(1, "--epochs", help=_h("epochs")),
+    executor: str = typer.Option("local", "--executor", help=_h("executor") + "; the whole grid is one bag of jobs"),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help=_h("ray_address")),
+    ray_workers: Optional[int] = typer.Option(None, "--ray-workers", help=_h("ray_workers")),
+    ray_copy_back: bool = typer.Option(False, "--ray-copy-back", help=_h("ray_copy_back")),
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Run every combination of budgets, final-turn tools and removed tools; write one comparison."""
+    from ..runner import RunRequest, RunSetupError, check_settings
+
     budgets = []
     for b in _split_list(max_steps, "--max-steps"):
         if not b.isdigit() or int(b) < 1:
@@ -196,14 +234,16 @@ def ablate_cmd(
                 {
                     "agent": agent, "episodes": episodes, "max_steps": steps, "final_turn_tools": tools_on,
                     "disable_tools": [] if rm == "none" else [rm], "limit": limit, "concurrency": concurrency,
-                    "results": out_root, "run_id": rid,
+                    "results": out_root, "run_id": rid, "epochs": epochs, "executor": executor,
+                    "ray_address": ray_address, "ray_workers": ray_workers, "ray_copy_back": ray_copy_back,
                     "agent_config": {"model": model, "base_url": base_url},
                 },
                 source="ablate",
             )
             check_settings(settings)
             grid.append(settings)
-        run_dirs = [_progress_runner(settings, False, as_json).run_dir for settings in grid]
+        summaries = _progress_grid([RunRequest(settings) for settings in grid], as_json)
+        run_dirs = [s.run_dir for s in summaries]
     except (SettingsError, RunSetupError) as e:
         raise UserError(str(e)) from None
     from ..scoring import write_comparison

@@ -9,9 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sandbox import paths
-from sandbox.corpus.add import AddPdfError, add_pdf
-from sandbox.corpus.build import DEFAULT_SEED, build_corpus
-from sandbox.corpus.versions import DEFAULT_CORPUS, corpus_version
+from sandbox.corpus.build import DEFAULT_SEED
 
 from ._apps import UserError, sandbox_app
 
@@ -22,11 +20,14 @@ _out = Console()
 def build(
     seed: int = typer.Option(DEFAULT_SEED, help="Seed of the corpus generator; the same seed gives the same corpus."),
     papers: int = typer.Option(None, min=1, max=2000, help="Number of papers to generate (default: v2 480, v1 96)."),
-    corpus: str = typer.Option(DEFAULT_CORPUS, help="Corpus version: v2 (the default benchmark's) or v1 (for "
+    corpus: str = typer.Option("v2", help="Corpus version: v2 (the default benchmark's) or v1 (for "
                                "episodes/sandbox-v1.jsonl; built into <EPI_SANDBOX_DIR>-v1, i.e. sandbox/build-v1)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if the corpus is up to date."),
 ) -> None:
     """Generate the corpus (PDFs, ground truth, catalog) and its search index under EPI_SANDBOX_DIR."""
+    from sandbox.corpus.build import build_corpus
+    from sandbox.corpus.versions import corpus_version
+
     try:
         version = corpus_version(corpus)
     except ValueError as e:
@@ -75,6 +76,8 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print one JSON obj
 @sandbox_app.command("add")
 def add(pdf: Path = typer.Argument(..., help="A PDF file to add to the sandbox corpus.")) -> None:
     """Add your own PDF: it gets an id (U001, ...), is parsed, cataloged and indexed like a generated paper."""
+    from sandbox.corpus.add import AddPdfError, add_pdf
+
     try:
         result = add_pdf(pdf)
     except AddPdfError as e:

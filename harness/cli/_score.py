@@ -39,6 +39,8 @@ def score_cmd(
     judge_key_env: str = typer.Option("OPENAI_API_KEY", "--judge-key-env", help="environment variable with the judge's API key"),
     allow_mismatch: bool = typer.Option(False, "--allow-mismatch", help="score even if the episode file's hash differs from the run's"),
     as_json: bool = typer.Option(False, "--json", help="print scores.json instead of tables"),
+    process_judge: Optional[str] = typer.Option(None, "--process-judge", help="also score each episode's process 1-10 (MiroEval dimensions) with this judge model"),
+    process_judge_base_url: Optional[str] = typer.Option(None, "--process-judge-base-url", help="OpenAI-compatible base URL of the process judge"),
 ) -> None:
     """Score a run from its traces (never runs an agent or a tool); writes scores.json, episode_scores.jsonl, report.md."""
     from ..scoring import JudgeConfig, score_run
@@ -46,8 +48,13 @@ def score_cmd(
 
     if (judge is None) != (judge_base_url is None):
         raise UserError("--judge and --judge-base-url go together: give both or neither")
+    if (process_judge is None) != (process_judge_base_url is None):
+        raise UserError("--process-judge and --process-judge-base-url go together: give both or neither")
     cfg = JudgeConfig(model=judge, base_url=judge_base_url, api_key_env=judge_key_env) if judge and judge_base_url else None
-    scores = _user_errors(score_run)(run, episodes_path=episodes, judge=cfg, allow_mismatch=allow_mismatch)
+    pcfg = (JudgeConfig(model=process_judge, base_url=process_judge_base_url, api_key_env=judge_key_env)
+            if process_judge and process_judge_base_url else None)
+    scores = _user_errors(score_run)(run, episodes_path=episodes, judge=cfg, allow_mismatch=allow_mismatch,
+                                     process_judge=pcfg)
     if as_json:
         print(scores.model_dump_json(indent=2))
     else:
@@ -62,7 +69,7 @@ def compare_cmd(
 ) -> None:
     """One leaderboard laid out like EpiBench Tables 2 and 3 (runs not scored yet are scored first)."""
     from ..scoring import compare_runs, write_comparison
-    from ..scoring.compare import leaderboard_table
+    from ..scoring.compare import leaderboard_table, process_table
 
     scores = _user_errors(compare_runs)(runs)
     path = _user_errors(write_comparison)(runs, out) if out is not None else None
@@ -72,6 +79,7 @@ def compare_cmd(
         return
     console = _wide_console()
     console.print(leaderboard_table(scores))
+    console.print(process_table(scores))
     if any(s.uses_gold for s in scores):
         console.print(f"[bold yellow]{next(s.note for s in scores if s.uses_gold)}[/]")
     if path:

@@ -4,14 +4,15 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 from rich.console import Console
 
-from ..replay_view import ReplayError, replay
-from ..viewer import RunFiles, RunFilesError, build_viewer, serve_viewer
 from ._apps import UserError, app
+
+if TYPE_CHECKING:  # the viewer and replay load traces and scoring: imported by the commands, not by `epi --help`
+    from ..viewer import RunFiles
 
 
 def resolve_run(run: str, results: Path) -> Path:
@@ -28,6 +29,8 @@ def resolve_run(run: str, results: Path) -> Path:
 
 
 def _open(run: str, results: Path) -> RunFiles:
+    from ..viewer import RunFiles, RunFilesError
+
     try:
         return RunFiles.open(resolve_run(run, results))
     except RunFilesError as e:
@@ -65,6 +68,8 @@ def replay_cmd(
         def ask(next_id: str) -> bool:
             reply = console.input(f"[dim]Enter: next failed episode ({next_id}) · q: quit[/] ")
             return reply.strip().lower() not in ("q", "quit")
+    from ..replay_view import ReplayError, replay
+
     try:
         replay(files, episode, failed=failed, console=console, ask_next=ask)
     except ReplayError as e:
@@ -96,6 +101,8 @@ def view_cmd(
     results: Path = typer.Option(Path("results"), "--results", help="folder holding run folders"),
 ) -> None:
     """Write a self-contained HTML viewer (open index.html directly, no server needed)."""
+    from ..viewer import RunFilesError, build_viewer, serve_viewer
+
     dirs = [resolve_run(r, results) for r in runs]
     try:
         index = build_viewer(dirs, out)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .model import (
-    AnswerVerdict, BucketCounts, CostTotals, EpisodeScore, FailureCounts, FailureLabel, RunScores, SplitScores,
-    TurnScore, UnitRef,
+    SCORER_VERSION, AnswerVerdict, BucketCounts, CostTotals, EpisodeScore, FailureCounts, FailureLabel, RunScores,
+    SplitScores, TurnScore,
 )
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "score_run", "compare_runs", "write_comparison", "JudgeConfig", "quick_episode_success",
     "RunScores", "SplitScores", "EpisodeScore", "TurnScore", "FailureLabel", "FailureCounts", "CostTotals",
-    "BucketCounts", "AnswerVerdict", "UnitRef",
+    "BucketCounts", "AnswerVerdict", "SCORER_VERSION",
 ]
 
 _LAZY = {"score_run": "run", "compare_runs": "compare", "write_comparison": "compare", "JudgeConfig": "judge",

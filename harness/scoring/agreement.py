@@ -1,9 +1,11 @@
 """Agreement between two labellers (matcher, judge, human file): agreement rate and Cohen's kappa.
 
 kappa = (p_o - p_e) / (1 - p_e), with p_e from each labeller's own rate of "correct" (EpiBench app. 0.B).
-When p_e == 1 (both labellers constant and equal) kappa is 1.0 if p_o == 1, else 0. Turn level compares
-the (episode, turn) pairs both labelled; episode level labels an episode correct iff all its turns are,
-using only episodes whose every turn both labellers labelled.
+When p_e == 1 (both labellers constant and equal) kappa is 1.0 if p_o == 1, else 0. Only labels a
+labeller actually gave count: the matcher and a judge label turns that have an answer (a turn never
+reached or left without an answer is wrong by rule, nobody judged it), a judge error is no label, a
+human file labels what it lists. Turn level compares the (episode, turn) pairs both labelled; episode
+level labels an episode correct iff all its turns are, using only episodes whose every turn both labelled.
 """
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ from pydantic import BaseModel, ValidationError
 
 from harness.rundir import RunDir
 
-from .facts import read_episode_trace, read_facts
-from .judge import JudgeConfig
+from .facts import read_episode_fold
+from .judge import Judge, JudgeConfig
 from .metrics import score_turns
-from .run import ScoringError, load_run_config, make_labeller, planned_episodes, resolve_episodes
+from .run import ScoringError, load_run_config, planned_episodes, resolve_episodes
 
 TurnLabels = dict[tuple[str, int], bool]
 
@@ -122,11 +124,13 @@ def run_labels(run_dir: Path, spec: str, *, episodes_path: Path | None = None, a
         return read_human_labels(conf), n_turns
     if isinstance(conf, JudgeConfig) and judge_cache is not None:
         conf = conf.model_copy(update={"cache_dir": judge_cache})
-    label, _ = make_labeller(conf if isinstance(conf, JudgeConfig) else None)
+    judge = Judge(conf) if isinstance(conf, JudgeConfig) else None
     out: TurnLabels = {}
     for ep in episodes:
-        for ts in score_turns(ep, read_facts(read_episode_trace(rd, ep.id)), label):
-            out[(ep.id, ts.turn)] = ts.correct
+        for ts in score_turns(ep, read_episode_fold(rd, ep.id), judge):
+            if ts.answer is None or not ts.answer.strip() or ts.verdict.judge_error:
+                continue  # nobody judged this turn
+            out[(ep.id, ts.turn)] = ts.verdict.correct
     return out, n_turns
 
 

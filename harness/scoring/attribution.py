@@ -1,107 +1,157 @@
-"""Error attribution: exactly one label per failed episode, at the first wrong turn (EpiBench sec. 3.4).
+"""Error attribution: exactly one label per failed episode, from its earliest wrong turn (EpiBench sec. 3.4).
 
-THE RULE, checked in this order; the first that holds is the label (METRICS.md):
+THE RULE. Find the first turn t not judged correct (a turn never reached counts). Then check, in
+this order; the first that holds is the label (METRICS.md). Nothing after turn t is looked at, so an
+outage in a later turn never relabels an earlier failure.
 
-0. Infrastructure. If the episode ended in an infrastructure bucket (provider, data_access,
-   pipeline), the label is `others`: an outage is never a model failure. Fires at the first error
-   event's turn and step (or the first wrong turn).
-Then, at the first wrong turn t (the first turn not judged correct, including a turn never reached):
-1. Retrieve: a required paper of turn t was never reached: no tool call of turns 1..t that did not
-   error exposed any unit of that paper, so it is not in memory either. Fires at turn t's answer step.
-2. Unscorable answer: if turn t has no answer (None, never reached) or one the matcher cannot parse,
-   the label is `others` (budget exhausted without an answer, tool/runtime error, unparseable answer);
-   the checks below need a wrong *value*. Fires at the budget_exhausted step, else the answer step.
-3. Perception: turn t needs exactly one unit, a figure or a table, that turn t's own tool calls
-   exposed, and the value is wrong. Fires at the step of the last call that exposed the unit.
-4. Reading-Memory: turn t is memory-only, or some of its required units were exposed only by earlier
-   turns (never by turn t's calls). Earlier turns are all correct, since t is the first wrong one,
-   so that evidence had been read correctly then. Fires at turn t's answer step.
-5. Reasoning: every required unit of turn t was exposed by turn t's own calls (or t needs none), so
-   the evidence was in front of the agent and the combination is wrong. Fires at the answer step.
-6. Others: whatever is left (e.g. the right paper was reached but a required figure/table never was).
+0. Infrastructure -> `others`: turn t has no answer because of an outage that is not the model's:
+   an error event in the provider, data_access or pipeline bucket on turn t (or before it), a
+   data_access tool error on turn t, or a trace that is missing or stops before t was answered.
+   Fires at the error event's step.
+1. Retrieve: a required paper of turn t was never reached: no executed, error-free tool call of turns
+   1..t exposed any unit of it. Fires at turn t's answer step.
+2. Budget -> `others`: turn t used up its step budget (or hit the episode's token/time cap): it failed
+   because its budget ran out, whatever the fallback answer (the paper's max-step terminations).
+   Fires at the budget_exhausted (or limit_hit) step.
+3. No value -> `others`: no answer, or one the matcher cannot read (refusal, empty, binary).
+4. Perception: t needs exactly one unit, a figure or a table, which t's own calls exposed, and the
+   value is wrong. Fires at the step of the last call that exposed it.
+5. Unit never accessed -> `others`: a required unit was exposed by no call of turns 1..t (the paper
+   was reached, the figure or table never opened).
+6. Reading-Memory: some required unit was not exposed by t's own calls but by an earlier turn, and
+   every earlier turn that required that unit was answered correctly (its reading was right), yet t
+   is wrong. What the agent did decides, not the memory_only flag: with final-turn tools on, an agent
+   that reads everything again is judged on that reading. Fires at the answer step.
+7. Reasoning: every required unit was exposed by t's own calls (or t needs none): the evidence was in
+   front of the agent and the combination is wrong. Fires at the answer step.
+8. Others: an earlier reading of a reused unit was itself wrong (cannot happen at the first wrong
+   turn, kept so the rule is total).
+Replay and the viewer mark the turn and step named here (`harness/viewer/timeline.py`).
 """
 from __future__ import annotations
 
-from .facts import EpisodeFacts
+from harness.trace_fold import EpisodeFold
+
 from .model import FailureLabel, TurnScore
 
-
-def _last_exposing_step(facts: EpisodeFacts, t: int, key: tuple[str, str]) -> int:
-    tf = facts.turns.get(t)
-    steps = [c.step for c in tf.calls if c.error is None and any(u.key == key for u in c.units)] if tf else []
-    return max(steps) if steps else 0
+INFRA = ("provider", "data_access", "pipeline")
 
 
-def attribute_failure(facts: EpisodeFacts, turns: list[TurnScore], bucket: str | None) -> FailureLabel | None:
-    """The label of a failed episode (None for a successful one), with the turn and step where it fired."""
-    wrong = [ts for ts in turns if not ts.correct]
-    if not wrong:
+def infra_cause(fold: EpisodeFold, ts: TurnScore) -> tuple[str, FailureLabel] | None:
+    """(bucket, label) when turn `ts` is unanswered because of an outage (rule 0), else None."""
+    t = ts.turn
+    if fold.missing:
+        return "pipeline", FailureLabel(type="others", turn=0, step=0,
+                                        why="trace file missing: the episode never ran or its trace was lost (pipeline)")
+    if ts.answer is not None and ts.answer.strip():
+        return None  # the agent answered turn t: whatever came later, the wrong answer is its own
+    for err in fold.errors:
+        if err.bucket in INFRA and (err.turn or t) <= t:
+            return err.bucket, FailureLabel(type="others", turn=err.turn or t, step=err.step,
+                                            why=f"{err.bucket} error, not a model failure: {err.message[:120]}")
+    tf = fold.turn(t)
+    data = [c for c in tf.calls if c.error_kind == "data_access"]
+    if data:
+        return "data_access", FailureLabel(
+            type="others", turn=t, step=data[-1].step,
+            why=f"data_access: {data[-1].error or 'a paper could not be fetched or parsed'} (turn {t} left without an answer)")
+    if fold.truncated and (not tf.ran or tf.answer is None):
+        return "pipeline", FailureLabel(type="others", turn=t, step=tf.answer_step,
+                                        why=f"the trace stops before turn {t} was answered (pipeline: truncated trace)")
+    return None
+
+
+def first_wrong(turns: list[TurnScore]) -> TurnScore | None:
+    return next((ts for ts in turns if not ts.correct), None)
+
+
+def failure_bucket(fold: EpisodeFold, turns: list[TurnScore]) -> str | None:
+    """The reason bucket of a failed episode, from its first wrong turn: the outage that left it
+    unanswered, `model` when the model left it without a readable answer, None when it was answered."""
+    first = first_wrong(turns)
+    if first is None:
         return None
-    first = wrong[0]
-    t = first.turn
-    tf = facts.turns.get(t)
-    answer_step = tf.answer_step if tf else 0
+    infra = infra_cause(fold, first)
+    if infra is not None:
+        return infra[0]
+    verdict = first.matcher_verdict or first.verdict
+    if not first.answer or not first.answer.strip() or not verdict.parseable:
+        return "model"
+    return None
 
-    if bucket in ("provider", "data_access", "pipeline"):
-        err = facts.errors[0] if facts.errors else None
-        if facts.missing:
-            why = "trace file missing: the episode never ran or its trace was lost (pipeline)"
-            return FailureLabel(type="others", turn=0, step=0, why=why)
-        if err is not None:
-            why = f"{bucket} error, not a model failure: {err.message[:120]}"
-            return FailureLabel(type="others", turn=err.turn or t, step=err.step, why=why)
-        why = f"episode ended in the {bucket} bucket" + (" (trace truncated)" if facts.truncated else "")
-        return FailureLabel(type="others", turn=t, step=answer_step, why=why)
+
+def attribute_failure(fold: EpisodeFold, turns: list[TurnScore]) -> FailureLabel | None:
+    """The label of a failed episode (None for a successful one), with the turn and step where it fired."""
+    first = first_wrong(turns)
+    if first is None:
+        return None
+    t = first.turn
+    tf = fold.turn(t)
+    answer_step = tf.answer_step
+    verdict = first.matcher_verdict or first.verdict
+
+    infra = infra_cause(fold, first)
+    if infra is not None:
+        return infra[1]
 
     # 1. Retrieve
-    reached: set[str] = set()
-    for k, turn_facts in facts.turns.items():
-        if k <= t:
-            reached.update(u.paper for u in turn_facts.units_this_turn)
-    required_papers: list[str] = []
-    for ref in first.required:
-        if ref.paper not in required_papers:
-            required_papers.append(ref.paper)
-    unreached = [p for p in required_papers if p not in reached]
+    reached = {u.paper for u in fold.memory_before(t)} | {u.paper for u in tf.exposed}
+    unreached = list(dict.fromkeys(r.paper for r in first.required if r.paper not in reached))
     if unreached:
         return FailureLabel(type="retrieve", turn=t, step=answer_step,
                             why=f"required paper {', '.join(unreached)} never reached by turn {t}")
 
-    # 2. No value to judge
-    if not first.ran or not first.verdict.parseable:
-        if tf is not None and tf.budget_exhausted and first.answer is None:
-            why = f"step budget exhausted on turn {t} without an answer"
-            return FailureLabel(type="others", turn=t, step=tf.budget_step, why=why)
-        if not first.ran:
-            return FailureLabel(type="others", turn=t, step=0, why=f"turn {t} was never reached (trace ends earlier)")
-        errs = [c for c in (tf.calls if tf else []) if c.error]
+    # 2. Budget or cap ran out
+    if tf.budget is not None:
+        got = "no answer" if not first.answer else f"fallback answer {first.answer[:40]!r}"
+        return FailureLabel(type="others", turn=t, step=tf.budget.step,
+                            why=f"step budget of {tf.budget.budget} exhausted on turn {t} ({got})")
+    if tf.limit is not None:
+        return FailureLabel(type="others", turn=t, step=tf.limit.step,
+                            why=f"episode {tf.limit.limit} limit hit on turn {t} ({tf.limit.value:g} >= {tf.limit.cap:g})")
+
+    # 3. No value to judge
+    if not first.ran:
+        return FailureLabel(type="others", turn=t, step=0, why=f"turn {t} was never reached (trace ends earlier)")
+    if not first.answer or not verdict.parseable:
+        errs = [c for c in tf.calls if c.error and c.executed]
         extra = f"; {len(errs)} tool error(s)" if errs else ""
-        why = f"turn {t}: {'no answer' if first.answer is None else 'unparseable answer'}{extra}"
-        return FailureLabel(type="others", turn=t, step=answer_step, why=why)
+        what = "no answer" if not first.answer else f"unparseable answer ({verdict.detail})"
+        return FailureLabel(type="others", turn=t, step=answer_step, why=f"turn {t}: {what}{extra}")
 
-    this_turn = {u.key for u in tf.units_this_turn} if tf else set()
+    this_turn = {u.key for u in tf.exposed}
+    memory = {u.key for u in fold.memory_before(t)}
     required = [r.key for r in first.required]
+    how = f" ({verdict.detail})" if verdict.detail else ""
 
-    # 3. Perception
+    # 4. Perception
     if len(required) == 1 and required[0][1].startswith(("figure:", "table:")) and required[0] in this_turn:
         paper, unit = required[0]
-        return FailureLabel(type="perception", turn=t, step=_last_exposing_step(facts, t, required[0]),
-                            why=f"read {paper} {unit} on turn {t} but the answer is wrong ({first.verdict.detail})")
+        return FailureLabel(type="perception", turn=t, step=tf.last_step_exposing(required[0]),
+                            why=f"read {paper} {unit} on turn {t} but the answer is wrong{how}")
 
-    # 4. Reading-Memory
-    memory = {u.key for u in facts.memory_before(t)}
-    from_memory = [k for k in required if k not in this_turn and k in memory]
-    if first.memory_only or from_memory:
-        src = f"evidence {', '.join(f'{p} {u}' for p, u in from_memory)} came from earlier turns" if from_memory else "memory-only turn"
-        return FailureLabel(type="reading_memory", turn=t, step=answer_step,
-                            why=f"turn {t}: {src}, read correctly then, reused wrongly")
+    # 5. A required unit nobody ever opened
+    never = [f"{p} {u}" for p, u in required if (p, u) not in this_turn and (p, u) not in memory]
+    if never:
+        return FailureLabel(type="others", turn=t, step=answer_step,
+                            why=f"turn {t}: paper reached but {', '.join(never)} never accessed")
 
-    # 5. Reasoning
-    if all(k in this_turn for k in required):
-        return FailureLabel(type="reasoning", turn=t, step=answer_step,
-                            why=f"turn {t}: all {len(required)} required unit(s) accessed, the combination is wrong")
+    # 6. Reading-Memory
+    reused = [k for k in required if k not in this_turn]
+    if reused:
+        unread = [k for k in reused if not _read_correctly_before(k, t, turns)]
+        if not unread:
+            src = ", ".join(f"{p} {u}" for p, u in reused)
+            return FailureLabel(type="reading_memory", turn=t, step=answer_step,
+                                why=f"turn {t}: {src} came from earlier turns, read correctly then, reused wrongly{how}")
+        return FailureLabel(type="others", turn=t, step=answer_step,
+                            why=f"turn {t}: reused {', '.join(f'{p} {u}' for p, u in unread)} whose earlier reading was wrong")
 
-    # 6. Others
-    missing_units = [f"{p} {u}" for p, u in required if (p, u) not in this_turn and (p, u) not in memory]
-    return FailureLabel(type="others", turn=t, step=answer_step,
-                        why=f"turn {t}: paper reached but {', '.join(missing_units)} never accessed")
+    # 7. Reasoning
+    return FailureLabel(type="reasoning", turn=t, step=answer_step,
+                        why=f"turn {t}: all {len(required)} required unit(s) accessed, the combination is wrong{how}")
+
+
+def _read_correctly_before(key: tuple[str, str], t: int, turns: list[TurnScore]) -> bool:
+    """Every earlier turn that required `key` was answered correctly (no such turn: nothing contradicts)."""
+    return all(ts.correct for ts in turns if ts.turn < t and any(r.key == key for r in ts.required))

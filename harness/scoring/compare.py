@@ -13,17 +13,24 @@ from rich.table import Table
 from harness.rundir import RunDir, atomic_write_text
 
 from . import plots
-from .model import RunScores
+from .model import SCORER_VERSION, EpisodeScore, RunScores, gold_note, gold_tag
+from .process_model import Correlation
+from .process_outcome import process_correlations
+from .process_report import claims_header, claims_row, correlation_rows, process_header, process_row
 from .report import SPLITS, fmt, table2_header, table2_row, table3_header, table3_row, table6_header, table6_row
-from .run import read_run_scores, score_run
+from .run import ScoringError, read_episode_scores, read_run_scores, score_run
 
 
 def compare_runs(run_dirs: list[Path]) -> list[RunScores]:
-    """The scores of each run, in the order given (scoring any run not scored yet)."""
+    """The scores of each run, in the order given: runs not scored yet, or scored with the matcher by an
+    older scorer, are scored now, so every row comes from the same scorer (a judge's labels are kept)."""
     out = []
     for d in run_dirs:
         rd = RunDir(d)
-        out.append(read_run_scores(rd.path) if rd.scores_json.is_file() else score_run(rd.path))
+        s = read_run_scores(rd.path) if rd.scores_json.is_file() else None
+        if s is None or (s.scorer_version != SCORER_VERSION and s.labeller == "matcher"):
+            s = score_run(rd.path)
+        out.append(s)
     return out
 
 
@@ -32,7 +39,7 @@ def run_names(runs: list[RunScores]) -> list[str]:
     differ = len({r.ablation.label() for r in runs}) > 1
     names = []
     for r in runs:
-        name = r.run_id + (" [oracle]" if r.uses_gold else "")
+        name = r.run_id + (f" [{gold_tag(r.agent)}]" if r.uses_gold else "")
         names.append(f"{name} ({r.ablation.label()})" if differ else name)
     return names
 
@@ -55,12 +62,55 @@ def leaderboard_table(runs: list[RunScores]) -> Table:
     return t
 
 
-def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_dir: Path) -> str:
+def process_table(runs: list[RunScores]) -> Table:
+    """The second leaderboard: claim-level scores of set answers and the process ratios (all episodes)."""
+    t = Table(title="Set answers (claim level) and process", box=None, pad_edge=False, padding=(0, 1),
+              caption="precision/recall/F1 over set items (LiveDRBench), exact set %; process ratios 0-1 from the trace",
+              header_style="bold underline")
+    t.add_column("Run", no_wrap=True)
+    for col in ("Set P", "Set R", "Set F1", "Exact set %", "Queries/ep", "Efficiency", "Redundancy", "Reuse", "Grounding"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for name, r in zip(run_names(runs), runs):
+        c, p = r.all.claims, r.all.process
+        cells = [fmt(c.precision), fmt(c.recall), fmt(c.f1), fmt(c.exact, 1)] if c else ["n/a"] * 4
+        cells += ([fmt(p.queries_per_episode), fmt(p.efficiency), fmt(p.redundancy), fmt(p.reuse), fmt(p.grounding)]
+                  if p else ["n/a"] * 5)
+        t.add_row(escape(name), *cells)
+    return t
+
+
+def pooled_episode_scores(run_dirs: list[Path]) -> list[EpisodeScore]:
+    """The episode scores of every run, pooled (a run without episode_scores.jsonl adds none)."""
+    out: list[EpisodeScore] = []
+    for d in run_dirs:
+        try:
+            out += read_episode_scores(d)
+        except ScoringError:
+            continue
+    return out
+
+
+def process_markdown(names: list[str], runs: list[RunScores], corrs: list[Correlation] | None) -> list[str]:
+    """Process metrics and claim-level scores per run (all episodes), and process against outcome, pooled."""
+    lines = ["## Process from the trace (all episodes)", ""] + process_header("Run")
+    lines += [process_row(n, r.all.process) for n, r in zip(names, runs)] + [""]
+    lines += ["## Set answers, claim level (LiveDRBench)", ""] + claims_header("Run")
+    lines += [claims_row(n, r.all.claims) for n, r in zip(names, runs)] + [""]
+    if corrs:
+        lines += ["## Process against outcome (episodes of all runs pooled)", ""] + correlation_rows(corrs) + [""]
+    return lines
+
+
+def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_dir: Path,
+                        corrs: list[Correlation] | None = None) -> str:
     names = run_names(runs)
     lines = ["# Comparison", ""]
-    oracle = [n for n, r in zip(names, runs) if r.uses_gold]
-    if oracle:
-        lines += [f"> **{runs[0].note or 'oracle: answers with gold labels, a self-test of the harness'}**: {', '.join(oracle)}", ""]
+    for n, r in zip(names, runs):
+        if r.uses_gold:
+            lines += [f"> **{r.note or gold_note(r.agent)}**: {n}", ""]
+    if len({r.scorer_version for r in runs}) > 1:
+        lines += ["> **WARNING: these runs were scored by different scorer versions (judge-labelled runs are not "
+                  "re-scored automatically); run `epi score` on each to compare like with like.**", ""]
     mixed = {r.episodes_sha256 for r in runs}
     if len(mixed) > 1:
         lines += ["> **WARNING: these runs were scored on different episode files; rows are not comparable.**", ""]
@@ -73,13 +123,16 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
         f = r.all.failures
         lines.append(f"| {n} | {f.retrieve} | {f.perception} | {f.reading_memory} | {f.reasoning} | {f.others} |")
     lines.append("")
-    titles = {"failure_types": "Failure types", "ablation": "Ablations", "budget": "Step budget", "cost": "Cost against success"}
+    lines += process_markdown(names, runs, corrs)
+    titles = {"failure_types": "Failure types", "ablation": "Ablations", "budget": "Step budget", "cost": "Cost against success",
+              "process": "Process against outcome"}
     for key, title in titles.items():
         if key in plot_paths:
             lines += [f"## {title}", "", f"![{title}]({plot_paths[key].relative_to(out_dir)})", ""]
-    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Episodes | Scored at |", "|---|---|---|---|---|---|---|"]
+    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Scorer | Episodes | Scored at |", "|---|---|---|---|---|---|---|---|"]
     for n, r in zip(names, runs):
-        lines.append(f"| {n} | {r.agent} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.all.episodes} | {r.scored_at} |")
+        lines.append(f"| {n} | {r.agent} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.scorer_version} | "
+                     f"{r.all.episodes} | {r.scored_at} |")
     return "\n".join(lines) + "\n"
 
 
@@ -97,6 +150,10 @@ def write_comparison(run_dirs: list[Path], out_dir: Path) -> Path:
     if len({r.ablation.max_steps for r in runs}) > 1:
         paths["budget"] = plots.budget_curve(runs, pdir / "budget.png")
     paths["cost"] = plots.cost_vs_success(names, runs, pdir / "cost_vs_success.png")
+    episodes = pooled_episode_scores([Path(d) for d in run_dirs])
+    corrs = process_correlations(episodes) if any(e.process for e in episodes) else None
+    if corrs and any(c.rho is not None for c in corrs):
+        paths["process"] = plots.process_correlations(corrs, pdir / "process_vs_outcome.png")
     md = out_dir / "comparison.md"
-    atomic_write_text(md, comparison_markdown(runs, paths, out_dir))
+    atomic_write_text(md, comparison_markdown(runs, paths, out_dir, corrs))
     return md

@@ -1,89 +1,105 @@
-"""Per-episode scores from facts, and the per-split metrics (EpiBench Tables 2, 3 and 6; METRICS.md).
+"""Per-episode scores from a folded trace, and the per-split metrics (EpiBench Tables 2, 3, 6; METRICS.md).
 
 ESR: % of episodes with every turn correct. Acc_final: % of final turns correct. Acc_pre: % of all
-non-final turns correct (pooled). EC: sum over correct turns of |E ∩ A| / sum over correct turns of |E|.
-MG: mean of c_i / c*_i over successful episodes (None if none succeeded). Max-steps rate: % of turns
-run that hit budget_exhausted. A turn never reached counts as wrong; a missing trace is a failed episode.
+non-final turns correct (pooled). EC: sum over correct turns of |E ∩ A| / sum over correct turns of |E|,
+where A (accessed) is what the turn's calls exposed plus what the episode's memory already held.
+MG: mean of c_i / c*_i over successful episodes, c_i = executed tool calls (refused calls and
+empty-reply pseudo-calls are steps, not tool calls). Max-steps error rate (Fig. 6b): % of turns run that
+were answered wrong after their budget ran out; the share of turns whose budget ran out is
+`budget_exhausted_rate`. A turn never reached counts as wrong; a missing trace is a failed episode.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Protocol
 
 from harness.episode import Answer, Episode
-from harness.rundir import TraceRead
+from harness.trace_fold import EpisodeFold, unique_units
 
-from .attribution import attribute_failure
-from .facts import EpisodeFacts, read_facts
-from .match import gold_display
-from .model import (
-    AnswerVerdict, BucketCounts, CostTotals, EpisodeScore, FailureCounts, SplitScores, TurnScore, UnitRef,
-)
+from .attribution import attribute_failure, failure_bucket
+from .claims import claim_scores
+from .facts import cost_of
+from .match import gold_display, match_answer
+from .model import SCORER_VERSION, AnswerVerdict, BucketCounts, CostTotals, EpisodeScore, FailureCounts, SplitScores, TurnScore
+from .process import process_of, summarize_process
 
-# A labeller gives a binary verdict on one answer: (question, gold, answer) -> verdict.
-Labeller = Callable[[str, Answer, str], AnswerVerdict]
+
+class Labeller(Protocol):
+    """Gives a binary verdict on one answer. The matcher is always run too; a judge is optional."""
+
+    name: str
+
+    def __call__(self, question: str, gold: Answer, answer: str) -> AnswerVerdict: ...
 
 
 def _pct(num: float, den: float) -> float | None:
     return None if den == 0 else 100.0 * num / den
 
 
-def score_turns(episode: Episode, facts: EpisodeFacts, label: Labeller) -> list[TurnScore]:
-    """One TurnScore per annotated turn; turns the trace never reached are wrong and `ran=False`."""
+def score_turns(episode: Episode, fold: EpisodeFold, judge: Labeller | None = None) -> list[TurnScore]:
+    """One TurnScore per annotated turn; turns the trace never reached are wrong and `ran=False`.
+
+    The matcher labels every answer; with a judge, the judge's label counts unless it could not give one
+    (`judge_error`), in which case the matcher's does and `labelled_by` says so.
+    """
     out: list[TurnScore] = []
     for i, gold_turn in enumerate(episode.turns, 1):
-        tf = facts.turns.get(i)
-        ran = tf is not None and (tf.started or tf.answered or bool(tf.calls))
-        memory_only = gold_turn.memory_only or bool(tf and tf.memory_only)
-        if tf is not None and tf.answered and tf.answer is not None and tf.answer.strip():
-            verdict = label(gold_turn.question, gold_turn.answer, tf.answer)
+        tf = fold.turns.get(i)
+        ran = tf is not None and tf.ran
+        answer = tf.answer_text if tf else None
+        if answer is not None and answer.strip():
+            matcher = match_answer(answer, gold_turn.answer, gold_turn.question)
         else:
-            why = "turn never reached" if not ran else ("no final answer event" if not (tf and tf.answered) else "no answer")
-            verdict = AnswerVerdict(correct=False, parseable=False, detail=why)
-        accessed: dict[tuple[str, str], UnitRef] = {}
-        if tf is not None:
-            if memory_only:
-                for u in facts.memory_before(i):
-                    accessed.setdefault(u.key, u)
-            for u in tf.units_this_turn:
-                accessed.setdefault(u.key, u)
-        required = [UnitRef(paper=r.paper, unit=r.unit) for r in gold_turn.evidence]
-        hit = len({r.key for r in required} & set(accessed))
+            why = "turn never reached" if not ran else ("no final answer event" if not (tf and tf.answer) else "no answer")
+            matcher = AnswerVerdict(correct=False, parseable=False, detail=why)
+        verdict, labelled_by, matcher_verdict = matcher, "matcher", None
+        if judge is not None:
+            matcher_verdict = matcher
+            if answer is not None and answer.strip():
+                verdict = judge(gold_turn.question, gold_turn.answer, answer)
+                labelled_by = judge.name if not verdict.judge_error else "matcher"
+        correct = verdict.correct if labelled_by != "matcher" else matcher.correct
+        exposed = tf.exposed if tf else []
+        accessed = unique_units(list(fold.memory_before(i)) + list(exposed)) if tf else []
+        required = list(gold_turn.evidence)
+        hit = len({r.key for r in required} & {a.key for a in accessed})
         out.append(TurnScore(
-            turn=i, ran=ran, question=(tf.question if tf and tf.question else gold_turn.question),
-            answer=tf.answer if tf else None, answer_source=tf.answer_source if tf else "none",
-            answer_step=tf.answer_step if tf else 0, gold=gold_display(gold_turn.answer),
-            format=gold_turn.answer.format, correct=verdict.correct, verdict=verdict, memory_only=memory_only,
-            required=required, accessed=list(accessed.values()), evidence_hit=hit,
-            tool_calls=len(tf.calls) if tf else 0, tool_errors=sum(1 for c in tf.calls if c.error) if tf else 0,
+            turn=i, ran=ran, question=(tf.start.question if tf and tf.start else gold_turn.question),
+            answer=answer, answer_source=tf.answer_source if tf else "none", answer_step=tf.answer_step if tf else 0,
+            gold=gold_display(gold_turn.answer), format=gold_turn.answer.format, correct=correct, verdict=verdict,
+            matcher_verdict=matcher_verdict, labelled_by=labelled_by,
+            memory_only=gold_turn.memory_only or bool(tf and tf.memory_only),
+            required=required, exposed=exposed, accessed=accessed, evidence_hit=hit,
+            tool_calls=len(tf.executed_calls) if tf else 0, refused_calls=len(tf.refused_calls) if tf else 0,
+            tool_errors=sum(1 for c in tf.executed_calls if c.error) if tf else 0,
             budget_exhausted=bool(tf and tf.budget_exhausted), checklist_length=len(gold_turn.checklist),
         ))
     return out
 
 
-def score_episode(episode: Episode, trace: TraceRead, label: Labeller, labeller_name: str = "matcher") -> EpisodeScore:
-    """Score one episode from its trace (missing or truncated traces included, flagged)."""
-    facts = read_facts(trace)
-    turns = score_turns(episode, facts, label)
+def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = None) -> EpisodeScore:
+    """Score one episode from its folded trace (missing or truncated traces included, flagged)."""
+    turns = score_turns(episode, fold, judge)
     success = all(t.correct for t in turns)
-    unscorable = any(not t.verdict.parseable for t in turns)
-    failed_end = facts.end is not None and (facts.end.status == "failed" or facts.end.bucket is not None)
-    bucket = facts.reason_bucket() if (unscorable or failed_end or facts.missing) and not success else None
-    if facts.missing:
+    bucket = None if success else failure_bucket(fold, turns)
+    if fold.missing:
         status = "missing"
-    elif facts.truncated:
+    elif fold.truncated:
         status = "truncated"
     else:
-        status = facts.end.status if facts.end else "truncated"
+        status = fold.end.status if fold.end else "truncated"
     c_star = episode.checklist_length
-    start = facts.start
+    start = fold.start
     return EpisodeScore(
         episode_id=episode.id, split=episode.split, task_type=episode.task_type, initiation=episode.initiation,
         n_turns=len(episode.turns), turns_run=sum(1 for t in turns if t.ran), status=status, success=success,
-        final_correct=turns[-1].correct, turns=turns, tool_calls=facts.tool_call_count, checklist_length=c_star,
-        mg_ratio=(facts.tool_call_count / c_star) if success and c_star > 0 else None, bucket=bucket,  # type: ignore[arg-type]
-        failure=None if success else attribute_failure(facts, turns, bucket), cost=facts.cost,
-        truncated=facts.truncated, missing=facts.missing, bad_lines=facts.bad_lines,
-        uses_gold=bool(start and start.uses_gold), agent=start.agent if start else "", labeller=labeller_name,
+        final_correct=turns[-1].correct, turns=turns, tool_calls=fold.tool_calls, refused_calls=fold.refused_calls,
+        checklist_length=c_star, mg_ratio=(fold.tool_calls / c_star) if success and c_star > 0 else None,
+        bucket=bucket,  # type: ignore[arg-type]
+        failure=None if success else attribute_failure(fold, turns), cost=cost_of(fold),
+        truncated=fold.truncated, missing=fold.missing, bad_lines=fold.bad_lines,
+        uses_gold=bool(start and start.uses_gold), agent=start.agent if start else "",
+        labeller=judge.name if judge is not None else "matcher", scorer_version=SCORER_VERSION,
+        process=None if fold.missing else process_of(episode, fold),
     )
 
 
@@ -92,10 +108,11 @@ def split_scores(episodes: list[EpisodeScore]) -> SplitScores:
     n = len(episodes)
     cost = CostTotals()
     failures = FailureCounts()
-    pre_correct = pre_total = ec_hit = ec_need = turns_run = exhausted = 0
+    pre_correct = pre_total = ec_hit = ec_need = turns_run = exhausted = exhausted_wrong = refused = 0
     mg_ratios: list[float] = []
     for e in episodes:
         cost = cost.plus(e.cost)
+        refused += e.refused_calls
         if e.failure is not None:
             setattr(failures, e.failure.type, getattr(failures, e.failure.type) + 1)
         for t in e.turns[:-1]:
@@ -108,15 +125,17 @@ def split_scores(episodes: list[EpisodeScore]) -> SplitScores:
             if t.ran:
                 turns_run += 1
                 exhausted += t.budget_exhausted
+                exhausted_wrong += t.budget_exhausted and not t.correct
         if e.success and e.mg_ratio is not None:
             mg_ratios.append(e.mg_ratio)
     successes = sum(1 for e in episodes if e.success)
     return SplitScores(
-        **cost.model_dump(), episodes=n, successful_episodes=successes, turns_run=turns_run,
+        **cost.model_dump(), episodes=n, successful_episodes=successes, turns_run=turns_run, refused_calls=refused,
         esr=_pct(successes, n), acc_final=_pct(sum(1 for e in episodes if e.final_correct), n),
         acc_pre=_pct(pre_correct, pre_total), ec=_pct(ec_hit, ec_need),
         mg=(sum(mg_ratios) / len(mg_ratios)) if mg_ratios else None,
-        max_steps_rate=_pct(exhausted, turns_run), failures=failures,
+        max_steps_rate=_pct(exhausted_wrong, turns_run), budget_exhausted_rate=_pct(exhausted, turns_run),
+        failures=failures, process=summarize_process(episodes), claims=claim_scores(episodes),
     )
 
 

@@ -11,6 +11,17 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from harness.trace import ReasonBucket
+from tools import EvidenceUnit
+
+from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, ProcessSummary
+
+# The scorer's version: matcher rules, attribution rule and metric definitions together. Bump it when any
+# of them changes a number; reports and score files name it, and `epi score RUN` re-scores an old run.
+# 1: the first scorer (files without the field). 2: careful-grader matcher (hedges, identifiers, units),
+# attribution at the first error, MG over executed calls, max-steps error rate as in the paper, EC credits
+# memory on every turn, judge errors kept apart. 3: process metrics from the trace and claim-level scores of
+# set answers added (issue 17; the numbers of version 2 are unchanged).
+SCORER_VERSION = "3"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -18,17 +29,23 @@ BUCKETS: tuple[ReasonBucket, ...] = ("provider", "data_access", "pipeline", "mod
 BUCKET_WEIGHTS: dict[str, float] = {"provider": 0.8, "data_access": 0.9, "pipeline": 0.5, "model": 0.0}
 EpisodeStatus = Literal["completed", "failed", "truncated", "missing"]
 ORACLE_NOTE = "oracle: answers with gold labels, a self-test of the harness"
+# Agents that see the gold episode (uses_gold) and how every report must describe them.
+GOLD_NOTES: dict[str, str] = {
+    "oracle": ORACLE_NOTE,
+    "text-only": ("text-only adversary: navigates with the gold checklists, answers from tool text alone "
+                  "(never an image); its figure-turn accuracy bounds what text alone buys"),
+}
+GOLD_TAGS: dict[str, str] = {"oracle": "oracle", "text-only": "gold checklist, text only"}
 
 
-class UnitRef(BaseModel):
-    """An evidence unit as scoring compares it: (paper id, `figure:N` / `table:N` / `text`)."""
+def gold_note(agent: str) -> str:
+    """How a report describes a run of an agent that saw the gold episode."""
+    return GOLD_NOTES.get(agent, f"{agent}: saw the gold episode (gold checklists or labels), not a candidate agent")
 
-    paper: str
-    unit: str
 
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.paper, self.unit)
+def gold_tag(agent: str) -> str:
+    """The short tag a leaderboard row of a gold-using agent carries."""
+    return GOLD_TAGS.get(agent, "uses gold")
 
 
 class AnswerVerdict(BaseModel):
@@ -40,6 +57,8 @@ class AnswerVerdict(BaseModel):
     recall: float | None = None
     f1: float | None = None
     parseable: bool = Field(default=True, description="False when the answer is None or could not be parsed")
+    hedged: bool = Field(default=False, description="True when the answer offers alternatives, a range or a list for one value")
+    judge_error: bool = Field(default=False, description="the judge gave no readable verdict (after one retry); not a label")
 
 
 class TurnScore(BaseModel):
@@ -55,11 +74,16 @@ class TurnScore(BaseModel):
     format: str = ""
     correct: bool = False
     verdict: AnswerVerdict = Field(default_factory=lambda: AnswerVerdict(correct=False, parseable=False))
+    matcher_verdict: AnswerVerdict | None = Field(default=None, description="the matcher's verdict when a judge labelled the run")
+    labelled_by: str = Field(default="matcher", description="who gave `correct`: 'matcher' or 'judge:<model>'")
     memory_only: bool = False
-    required: list[UnitRef] = Field(default_factory=list, description="E(i,t), the annotated required units")
-    accessed: list[UnitRef] = Field(default_factory=list, description="A(i,t), units exposed this turn (memory for memory-only turns)")
+    required: list[EvidenceUnit] = Field(default_factory=list, description="E(i,t), the annotated required units")
+    exposed: list[EvidenceUnit] = Field(default_factory=list, description="units this turn's executed tool calls exposed")
+    accessed: list[EvidenceUnit] = Field(
+        default_factory=list, description="A(i,t): units exposed this turn plus those already in the episode's memory")
     evidence_hit: int = Field(default=0, description="|E(i,t) ∩ A(i,t)|")
-    tool_calls: int = 0
+    tool_calls: int = Field(default=0, description="executed tool calls of this turn")
+    refused_calls: int = Field(default=0, description="calls the session refused (a step, not a tool call)")
     tool_errors: int = 0
     budget_exhausted: bool = False
     checklist_length: int = 0
@@ -108,10 +132,12 @@ class EpisodeScore(BaseModel):
     success: bool = Field(description="every turn correct")
     final_correct: bool = False
     turns: list[TurnScore] = Field(default_factory=list)
-    tool_calls: int = Field(default=0, description="c_i: every tool_call event of the episode")
+    tool_calls: int = Field(default=0, description="c_i: tool calls executed in the episode")
+    refused_calls: int = Field(default=0, description="calls refused by the session (not offered, empty-reply pseudo-calls)")
     checklist_length: int = Field(default=0, description="c*_i: length of the annotated minimal checklist")
     mg_ratio: float | None = Field(default=None, description="c_i / c*_i on a successful episode, else None")
-    bucket: ReasonBucket | None = Field(default=None, description="reason bucket if the episode has no scorable answer")
+    bucket: ReasonBucket | None = Field(
+        default=None, description="reason bucket when the first wrong turn has no scorable answer (who left it unanswered)")
     failure: FailureLabel | None = None
     cost: CostTotals = Field(default_factory=CostTotals)
     truncated: bool = False
@@ -120,6 +146,8 @@ class EpisodeScore(BaseModel):
     uses_gold: bool = False
     agent: str = ""
     labeller: str = "matcher"
+    scorer_version: str = Field(default="1", description="the scorer that wrote this (SCORER_VERSION)")
+    process: EpisodeProcess | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
 
 
 class FailureCounts(BaseModel):
@@ -142,10 +170,15 @@ class SplitScores(CostTotals):
     acc_pre: float | None = Field(default=None, description="accuracy over all non-final turns, %; None if there are none")
     ec: float | None = Field(default=None, description="evidence correctness, %; None if no correct turn needs evidence")
     mg: float | None = Field(default=None, description="minimality gap over successful episodes; None if none succeeded")
-    max_steps_rate: float | None = Field(default=None, description="% of turns run that exhausted the budget")
+    max_steps_rate: float | None = Field(
+        default=None, description="max-steps error rate (EpiBench Fig. 6b): % of turns run answered wrong after their budget ran out")
+    budget_exhausted_rate: float | None = Field(default=None, description="% of turns run whose step budget ran out")
     failures: FailureCounts = Field(default_factory=FailureCounts)
     successful_episodes: int = 0
     turns_run: int = 0
+    refused_calls: int = Field(default=0, description="calls the session refused: steps, not tool calls")
+    process: ProcessSummary | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
+    claims: ClaimScores | None = Field(default=None, description="claim-level precision/recall/F1 of set answers")
 
 
 class BucketCounts(BaseModel):
@@ -194,6 +227,8 @@ class RunScores(BaseModel):
     uses_gold: bool = False
     note: str | None = Field(default=None, description="the oracle note when uses_gold")
     labeller: str = Field(default="matcher", description="'matcher' or 'judge:<model>'")
+    scorer_version: str = Field(default="1", description="the scorer that produced these numbers (SCORER_VERSION)")
+    judge_errors: int = Field(default=0, description="turns the judge could not label (scored by the matcher instead)")
     easy: SplitScores = Field(default_factory=SplitScores)
     hard: SplitScores = Field(default_factory=SplitScores)
     all: SplitScores = Field(default_factory=SplitScores)
@@ -207,6 +242,8 @@ class RunScores(BaseModel):
     episodes_sha256: str | None = None
     episodes_mismatch: bool = Field(default=False, description="episode file hash differs from run.json (scored with --allow-mismatch)")
     ablation: AblationSettings = Field(default_factory=AblationSettings)
+    judged_process: JudgedProcessSummary | None = Field(
+        default=None, description="judged process quality (MiroEval dimensions), when scored with a process judge")
     scored_at: str = Field(description="ISO-8601 UTC time of scoring")
 
     def split(self, name: str) -> SplitScores:

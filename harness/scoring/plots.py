@@ -52,7 +52,7 @@ def _other_settings(r: RunScores) -> str:
 
 
 def budget_curve(runs: list[RunScores], path: Path) -> Path:
-    """ESR and max-steps rate against the per-turn step budget (Fig. 6); one pair of lines per group of
+    """ESR and max-steps error rate against the per-turn step budget (Fig. 6); one pair of lines per group of
     runs that share every other setting, so runs of different ablations are never joined into one line."""
     groups: dict[str, list[RunScores]] = {}
     for r in runs:
@@ -64,7 +64,7 @@ def budget_curve(runs: list[RunScores], path: Path) -> Path:
         c = colors[k % len(colors)]
         tag = f" ({name})" if len(groups) > 1 else ""
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=c, label=f"ESR %{tag}")
-        ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", ls="--", color=c, label=f"max-steps rate %{tag}")
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", ls="--", color=c, label=f"max-steps error %{tag}")
     ax.set_xticks(sorted({r.ablation.max_steps or 0 for r in runs}))
     ax.set_ylim(-3, 103)
     ax.set_xlabel("step budget per turn")
@@ -145,6 +145,12 @@ def plot_run(scores: RunScores, episodes: list[EpisodeScore], out_dir: Path) -> 
         out["failure_types"] = _failure_by_split(labels, fig_runs, path)
     if episodes:
         out["cost"] = episode_cost_scatter(episodes, out_dir / "cost_per_episode.png")
+    if any(e.process is not None for e in episodes):
+        from .process_outcome import process_correlations as correlations
+
+        corrs = correlations(episodes)
+        if any(c.rho is not None for c in corrs):  # all n/a (every episode right, or every one wrong): no plot
+            out["process"] = process_correlations(corrs, out_dir / "process_vs_outcome.png")
     return out
 
 
@@ -158,4 +164,26 @@ def _failure_by_split(splits: list[str], runs: list[RunScores], path: Path) -> P
     ax.set_ylabel("failed episodes")
     ax.set_title("Failure types by split")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _save(fig, path)
+
+
+def process_correlations(corrs: list, path: Path, title: str = "Process against outcome") -> Path:  # list[Correlation]
+    """Spearman rho of each process metric with success, with its 95% interval; undefined rows shown as 'n/a'."""
+    rows = list(reversed(corrs))
+    fig, ax = plt.subplots(figsize=(6.4, 0.28 * len(rows) + 1.2))
+    ys = range(len(rows))
+    for y, c in zip(ys, rows):
+        color = "#4e79a7" if c.level == "episode" else "#f28e2b"
+        if c.rho is None:
+            ax.text(0, y, "n/a", va="center", ha="center", fontsize=7, color="#888888")
+            continue
+        lo = c.rho - c.low if c.low is not None else 0.0
+        hi = c.high - c.rho if c.high is not None else 0.0
+        ax.errorbar([c.rho], [y], xerr=[[lo], [hi]], fmt="o", color=color, ms=4, capsize=2, lw=1)
+    ax.axvline(0, color="#999999", lw=0.8)
+    ax.set_yticks(list(ys), [f"{c.metric} ({c.level})" for c in rows], fontsize=7)
+    ax.set_xlim(-1.05, 1.05)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel("Spearman rho with success (95% bootstrap interval)")
+    ax.set_title(title)
     return _save(fig, path)

@@ -30,4 +30,4 @@ def quick_episode_success(settings: Any, outcome: Any) -> bool:
     answers = list(outcome.answers)
     if ep is None or len(answers) != len(ep.turns):
         return False
-    return all(match_answer(a, t.answer).correct for a, t in zip(answers, ep.turns))
+    return all(match_answer(a, t.answer, t.question).correct for a, t in zip(answers, ep.turns))

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from .model import BUCKETS, FAILURE_TYPES, EpisodeScore, RunScores, SplitScores
 from .plots import FAILURE_NAMES
+from .process_outcome import process_correlations
+from .process_report import process_sections
 
 SPLITS = (("easy", "Easy"), ("hard", "Hard"), ("all", "Average"))
 
@@ -30,12 +32,13 @@ def table2_row(name: str, s: RunScores) -> str:
 
 
 def table3_header() -> list[str]:
-    head = "| Run | " + " | ".join(f"{n} EC ↑ | {n} MG ↓ | {n} max-steps %" for _, n in SPLITS) + " |"
-    return [head, "|---" * 10 + "|"]
+    head = "| Run | " + " | ".join(f"{n} EC ↑ | {n} MG ↓ | {n} max-steps err % | {n} budget used up %" for _, n in SPLITS) + " |"
+    return [head, "|---" * 13 + "|"]
 
 
 def table3_row(name: str, s: RunScores) -> str:
-    cells = [f"{fmt(s.split(k).ec)} | {fmt(s.split(k).mg)} | {fmt(s.split(k).max_steps_rate)}" for k, _ in SPLITS]
+    cells = [f"{fmt(s.split(k).ec)} | {fmt(s.split(k).mg)} | {fmt(s.split(k).max_steps_rate)} | "
+             f"{fmt(s.split(k).budget_exhausted_rate)}" for k, _ in SPLITS]
     return f"| {name} | " + " | ".join(cells) + " |"
 
 
@@ -80,10 +83,14 @@ def header_lines(s: RunScores) -> list[str]:
     lines += [
         f"- agent: `{s.agent}`" + (f", model `{s.model}`" if s.model else ""),
         f"- labeller: `{s.labeller}`" + (" (deterministic matcher)" if s.labeller == "matcher" else " (LLM judge, cached)"),
+        f"- scorer version {s.scorer_version} (`epi score {s.run_id}` re-scores the run with the installed scorer)",
         f"- episodes: `{s.episodes_path}` (sha256 `{(s.episodes_sha256 or '')[:12]}`), {s.all.episodes} scored",
         f"- settings: {s.ablation.label()}",
         f"- scored at {s.scored_at}",
     ]
+    if s.judge_errors:
+        lines.append(f"- **the judge could not label {s.judge_errors} turn{'s' if s.judge_errors > 1 else ''} "
+                     "(no verdict after a retry): the matcher labelled them**")
     if s.episodes_mismatch:
         lines.append("- **WARNING: the episode file differs from the one this run was made with (scored with --allow-mismatch)**")
     if s.truncated_episodes:
@@ -119,8 +126,10 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
     lines += ["## Outcome (EpiBench Table 2)", "", "ESR, Acc_final, Acc_pre in %.", ""]
     lines += table2_header() + [table2_row(name, s), ""]
     lines += ["## Process (EpiBench Table 3)", "",
-              "EC in % (higher is better), MG as a ratio over successful episodes (lower is better; n/a when "
-              "no episode succeeded), max-steps rate in % of turns run.", ""]
+              "EC in % (higher is better; a turn's accessed evidence is what its calls exposed plus what memory "
+              "held), MG as executed tool calls over the checklist on successful episodes (lower is better; n/a "
+              "when no episode succeeded), the max-steps error rate (EpiBench Fig. 6b: turns answered wrong after "
+              "their step budget ran out, in % of turns run) and the share of turns whose step budget was used up (budget used up %).", ""]
     lines += table3_header() + [table3_row(name, s), ""]
     lines += ["## Cost (EpiBench Table 6)", ""] + table6_header("Split")
     lines += [table6_row(n, s.split(k)) for k, n in SPLITS] + [""]
@@ -131,6 +140,8 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
     lines += ["## Reason buckets (episodes without a scorable answer)", ""] + bucket_rows(s) + [""]
     if "cost" in plots:
         lines += ["## Cost per episode", "", _img(plots["cost"], base, "cost per episode"), ""]
+    pplot = os.path.relpath(plots["process"], base) if "process" in plots else None
+    lines += process_sections(s, episodes, process_correlations(episodes), pplot)
     lines += ["## Episodes", ""] + episode_rows(episodes) + [""]
     return "\n".join(lines)
 
@@ -141,9 +152,10 @@ def scores_table(s: RunScores):  # noqa: ANN201 - a rich Table
 
     from rich.markup import escape
 
-    t = Table(title=escape(f"{run_label(s)} [{s.labeller}]"), caption="ESR, Acc, EC, max-steps in %; MG ratio; wall time in s",
+    t = Table(title=escape(f"{run_label(s)} [{s.labeller}, scorer {s.scorer_version}]"),
+              caption="ESR, Acc, EC, max-steps error in %; MG ratio; wall time in s",
               box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
-    for col in ("Split", "N", "ESR", "Acc_fin", "Acc_pre", "EC", "MG", "MaxSt", "Tokens", "Tools", "Wall"):
+    for col in ("Split", "N", "ESR", "Acc_fin", "Acc_pre", "EC", "MG", "MaxErr", "Tokens", "Tools", "Wall"):
         t.add_column(col, justify="left" if col == "Split" else "right", no_wrap=True)
     for key, name in (("easy", "Easy"), ("hard", "Hard"), ("all", "All")):
         x = s.split(key)
@@ -175,4 +187,9 @@ def print_scores(run_dir: Path, console) -> None:  # noqa: ANN001 - a rich Conso
     console.print(f"failures: retrieve {f.retrieve}, perception {f.perception}, reading-memory {f.reading_memory}, "
                   f"reasoning {f.reasoning}, others {f.others}; buckets: provider {b.provider}, data_access "
                   f"{b.data_access}, pipeline {b.pipeline}, model {b.model}")
+    p, c = s.all.process, s.all.claims
+    if p is not None:
+        console.print(f"process: efficiency {fmt(p.efficiency)}, redundancy {fmt(p.redundancy)}, reuse {fmt(p.reuse)}, "
+                      f"grounding {fmt(p.grounding)} ({p.ungrounded} ungrounded)"
+                      + (f"; set answers: precision {fmt(c.precision)}, recall {fmt(c.recall)}, F1 {fmt(c.f1)}" if c else ""))
     console.print(f"report: {escape(str(Path(run_dir) / 'report.md'))}", highlight=False)

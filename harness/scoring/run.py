@@ -1,6 +1,9 @@
 """score_run: score one run directory from its files alone (run.json, traces, the episode file).
 
-Never runs an agent or a tool. Writes scores.json, episode_scores.jsonl, plots/ and report.md.
+Never runs an agent or a tool, so any old run can be scored again with the current scorer
+(`epi score RUN`); scores.json and report.md name the scorer version. Writes scores.json,
+episode_scores.jsonl, plots/ and report.md. A judge pass that fails (endpoint down) writes nothing:
+the matcher scores already there stay as they were (and are written first if the run had none).
 """
 from __future__ import annotations
 
@@ -11,11 +14,11 @@ from typing import Any
 from harness.episode import Episode
 from harness.rundir import RunDir, atomic_write_text, safe_name
 
-from .facts import read_episode_trace
-from .judge import Judge, JudgeConfig
-from .match import match_answer
-from .metrics import Labeller, bucket_counts, score_episode, split_scores
-from .model import ORACLE_NOTE, AblationSettings, EpisodeScore, RunScores
+from .facts import read_episode_fold
+from .judge import Judge, JudgeConfig, JudgeUnavailable
+from .metrics import bucket_counts, score_episode, split_scores
+from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, RunScores
+from .process_judge import ProcessJudge, summarize_judged
 
 
 class ScoringError(Exception):
@@ -79,35 +82,39 @@ def planned_episodes(cfg: dict[str, Any], episodes: list[Episode], rd: RunDir) -
     return chosen + extra
 
 
-def make_labeller(judge: JudgeConfig | None) -> tuple[Labeller, str]:
-    if judge is None:
-        return match_answer_labeller, "matcher"
-    j = Judge(judge)
-    return j, j.name
-
-
-def match_answer_labeller(question: str, gold: Any, answer: str) -> Any:
-    return match_answer(answer, gold)
-
-
 def score_run(
     run_dir: Path, *, episodes_path: Path | None = None, judge: JudgeConfig | None = None,
-    allow_mismatch: bool = False, write: bool = True,
+    allow_mismatch: bool = False, write: bool = True, process_judge: JudgeConfig | None = None,
 ) -> RunScores:
-    """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md."""
+    """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md.
+    `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions)."""
     rd = RunDir(run_dir)
+    if (judge is not None or process_judge is not None) and write and not rd.scores_json.is_file():
+        score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch)  # matcher scores first
     cfg = load_run_config(rd)
     eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
-    label, labeller_name = make_labeller(judge)
+    labeller = Judge(judge) if judge is not None else None
     scored: list[EpisodeScore] = []
     known = {safe_name(e.id) for e in eset.episodes}
     unknown = sorted(p.stem for p in rd.traces_dir.glob("*.jsonl") if p.stem not in known) if rd.traces_dir.is_dir() else []
-    for ep in planned_episodes(cfg, eset.episodes, rd):
-        scored.append(score_episode(ep, read_episode_trace(rd, ep.id), label, labeller_name))
-    uses_gold = any(e.uses_gold for e in scored) or str(_setting(cfg, "agent", "")) == "oracle"
+    pjudge = ProcessJudge(process_judge) if process_judge is not None else None
+    try:
+        for ep in planned_episodes(cfg, eset.episodes, rd):
+            fold = read_episode_fold(rd, ep.id)
+            es = score_episode(ep, fold, labeller)
+            if pjudge is not None and es.process is not None:
+                es.process.judged = pjudge.judge_episode(fold)
+            scored.append(es)
+    except JudgeUnavailable as e:
+        kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
+        raise JudgeUnavailable(f"{e}; the judge pass stopped and {kept}") from None
+    agent = str(_setting(cfg, "agent", "") or "")
+    uses_gold = any(e.uses_gold for e in scored) or agent == "oracle"
     scores = RunScores(
-        run_id=str(cfg.get("run_id") or rd.run_id), agent=str(_setting(cfg, "agent", "") or ""),
-        model=cfg.get("model"), uses_gold=uses_gold, note=ORACLE_NOTE if uses_gold else None, labeller=labeller_name,
+        run_id=str(cfg.get("run_id") or rd.run_id), agent=agent,
+        model=cfg.get("model"), uses_gold=uses_gold, note=gold_note(agent) if uses_gold else None,
+        labeller=labeller.name if labeller else "matcher", scorer_version=SCORER_VERSION,
+        judge_errors=sum(1 for e in scored for t in e.turns if t.verdict.judge_error),
         easy=split_scores([e for e in scored if e.split == "easy"]),
         hard=split_scores([e for e in scored if e.split == "hard"]),
         all=split_scores(scored), buckets=bucket_counts(scored),
@@ -119,6 +126,7 @@ def score_run(
             max_steps=_setting(cfg, "max_steps"), final_turn_tools=_setting(cfg, "final_turn_tools"),
             disable_tools=list(_setting(cfg, "disable_tools") or []),
         ),
+        judged_process=summarize_judged(scored, pjudge.name) if pjudge is not None else None,
         scored_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
     if write:

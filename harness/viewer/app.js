@@ -93,7 +93,12 @@
 
   // ---- overview ----
   var METRICS = [["episodes", "episodes", 0], ["esr", "ESR %", 1], ["acc_final", "Acc final %", 1], ["acc_pre", "Acc pre %", 1],
-    ["ec", "EC %", 1], ["mg", "MG", 2], ["max_steps_rate", "max-steps %", 1]];
+    ["ec", "EC %", 1], ["mg", "MG", 2], ["max_steps_rate", "max-steps %", 1], ["claims.f1", "set answers F1", 2],
+    ["process.efficiency", "efficiency", 2], ["process.redundancy", "redundancy", 2], ["process.reuse", "reuse", 2],
+    ["process.grounding", "grounding", 2], ["process.queries_per_episode", "queries / episode", 1]];
+  function pick(obj, path) {  // "process.efficiency" -> obj.process.efficiency (undefined when absent)
+    return path.split(".").reduce(function (o, k) { return o === null || o === undefined ? undefined : o[k]; }, obj);
+  }
   var COST = [["total_tokens", "tokens"], ["input_tokens", "input tokens"], ["output_tokens", "output tokens"],
     ["model_calls", "model calls"], ["tool_calls", "tool calls"], ["wall_time_s", "wall time s"]];
 
@@ -103,7 +108,7 @@
     return el("table", { class: "scores" },
       el("thead", null, el("tr", null, el("th", null, "metric"), splits.map(function (s) { return el("th", null, s); }))),
       el("tbody", null, METRICS.map(function (m) {
-        return el("tr", null, el("th", null, m[1]), splits.map(function (s) { return el("td", null, fmt(run.scores[s][m[0]], m[2])); }));
+        return el("tr", null, el("th", null, m[1]), splits.map(function (s) { return el("td", null, fmt(pick(run.scores[s], m[0]), m[2])); }));
       })));
   }
   function failureTable(run) {
@@ -219,6 +224,8 @@
       s.reasoning ? el("div", { class: "reasoning" }, s.reasoning) : null,
       s.summary ? el("div", { class: "summary" + (s.kind === "final_answer" ? " answer" : "") }, s.summary) : null,
       s.error ? el("div", { class: "error" }, (s.error_kind ? s.error_kind + ": " : "") + s.error) : null,
+      s.refused ? el("div", { class: "muted small" }, "refused by the session: a step of the budget, not a tool call") : null,
+      s.flags && s.flags.length ? el("div", { class: "flags" }, s.flags.map(function (f) { return el("span", { class: "chip flag", "data-flag": f }, f); })) : null,
       s.evidence && s.evidence.length ? el("div", { class: "evidence" }, el("span", { class: "muted" }, "evidence "), chips(s.evidence)) : null,
       s.images && s.images.length ? el("div", { class: "images" }, s.images.map(function (im) {
         return im.path ? el("figure", null, el("a", { href: im.path, target: "_blank" }, el("img", { src: im.path, alt: im.name, class: "figure-image" })), el("figcaption", null, im.name))
@@ -236,6 +243,7 @@
       t.cue_text ? el("p", { class: "cue" }, el("span", { class: "muted" }, "cue: "), t.cue_text) : null,
       t.cue_image && t.cue_image.path ? el("figure", { class: "cueimg" }, el("img", { src: t.cue_image.path, alt: "cue image", class: "figure-image" }), el("figcaption", null, "cue image")) : null,
       el("p", { class: "meta" }, "tools: " + ((t.allowed_tools || []).join(", ") || "none") + " · budget " + fmt(t.budget) + " · model calls " + t.model_calls + " · tokens " + t.tokens),
+      t.process ? turnProcess(t.process) : null,
       el("ol", { class: "steps" }, t.steps.length ? t.steps.map(stepRow) : el("li", { class: "warn" }, "this turn did not run")),
       el("div", { class: "answers" },
         el("div", { class: "ans agent" }, el("div", { class: "label" }, "agent answer" + (t.answer_source && t.answer_source !== "agent" ? " (" + t.answer_source + ")" : "")), el("div", { class: "val" }, t.answer === null || t.answer === undefined ? "(no answer)" : t.answer)),
@@ -244,18 +252,49 @@
         el("div", null, el("span", { class: "label" }, "required evidence "), t.required.length ? t.required.map(function (r) {
           return el("span", { class: "chip " + (r.accessed ? "hit" : "miss"), title: r.accessed ? "accessed" : "not accessed" }, (r.accessed ? "✓ " : "✗ ") + r.unit);
         }) : el("span", { class: "muted" }, "none annotated")),
-        el("div", null, el("span", { class: "label" }, "accessed" + (t.memory_only ? " (memory)" : "") + " "), t.accessed.length ? chips(t.accessed) : el("span", { class: "muted" }, "none"))));
+        el("div", null, el("span", { class: "label" }, "accessed this turn "), t.accessed.length ? chips(t.accessed) : el("span", { class: "muted" }, "none")),
+        el("div", null, el("span", { class: "label" }, "in memory from earlier turns "), (t.from_memory || []).length ? chips(t.from_memory) : el("span", { class: "muted" }, "none"))));
+  }
+
+  function ratio(v) { return v === null || v === undefined ? "–" : v.toFixed(2); }
+  function turnProcess(p) {
+    var parts = [];
+    if (p.executed_calls) parts.push("efficiency " + ratio(p.efficiency) + " (" + p.useful_calls.length + "/" + p.executed_calls + " calls on target)");
+    if (p.redundant_calls.length) parts.push(p.redundant_calls.length + " redundant call" + (p.redundant_calls.length > 1 ? "s" : ""));
+    if (p.reformulations.length) parts.push(p.reformulations.length + " new quer" + (p.reformulations.length > 1 ? "ies" : "y") + ", " +
+      p.reformulations.filter(function (r) { return r.moved_up; }).length + " moved the target up");
+    if (p.reuse !== null && p.reuse !== undefined) parts.push("reuse " + p.reuse_hit + "/" + p.reuse_need + " required units in memory");
+    var g = p.grounding;
+    if (g) parts.push(g.source === "none" ? "answer traceable to nothing in the trace" :
+      "answer traced: " + g.source.replace("_", " ") + (g.where ? " (" + g.where + ")" : ""));
+    if (!parts.length) return null;
+    return el("p", { class: "meta process" + (g && g.source === "none" ? " ungrounded" : ""), "data-turn-process": p.turn }, "process: " + parts.join(" · "));
+  }
+  var PROCESS_ROWS = [["distinct_queries", "distinct queries", 0], ["papers_surfaced", "papers surfaced", 0], ["papers_opened", "papers opened", 0],
+    ["units_read", "units read", 0], ["units_per_paper", "units per paper", 2], ["reformulations", "reformulations", 0],
+    ["moved_up", "…moved the target up", 0], ["repeated_calls", "repeated calls", 0], ["reread_units", "re-read units", 0],
+    ["redundancy", "redundancy", 2], ["efficiency", "efficiency", 2], ["reuse", "reuse", 2], ["grounding", "grounding", 2]];
+  function processPanel(p) {
+    if (!p) return null;
+    return el("details", { class: "process-panel", open: true, "data-process": "episode" },
+      el("summary", null, "Process metrics (from the trace)"),
+      el("table", { class: "scores" }, el("tbody", null, PROCESS_ROWS.map(function (r) {
+        var v = p[r[0]];
+        return el("tr", null, el("th", null, r[1]), el("td", { "data-metric": r[0] }, r[2] ? ratio(v) : fmt(v, 0)));
+      }))),
+      p.ungrounded_turns && p.ungrounded_turns.length ? el("p", { class: "warn" }, "answers traceable to nothing: turn " + p.ungrounded_turns.join(", ")) : null);
   }
 
   function episodeHeader(ep) {
     return el("div", { class: "ephead" },
       el("div", null, badge(ep.success), " ", el("strong", null, ep.run_id), el("span", { class: "muted" }, " · agent " + (ep.agent || "?"))),
       el("div", { class: "muted small" }, [ep.split, ep.task_type, ep.initiation, ep.n_turns + " turns", "status " + ep.status,
-        ep.bucket ? "bucket " + ep.bucket : null, ep.tool_calls + " tool calls", ep.tokens + " tokens", fmt(ep.wall_s) + " s"].filter(Boolean).join(" · ")),
+        ep.bucket ? "bucket " + ep.bucket : null, ep.tool_calls + " tool calls" + (ep.refused_calls ? " (+" + ep.refused_calls + " refused)" : ""), ep.tokens + " tokens", fmt(ep.wall_s) + " s"].filter(Boolean).join(" · ")),
       ep.failure ? el("a", { class: "failure-summary", href: "#", onclick: function (ev) {
         ev.preventDefault(); var m = document.querySelector("[data-failure-marker]"); if (m) m.scrollIntoView({ block: "center" }); } },
         "✖ " + failName(ep.failure.type) + " at turn " + ep.failure.turn + ", step " + (ep.failure.step || "answer") + ": " + ep.failure.why) : null,
-      (ep.notes || []).map(function (n) { return el("p", { class: "warn" }, n); }));
+      (ep.notes || []).map(function (n) { return el("p", { class: "warn" }, n); }),
+      processPanel(ep.process));
   }
 
   function episodePage(id, q) {

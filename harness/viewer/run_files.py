@@ -1,7 +1,9 @@
 """The files of one run that replay and viewer read, loaded once: config, episodes, scores.
 
-A run that is not scored yet is scored on first look (`harness.scoring.score_run` only reads traces
-and the episode file, and writes the score files next to them).
+A run that is not scored yet, or was scored by an older scorer with the matcher, is scored on first
+look (`harness.scoring.score_run` only reads traces and the episode file, and writes the score files
+next to them), so replay, viewer and `epi score` always show the same verdicts and failure labels.
+A judge-labelled run from an older scorer is shown as it is, with a note.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pydantic import ValidationError
 
 from ..episode import Episode
 from ..rundir import RunDir
-from ..scoring.model import EpisodeScore, RunScores
+from ..scoring.model import SCORER_VERSION, EpisodeScore, RunScores
 
 
 class RunFilesError(Exception):
@@ -66,11 +68,22 @@ class RunFiles:
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise RunFilesError(f"{run.run_json} is not valid JSON: {e}") from None
         files = cls(run=run, config=config if isinstance(config, dict) else {})
-        if score_if_missing and not (run.path / "episode_scores.jsonl").is_file():
+        if score_if_missing and (not (run.path / "episode_scores.jsonl").is_file() or files._stale_matcher_scores()):
             files._score()
         files._load_scores()
+        if files.run_scores is not None and files.run_scores.scorer_version != SCORER_VERSION:
+            files.notes.append(f"scored by scorer {files.run_scores.scorer_version} (this is {SCORER_VERSION}): "
+                               f"`epi score {run.path}` re-scores it")
         files._load_episodes()
         return files
+
+    def _stale_matcher_scores(self) -> bool:
+        """scores.json from an older scorer and labelled by the matcher: cheap and safe to redo."""
+        try:
+            old = RunScores.model_validate_json(self.run.scores_json.read_text(encoding="utf-8"))
+        except (OSError, ValidationError):
+            return False
+        return old.scorer_version != SCORER_VERSION and old.labeller == "matcher"
 
     def _score(self) -> None:
         from ..scoring.run import ScoringError, score_run

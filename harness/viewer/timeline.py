@@ -11,12 +11,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..episode import Answer, Episode, Turn
-from ..rundir import RunDir, TraceRead
-from ..trace import (
-    BudgetExhausted, EpisodeEnd, EpisodeStart, ErrorEvent, FinalAnswerEvent, LimitHit, ModelCall, Retry,
-    ToolCallEvent, TurnStart,
-)
+from ..rundir import RunDir
+from ..trace import BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, Retry, ToolCallEvent, TraceEvent
+from ..trace_fold import EpisodeFold, TurnFold, fold_trace
 from ..scoring.model import EpisodeScore, FailureLabel, TurnScore
+from ..scoring.process_model import EpisodeProcess, TurnProcess
 from .run_files import RunFiles
 
 StepKind = Literal["tool_call", "retry", "error", "budget_exhausted", "limit_hit", "final_answer"]
@@ -45,7 +44,9 @@ class StepView(BaseModel):
     error_kind: str | None = None
     budget_left: int | None = None
     duration_s: float = 0.0
+    refused: bool = Field(default=False, description="the session refused the call: a step, not a tool call")
     failure: FailureLabel | None = None
+    flags: list[str] = Field(default_factory=list, description="process marks: repeat, re-read only, off target, new query")
 
 
 class EvidenceCheck(BaseModel):
@@ -69,10 +70,12 @@ class TurnTimeline(BaseModel):
     gold: str | None = None
     correct: bool | None = None
     required: list[EvidenceCheck] = Field(default_factory=list)
-    accessed: list[str] = Field(default_factory=list)
+    accessed: list[str] = Field(default_factory=list, description="units this turn's calls exposed")
+    from_memory: list[str] = Field(default_factory=list, description="units held in memory from earlier turns (not re-read)")
     model_calls: int = 0
     tokens: int = 0
     failure: FailureLabel | None = None
+    process: TurnProcess | None = Field(default=None, description="the turn's process metrics (from the scores)")
 
 
 class EpisodeTimeline(BaseModel):
@@ -87,17 +90,14 @@ class EpisodeTimeline(BaseModel):
     bucket: str | None = None
     success: bool | None = None
     failure: FailureLabel | None = None
-    tool_calls: int = 0
+    tool_calls: int = Field(default=0, description="executed tool calls")
+    refused_calls: int = 0
     model_calls: int = 0
     tokens: int = 0
     wall_s: float = 0.0
     notes: list[str] = Field(default_factory=list, description="problems with the files: truncated, missing, bad lines")
     turns: list[TurnTimeline] = Field(default_factory=list)
-
-
-def unit_label(paper: str, unit: str, page: int | None = None) -> str:
-    """How an evidence unit is written everywhere in replay and viewer."""
-    return f"{paper} {unit}" + (f" p.{page}" if page else "")
+    process: EpisodeProcess | None = Field(default=None, description="process metrics of the episode; per turn under turns")
 
 
 def format_gold(answer: Answer) -> str:
@@ -133,15 +133,6 @@ def _resolve_image(run: RunDir, episode_id: str, name: str | None) -> ImageRef |
     return ImageRef(name=p.name, path=None)
 
 
-def _evidence_of(ev: ToolCallEvent) -> list[tuple[str, str, int | None]]:
-    out: list[tuple[str, str, int | None]] = []
-    for prov in ev.provenance:
-        paper, unit = str(prov.get("paper", "?")), str(prov.get("unit", "?"))
-        page = prov.get("page")
-        out.append((paper, unit, page if isinstance(page, int) else None))
-    return out
-
-
 # Which row a failure's step number means when several events share it (harness/scoring/attribution.py):
 # perception fires at the call that exposed the unit, budget trouble at its event, the rest at the answer.
 _PREFERRED_ROW: dict[str, tuple[str, ...]] = {
@@ -174,91 +165,76 @@ def _place_failure(tl: EpisodeTimeline, mark: FailureLabel) -> None:
     target.failure = mark
 
 
+def _step_of(ev: TraceEvent, run: RunDir, episode_id: str) -> StepView | None:
+    """The timeline row of one turn event (None for events that are not rows: turn start, model calls)."""
+    if isinstance(ev, ToolCallEvent):
+        return StepView(
+            kind="tool_call", step=ev.step, tool=ev.tool, args=ev.args, reasoning=ev.reasoning,
+            summary=ev.result_summary, result_text=ev.result_text, evidence=[u.label(page=True) for u in ev.exposed],
+            images=[i for i in (_resolve_image(run, episode_id, n) for n in ev.images) if i],
+            error=ev.error, error_kind=ev.error_kind, budget_left=ev.budget_left, duration_s=ev.duration_s,
+            refused=not ev.executed)
+    if isinstance(ev, Retry):
+        return StepView(kind="retry", step=ev.step, summary=f"retry {ev.attempt} after {ev.wait_s:.1f}s", error=ev.error)
+    if isinstance(ev, ErrorEvent):
+        return StepView(kind="error", step=ev.step, summary=ev.message, error=ev.detail or ev.message, error_kind=ev.bucket)
+    if isinstance(ev, BudgetExhausted):
+        return StepView(kind="budget_exhausted", step=ev.step, summary=f"step budget of {ev.budget} used up", budget_left=0)
+    if isinstance(ev, LimitHit):
+        return StepView(kind="limit_hit", step=ev.step, summary=f"{ev.limit} limit hit: {ev.value:g} of {ev.cap:g}")
+    if isinstance(ev, FinalAnswerEvent):
+        return StepView(kind="final_answer", step=ev.step, reasoning=ev.reasoning, summary=ev.answer or "(no answer)")
+    return None
+
+
+def _turn_timeline(tf: TurnFold, fold: EpisodeFold, run: RunDir, episode_id: str) -> TurnTimeline:
+    t = TurnTimeline(turn=tf.turn)
+    if tf.start is not None:
+        st = tf.start
+        t.question, t.cue_text, t.allowed_tools, t.budget, t.memory_only = (
+            st.question, st.cue_text, st.allowed_tools, st.budget, st.memory_only)
+        t.cue_image = _resolve_image(run, episode_id, st.cue_image)
+    t.model_calls, t.tokens = len(tf.model_calls), tf.usage.total
+    t.steps = [row for row in (_step_of(ev, run, episode_id) for ev in tf.events) if row is not None]
+    t.answer, t.answer_source = tf.answer_text, (tf.answer.source if tf.answer else None)
+    exposed = {u.key for u in tf.exposed}
+    t.accessed = [u.label() for u in tf.exposed]
+    t.from_memory = [u.label() for u in fold.memory_before(tf.turn) if u.key not in exposed]
+    return t
+
+
 def build_timeline(files: RunFiles, episode_id: str) -> EpisodeTimeline:
-    """The readable timeline of one episode of a run (trace + gold + score)."""
+    """The readable timeline of one episode of a run (trace + gold + score), from the shared trace fold."""
     run = files.run
-    trace: TraceRead = run.read_trace(episode_id)
+    fold = fold_trace(run.read_trace(episode_id))
     episode: Episode | None = files.episodes.get(episode_id)
     score = files.scores.get(episode_id)
     tl = EpisodeTimeline(run_id=files.run_id, episode_id=episode_id, notes=list(files.notes))
     if episode is not None:
         tl.split, tl.task_type, tl.initiation, tl.n_turns = (
             episode.split, episode.task_type, episode.initiation, len(episode.turns))
-    if trace.missing:
+    if fold.missing:
         tl.notes.append("no trace file: the episode did not start in this run")
-    elif trace.truncated:
+    elif fold.end is None:
         tl.notes.append("trace is truncated (no episode_end): shown as far as it goes")
-    if trace.bad_lines:
-        tl.notes.append(f"unreadable trace lines skipped: {trace.bad_lines[:10]}")
-    turns: dict[int, TurnTimeline] = {}
-    memory_units: list[str] = []
-
-    def turn_of(n: int) -> TurnTimeline:
-        if n not in turns:
-            turns[n] = TurnTimeline(turn=n)
-        return turns[n]
-
-    for ev in trace.events:
-        if isinstance(ev, EpisodeStart):
-            tl.split, tl.task_type, tl.initiation = ev.split, ev.task_type, ev.initiation
-            tl.agent, tl.n_turns = ev.agent, ev.n_turns
-        elif isinstance(ev, TurnStart):
-            t = turn_of(ev.turn)
-            t.question, t.cue_text, t.allowed_tools = ev.question, ev.cue_text, ev.allowed_tools
-            t.budget, t.memory_only = ev.budget, ev.memory_only
-            t.cue_image = _resolve_image(run, episode_id, ev.cue_image)
-        elif isinstance(ev, ModelCall):
-            t = turn_of(ev.turn)
-            t.model_calls += 1
-            t.tokens += ev.usage.total
-        elif isinstance(ev, ToolCallEvent):
-            t = turn_of(ev.turn)
-            units = _evidence_of(ev)
-            for paper, unit, _ in units:
-                key = unit_label(paper, unit)
-                if key not in t.accessed:
-                    t.accessed.append(key)
-                if key not in memory_units:
-                    memory_units.append(key)
-            t.steps.append(StepView(
-                kind="tool_call", step=ev.step, tool=ev.tool, args=ev.args, reasoning=ev.reasoning,
-                summary=ev.result_summary, result_text=ev.result_text,
-                evidence=[unit_label(*u) for u in units],
-                images=[i for i in (_resolve_image(run, episode_id, n) for n in ev.images) if i],
-                error=ev.error, error_kind=ev.error_kind, budget_left=ev.budget_left, duration_s=ev.duration_s))
-        elif isinstance(ev, Retry):
-            turn_of(ev.turn).steps.append(StepView(
-                kind="retry", step=ev.step, summary=f"retry {ev.attempt} after {ev.wait_s:.1f}s", error=ev.error))
-        elif isinstance(ev, ErrorEvent):
-            turn_of(ev.turn).steps.append(StepView(
-                kind="error", step=ev.step, summary=ev.message, error=ev.detail or ev.message, error_kind=ev.bucket))
-        elif isinstance(ev, BudgetExhausted):
-            turn_of(ev.turn).steps.append(StepView(
-                kind="budget_exhausted", step=ev.step, summary=f"step budget of {ev.budget} used up", budget_left=0))
-        elif isinstance(ev, LimitHit):
-            turn_of(ev.turn).steps.append(StepView(
-                kind="limit_hit", step=ev.step, summary=f"{ev.limit} limit hit: {ev.value:g} of {ev.cap:g}"))
-        elif isinstance(ev, FinalAnswerEvent):
-            t = turn_of(ev.turn)
-            t.answer, t.answer_source = ev.answer, ev.source
-            t.steps.append(StepView(
-                kind="final_answer", step=ev.step, reasoning=ev.reasoning, summary=ev.answer or "(no answer)"))
-            if t.memory_only:  # a memory-only turn has accessed everything already in memory
-                t.accessed = list(memory_units)
-        elif isinstance(ev, EpisodeEnd):
-            tl.status, tl.bucket = ev.status, ev.bucket
-            tl.tool_calls, tl.model_calls, tl.tokens = ev.tool_calls, ev.model_calls, ev.usage.total
-    if trace.events:
-        tl.wall_s = max(0.0, trace.events[-1].ts - trace.events[0].ts + trace.events[-1].duration_s)
+    if fold.bad_lines:
+        tl.notes.append(f"unreadable trace lines skipped: {fold.bad_lines[:10]}")
+    if fold.start is not None:
+        st = fold.start
+        tl.split, tl.task_type, tl.initiation, tl.agent, tl.n_turns = st.split, st.task_type, st.initiation, st.agent, st.n_turns
+    if fold.end is not None:
+        tl.status, tl.bucket = fold.end.status, fold.end.bucket
+    tl.tool_calls, tl.refused_calls, tl.model_calls, tl.tokens = (
+        fold.tool_calls, fold.refused_calls, fold.model_calls, fold.usage.total)
+    tl.wall_s = fold.wall_time_s
+    turns = {tf.turn: _turn_timeline(tf, fold, run, episode_id) for tf in fold.ordered_turns}
     if episode is not None:
         for i, gold_turn in enumerate(episode.turns, 1):
-            _add_gold(turn_of(i), gold_turn)
+            _add_gold(turns.setdefault(i, TurnTimeline(turn=i)), gold_turn)
     tl.turns = [turns[k] for k in sorted(turns)]
     tl.n_turns = tl.n_turns or len(tl.turns)
     if score is not None:
         _apply_score(tl, score)
-    if not tl.tool_calls:
-        tl.tool_calls = sum(1 for t in tl.turns for s in t.steps if s.kind == "tool_call")
     return tl
 
 
@@ -268,9 +244,8 @@ def _add_gold(t: TurnTimeline, gold: Turn) -> None:
     t.memory_only = t.memory_only or gold.memory_only
     if t.cue_text is None and gold.cue is not None:
         t.cue_text = gold.cue.text
-    accessed_keys = set(t.accessed)
-    t.required = [EvidenceCheck(unit=unit_label(e.paper, e.unit), accessed=unit_label(e.paper, e.unit) in accessed_keys)
-                  for e in gold.evidence]
+    accessed_keys = set(t.accessed) | set(t.from_memory)
+    t.required = [EvidenceCheck(unit=e.label(), accessed=e.label() in accessed_keys) for e in gold.evidence]
 
 
 def _apply_score(tl: EpisodeTimeline, score: EpisodeScore) -> None:
@@ -287,12 +262,36 @@ def _apply_score(tl: EpisodeTimeline, score: EpisodeScore) -> None:
             continue
         t.correct = ts.correct
         t.gold = t.gold or ts.gold or None
-        accessed = [unit_label(u.paper, u.unit) for u in ts.accessed]
-        t.accessed = accessed or t.accessed
-        t.required = [EvidenceCheck(unit=unit_label(u.paper, u.unit), accessed=u.key in {a.key for a in ts.accessed})
-                      for u in ts.required] or t.required
+        keys = {a.key for a in ts.accessed}
+        t.required = [EvidenceCheck(unit=u.label(), accessed=u.key in keys) for u in ts.required] or t.required
+    if score.process is not None:
+        _apply_process(tl, score.process)
     if score.failure is not None:
         tl.failure = score.failure
         _place_failure(tl, score.failure)
     if score.cost.total_tokens and not tl.tokens:
         tl.tokens = score.cost.total_tokens
+
+
+def _apply_process(tl: EpisodeTimeline, proc: EpisodeProcess) -> None:
+    """Process metrics beside the timeline: the episode's totals, each turn's, and a mark on each call."""
+    tl.process = proc.model_copy(update={"turns": []})
+    by_turn = {tp.turn: tp for tp in proc.turns}
+    for t in tl.turns:
+        tp = by_turn.get(t.turn)
+        if tp is None:
+            continue
+        t.process = tp
+        new_query = {r.step: r for r in tp.reformulations}
+        for s in t.steps:
+            if s.kind != "tool_call" or s.refused:
+                continue
+            if s.step in tp.repeated_calls:
+                s.flags.append("repeat")
+            elif s.step in tp.redundant_calls:
+                s.flags.append("re-read only")
+            if s.step not in tp.useful_calls:
+                s.flags.append("off target")
+            if s.step in new_query:
+                r = new_query[s.step]
+                s.flags.append("new query" + ("" if r.moved_up is None else (", target up" if r.moved_up else ", target not up")))

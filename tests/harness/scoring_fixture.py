@@ -27,19 +27,28 @@ class TraceBuilder:
         self.ts += 1.0
         return self
 
-    def turn(self, question: str = "Q?", *, memory_only: bool = False, budget: int = 10) -> "TraceBuilder":
+    def turn(self, question: str = "Q?", *, memory_only: bool = False, budget: int = 10,
+             tools: list[str] | None = None) -> "TraceBuilder":
+        """`tools`: the tools offered (default: none on a memory-only turn, else pdf_extract)."""
         self.turn_no += 1
         self.step = 0
-        return self._add(TurnStart, question=question, allowed_tools=[] if memory_only else ["pdf_extract"],
-                         budget=budget, memory_only=memory_only)
+        offered = tools if tools is not None else ([] if memory_only else ["pdf_extract"])
+        return self._add(TurnStart, question=question, allowed_tools=offered, budget=budget, memory_only=memory_only)
 
     def model(self, inp: int, out: int) -> "TraceBuilder":
         return self._add(ModelCall, model="m", usage=TokenUsage(input_tokens=inp, output_tokens=out))
 
-    def call(self, tool: str, *units: tuple[str, str], error: str | None = None, error_kind: str | None = None) -> "TraceBuilder":
+    def call(self, tool: str, *units: tuple[str, str], error: str | None = None, error_kind: str | None = None,
+             args: dict | None = None, text: str | None = None) -> "TraceBuilder":
+        """One step; `args` and `text` (what the tool showed) are for the process metrics."""
         self.step += 1
         prov = [{"paper": p, "unit": u, "page": 1, "bbox": None} for p, u in units]
-        return self._add(ToolCallEvent, tool=tool, provenance=prov, error=error, error_kind=error_kind)
+        return self._add(ToolCallEvent, tool=tool, provenance=prov, error=error, error_kind=error_kind,
+                         args=args or {}, result_text=text)
+
+    def refused(self, tool: str) -> "TraceBuilder":
+        """A call the session refused (tool not offered, or the pseudo-call for an empty reply): a step, not a tool call."""
+        return self.call(tool, error=f"tool {tool!r} is not available", error_kind="refused")
 
     def exhausted(self, budget: int) -> "TraceBuilder":
         return self._add(BudgetExhausted, budget=budget)

@@ -4,12 +4,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.agent import FinalAnswer, ModelUsage, ProviderError, ToolCall
+from harness.agent import FinalAnswer, ProviderError, TokenUsage, ToolCall
 from harness.episode import Episode
 from harness.episode_runner import EpisodeRunner
 from harness.rundir import RunDir
 from harness.session import RateLimiter
 from harness.settings import RunSettings
+from harness.trace import SCHEMA_VERSION
 from tools import EvidenceUnit, ToolResult, World, tool
 
 from ..fakes import NullWorld as TinyWorld
@@ -66,7 +67,7 @@ class ScriptedAgent:
         self.views.append(v.model_copy(deep=True))
         if self.record_calls:
             ctx.record_model_call(model="m", request={"n": len(self.views)}, response=None,
-                                  usage=ModelUsage(input_tokens=100, output_tokens=10), latency_s=0.0,
+                                  usage=TokenUsage(input_tokens=100, output_tokens=10), latency_s=0.0,
                                   tools_offered=v.tool_names)
         if v.fallback:
             return FinalAnswer(answer="from fallback")
@@ -104,7 +105,7 @@ async def test_disallowed_tool_is_an_error_observation_and_counts_a_step(tmp_pat
     calls = [e for e in _events(rd) if e.kind == "tool_call"]
     assert [c.tool for c in calls] == ["pdf_rag", "echo"]
     assert calls[0].error and "not available" in calls[0].error and calls[0].budget_left == 4
-    assert calls[1].error is None and calls[1].provenance[0]["unit"] == "text" and calls[1].budget_left == 3
+    assert calls[1].error is None and calls[1].provenance[0].unit == "text" and calls[1].budget_left == 3
     # the agent saw the refusal in memory before its next decision
     assert agent.views[1].memory[0].error is not None
 
@@ -207,7 +208,7 @@ async def test_trace_is_written_as_part_then_committed(tmp_path):
     assert rd.trace_path("e1").is_file()
     assert not list(rd.traces_dir.glob("*.part"))
     lines = rd.trace_path("e1").read_text().splitlines()
-    assert all(json.loads(l)["schema_version"] == 1 for l in lines)
+    assert all(json.loads(l)["schema_version"] == SCHEMA_VERSION for l in lines)
     assert rd.completed_episodes() == {"e1"}
 
 

@@ -1,15 +1,14 @@
 """Error attribution: one label per failed episode, in the documented order, at the first wrong turn."""
 from harness.episode import Episode
-from harness.rundir import TraceRead
 from harness.scoring.metrics import score_episode
-from harness.scoring.run import match_answer_labeller
+from harness.trace_fold import fold_events
 
 from .scoring_fixture import CHOICE_A, NUM, TraceBuilder, episode, turn
 
 
 def _score(ep_dict: dict, tb: TraceBuilder):
     ep = Episode.model_validate(ep_dict)
-    return score_episode(ep, TraceRead(episode_id=ep.id, events=tb.events), match_answer_labeller)
+    return score_episode(ep, fold_events(ep.id, tb.events))
 
 
 def _one_turn(evidence, answer=NUM):
@@ -63,7 +62,7 @@ def test_others_for_budget_exhausted_without_answer_and_for_unparseable_answers(
     tb = (TraceBuilder("A1").turn(budget=1).call("pdf_extract", ("P001", "text")).exhausted(1)
           .answer(None, source="budget_fallback").turn().answer("A").end())
     e = _score(_one_turn([("P001", "table:1")]), tb)
-    assert (e.failure.type, e.failure.step, e.bucket) == ("others", 1, "model")
+    assert (e.failure.type, e.failure.step, e.bucket) == ("others", 1, "model") and "budget" in e.failure.why
     tb2 = TraceBuilder("A1").turn().call("table_extract", ("P001", "table:1")).answer("no idea").turn().answer("A").end()
     assert _score(_one_turn([("P001", "table:1")]), tb2).failure.type == "others"
 
@@ -79,3 +78,62 @@ def test_successful_episode_has_no_label():
     tb = (TraceBuilder("A1").turn().call("figure_extract", ("P001", "figure:1")).answer("35.2").turn().answer("A").end())
     e = _score(_one_turn([("P001", "figure:1")]), tb)
     assert e.success and e.failure is None and e.bucket is None and e.mg_ratio == 1.0
+
+
+# -- the first error wins, always (issue 11) ------------------------------------------------
+
+def test_a_later_outage_never_relabels_an_earlier_failure():
+    ep = episode("A1", "easy", [turn("t1", NUM, [("P001", "figure:1")], checklist=1), turn("t2", CHOICE_A, [], checklist=1)])
+    tb = (TraceBuilder("A1").turn().call("figure_extract", ("P001", "figure:1")).answer("12")
+          .turn().retry().error("provider", "HTTP 503 after 4 retries").answer(None, source="none")
+          .end(status="failed", bucket="provider"))
+    e = _score(ep, tb)
+    assert (e.failure.type, e.failure.turn, e.failure.step) == ("perception", 1, 1)
+    assert e.bucket is None  # the first failure is the model's: no outage bucket, no validity discount
+
+
+def test_an_outage_on_the_first_wrong_turn_is_others_with_its_bucket():
+    ep = episode("A1", "easy", [turn("t1", NUM, [("P001", "figure:1")], checklist=1), turn("t2", CHOICE_A, [], checklist=1)])
+    tb = (TraceBuilder("A1").turn().call("figure_extract", ("P001", "figure:1")).answer("35.2")
+          .turn().error("pipeline", "table_extract raised KeyError").answer(None, source="none")
+          .end(status="failed", bucket="pipeline"))
+    f = _score(ep, tb).failure
+    assert (f.type, f.turn) == ("others", 2) and "pipeline" in f.why
+
+
+def test_reading_memory_needs_the_units_exposed_in_an_earlier_turn():
+    ep = episode("A1", "easy", [turn("t1", NUM, [("P001", "text")], checklist=1),
+                                turn("t2", CHOICE_A, [("P001", "table:2")], memory_only=True)])
+    tb = (TraceBuilder("A1").turn().call("pdf_extract", ("P001", "text")).answer("35.2")
+          .turn(memory_only=True).answer("B").end())
+    f = _score(ep, tb).failure
+    assert f.type == "others" and "P001 table:2" in f.why and "never" in f.why
+
+
+def test_final_turn_tools_label_by_what_the_agent_did_not_by_the_memory_only_flag():
+    ep = episode("A1", "easy", [turn("t1", NUM, [("P001", "table:2")], checklist=1),
+                                turn("t2", NUM, [("P002", "table:1")], checklist=1),
+                                turn("t3", CHOICE_A, [("P001", "table:2"), ("P002", "table:1")], memory_only=True)])
+    reread = (TraceBuilder("A1", n_turns=3).turn().call("table_extract", ("P001", "table:2")).answer("35.2")
+              .turn().call("table_extract", ("P002", "table:1")).answer("35.2")
+              .turn(memory_only=True, tools=["table_extract"]).call("table_extract", ("P001", "table:2"))
+              .call("table_extract", ("P002", "table:1")).answer("B").end())
+    assert _score(ep, reread).failure.type == "reasoning"  # both units read again on the final turn
+    recalled = (TraceBuilder("A1", n_turns=3).turn().call("table_extract", ("P001", "table:2")).answer("35.2")
+                .turn().call("table_extract", ("P002", "table:1")).answer("35.2")
+                .turn(memory_only=True, tools=["table_extract"]).answer("B").end())
+    assert _score(ep, recalled).failure.type == "reading_memory"  # tools were there, the agent used memory
+
+
+def test_a_turn_whose_budget_ran_out_is_others_even_with_a_parseable_fallback_answer():
+    tb = (TraceBuilder("A1").turn(budget=2).call("figure_extract", ("P001", "figure:1")).call("pdf_extract", ("P001", "text"))
+          .exhausted(2).answer("12", source="budget_fallback").turn().answer("A").end())
+    f = _score(_one_turn([("P001", "figure:1")]), tb).failure
+    assert (f.type, f.turn, f.step) == ("others", 1, 2) and "budget" in f.why
+
+
+def test_a_hedged_answer_is_a_wrong_value_not_an_unparseable_one():
+    tb = (TraceBuilder("A1").turn().call("figure_extract", ("P001", "figure:1")).answer("35.2 or 36.0")
+          .turn().answer("A").end())
+    e = _score(_one_turn([("P001", "figure:1")]), tb)
+    assert e.turns[0].verdict.hedged and e.failure.type == "perception" and "hedged" in e.failure.why

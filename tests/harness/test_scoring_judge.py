@@ -19,19 +19,30 @@ from .scoring_fixture import main_run
 REPO = Path(__file__).resolve().parents[2]
 
 
-class FakeJudge:
-    """A strict judge: INCORRECT when the agent answer has a 'Z' or a parenthesis, else CORRECT."""
+def answer_of(body: dict) -> str:
+    """The agent answer a judge request asks about (a retry adds messages after it)."""
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user" and "Agent answer:" in m["content"])
+    return user.split("Agent answer:", 1)[1]
 
-    def __init__(self) -> None:
+
+def strict_reply(answer: str) -> str:
+    """INCORRECT when the agent answer has a 'Z' or a parenthesis, else CORRECT."""
+    return "INCORRECT" if ("Z" in answer or "(" in answer) else "CORRECT"
+
+
+class FakeJudge:
+    """A chat-completions endpoint whose reply is `reply(agent answer)` (default: `strict_reply`)."""
+
+    def __init__(self, reply=strict_reply) -> None:  # noqa: ANN001
         self.requests: list[dict] = []
+        self.reply = reply
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
-                answer = body["messages"][-1]["content"].split("Agent answer:", 1)[1]
-                word = "INCORRECT" if ("Z" in answer or "(" in answer) else "CORRECT"
+                word = outer.reply(answer_of(body))
                 reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                          "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": word}}],
                          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
@@ -86,9 +97,11 @@ def test_judge_scores_a_run_and_the_second_scoring_makes_no_request(tmp_path, fa
 def test_agreement_matcher_vs_judge_and_human_file(tmp_path, fake_judge):
     run = main_run(tmp_path)
     rep = run_agreement(run, "matcher", f"judge:fake@{fake_judge.url}", judge_cache=tmp_path / "jc")
-    # turns: matcher TT TF TFT FF, judge TT FF TFT FF -> p_o 8/9, p_e 40/81, kappa 32/41
-    assert rep.turn.n == 9 and rep.turn.agreement == pytest.approx(8 / 9) and rep.turn.kappa == pytest.approx(32 / 41)
-    assert rep.episode.n == 4 and rep.episode.agreement == 1.0 and rep.episode.kappa == 1.0
+    # only the 6 answered turns are labelled by both (E3 t2 and E4 t1 have no answer, E4 t2 never ran):
+    # matcher TT TF T.T, judge TT FF T.T -> p_o 5/6, p_e 5/6*4/6 + 1/6*2/6 = 11/18, kappa (5/6-11/18)/(7/18) = 4/7
+    assert rep.turn.n == 6 and rep.turn.agreement == pytest.approx(5 / 6) and rep.turn.kappa == pytest.approx(4 / 7)
+    # episodes with every turn labelled by both: E1 (T/T) and E2 (F/F)
+    assert rep.episode.n == 2 and rep.episode.agreement == 1.0 and rep.episode.kappa == 1.0
     human = tmp_path / "human.jsonl"
     human.write_text('{"episode_id": "E1", "turn": 1, "correct": true}\n{"episode_id": "E1", "turn": 2, "correct": false}\n')
     rep2 = run_agreement(run, "matcher", f"human:{human}")
@@ -100,11 +113,72 @@ def test_agreement_matcher_vs_judge_and_human_file(tmp_path, fake_judge):
         run_agreement(run, "matcher", "gpt")
 
 
-def test_judge_endpoint_down_is_a_clear_error(tmp_path):
+def test_judge_endpoint_down_is_a_clear_error_and_leaves_the_matcher_scores_intact(tmp_path):
+    run = main_run(tmp_path)
+    score_run(run)
+    before = (run / "scores.json").read_text()
+    cfg = JudgeConfig(model="m", base_url="http://127.0.0.1:9/v1", cache_dir=tmp_path / "jc", max_retries=0, timeout_s=5)
+    with pytest.raises(JudgeUnavailable, match="127.0.0.1:9.*not reachable.*matcher scores"):
+        score_run(run, judge=cfg)
+    assert (run / "scores.json").read_text() == before
+
+
+def test_a_run_without_scores_gets_matcher_scores_when_the_judge_is_down(tmp_path):
     run = main_run(tmp_path)
     cfg = JudgeConfig(model="m", base_url="http://127.0.0.1:9/v1", cache_dir=tmp_path / "jc", max_retries=0, timeout_s=5)
-    with pytest.raises(JudgeUnavailable, match="127.0.0.1:9.*not reachable"):
+    with pytest.raises(JudgeUnavailable):
         score_run(run, judge=cfg)
+    assert json.loads((run / "scores.json").read_text())["labeller"] == "matcher"
+
+
+def test_cache_key_covers_everything_the_rubric_sees(tmp_path, fake_judge):
+    run = main_run(tmp_path)
+    cfg = JudgeConfig(model="fake", base_url=fake_judge.url, cache_dir=tmp_path / "judge-cache")
+    score_run(run, judge=cfg)
+    n = len(fake_judge.requests)
+    ep_file = tmp_path / "episodes.jsonl"
+    ep_file.write_text(ep_file.read_text().replace('"tolerance": 0.01', '"tolerance": 0.02'))  # E3 t1 only
+    score_run(run, judge=cfg, allow_mismatch=True)
+    assert len(fake_judge.requests) == n + 1
+    ep_file.write_text(ep_file.read_text().replace('"C": "three"', '"C": "3"'))  # E3 t3 options
+    score_run(run, judge=cfg, allow_mismatch=True)
+    assert len(fake_judge.requests) == n + 2
+
+
+def test_an_unparseable_judge_reply_is_retried_once_then_a_judge_error_never_incorrect(tmp_path):
+    judge = FakeJudge(reply=lambda answer: "I think the answer is probably fine." if "resnet" in answer else "CORRECT")
+    try:
+        run = main_run(tmp_path)
+        s = score_run(run, judge=JudgeConfig(model="fake", base_url=judge.url, cache_dir=tmp_path / "jc"))
+        asked = [r for r in judge.requests if "resnet50" in answer_of(r)]
+        assert len(asked) == 2  # asked, then once more
+        rows = {json.loads(x)["episode_id"]: json.loads(x) for x in (run / "episode_scores.jsonl").read_text().splitlines()}
+        t2 = rows["E1"]["turns"][1]
+        assert t2["verdict"]["judge_error"] and t2["labelled_by"] == "matcher" and t2["correct"]  # matcher fills in
+        assert s.judge_errors == 1 and "could not label 1 turn" in (run / "report.md").read_text()
+        score_run(run, judge=JudgeConfig(model="fake", base_url=judge.url, cache_dir=tmp_path / "jc"))
+        assert len([r for r in judge.requests if "resnet50" in answer_of(r)]) == 4  # errors are not cached
+    finally:
+        judge.close()
+
+
+@pytest.mark.parametrize("reply, correct", [
+    ("CORRECT\nThe answer is not INCORRECT in any way.", True),
+    ("INCORRECT\nA correct answer would be 35.2.", False),
+    ("**Correct**", True),
+    ("<think>Is it INCORRECT? The value matches.</think>\nCORRECT", True),
+    ("Verdict: INCORRECT", False),
+])
+def test_the_verdict_is_read_from_the_first_line_after_reasoning(tmp_path, reply, correct):
+    judge = FakeJudge(reply=lambda answer: reply)
+    try:
+        run = main_run(tmp_path)
+        score_run(run, judge=JudgeConfig(model="fake", base_url=judge.url, cache_dir=tmp_path / "jc"))
+        rows = {json.loads(x)["episode_id"]: json.loads(x) for x in (run / "episode_scores.jsonl").read_text().splitlines()}
+        assert rows["E1"]["turns"][0]["correct"] is correct and not rows["E1"]["turns"][0]["verdict"]["judge_error"]
+        assert all("max_tokens" not in r for r in judge.requests)  # a reasoning judge needs room to think
+    finally:
+        judge.close()
 
 
 def _epi(*args: str) -> subprocess.CompletedProcess[str]:

@@ -57,7 +57,7 @@ def test_failures_and_buckets(scored):
     rows = {json.loads(x)["episode_id"]: json.loads(x) for x in (run / "episode_scores.jsonl").read_text().splitlines()}
     assert rows["E4"]["bucket"] == "provider" and rows["E4"]["failure"]["type"] == "others"
     assert "provider" in rows["E4"]["failure"]["why"]
-    assert rows["E3"]["failure"] == {"type": "others", "turn": 2, "step": 2, "why": "step budget exhausted on turn 2 without an answer"}
+    assert rows["E3"]["failure"] == {"type": "others", "turn": 2, "step": 2, "why": "step budget of 2 exhausted on turn 2 (no answer)"}
     assert rows["E2"]["turns"][1]["verdict"]["precision"] == 0.5
 
 
@@ -138,3 +138,41 @@ def test_trace_of_an_unknown_episode_is_reported_not_scored(tmp_path):
     s = score_run(run)
     assert s.unknown_traces == ["ZZ9"] and s.all.episodes == 4
     assert "not in the episode file" in (run / "report.md").read_text()
+
+
+# -- MG, max-steps and EC as the paper defines them (issue 11) -------------------------------
+
+def test_mg_counts_executed_tool_calls_not_refused_calls_or_empty_reply_pseudo_calls(tmp_path):
+    eps = [episode("M1", "easy", [turn("t1", NUM, [("P001", "table:2")], checklist=1),
+                                  turn("t2", CHOICE_A, [("P001", "table:2")], memory_only=True)])]
+    tb = (TraceBuilder("M1").turn().refused("browse_everything").refused("__empty_message__")
+          .call("table_extract", ("P001", "table:2")).answer("35.2")
+          .turn(memory_only=True).refused("table_extract").answer("A").end())
+    s = score_run(write_run(tmp_path, eps, {"M1": tb.lines()}))
+    assert s.all.esr == 100.0 and s.all.mg == 1.0  # c_i = 1 executed call, c*_i = 1
+    assert s.all.tool_calls == 1 and s.all.refused_calls == 3
+
+
+def test_max_steps_error_rate_counts_wrong_turns_after_the_budget_ran_out(tmp_path):
+    eps = [episode("B1", "easy", [turn("t1", NUM, [("P001", "table:2")], checklist=1),
+                                  turn("t2", {"format": "number", "value": 7.0}, [("P001", "table:2")], checklist=1),
+                                  turn("t3", CHOICE_A, [], memory_only=True)])]
+    tb = (TraceBuilder("B1", n_turns=3).turn(budget=1).call("table_extract", ("P001", "table:2")).exhausted(1)
+          .answer("35.2", source="budget_fallback")          # budget ran out, fallback answer right
+          .turn(budget=1).call("pdf_extract", ("P001", "text")).exhausted(1)
+          .answer("8", source="budget_fallback")             # budget ran out, answer wrong
+          .turn(memory_only=True).answer("A").end())
+    s = score_run(write_run(tmp_path, eps, {"B1": tb.lines()}))
+    assert s.all.max_steps_rate == pytest.approx(100 / 3)        # 1 wrong-after-budget turn of 3 run
+    assert s.all.budget_exhausted_rate == pytest.approx(200 / 3)  # 2 of 3 turns used up the budget
+    report = (tmp_path / "results/fixture-run/report.md").read_text()
+    assert "max-steps error rate" in report and "budget used up" in report
+
+
+def test_ec_credits_evidence_held_in_memory_on_any_turn(tmp_path):
+    eps = [episode("C1", "easy", [turn("t1", NUM, [("P001", "table:2")], checklist=1),
+                                  turn("t2", CHOICE_A, [("P001", "table:2"), ("P002", "text")], checklist=1)])]
+    tb = (TraceBuilder("C1").turn().call("table_extract", ("P001", "table:2")).answer("35.2")
+          .turn().call("pdf_extract", ("P002", "text")).answer("A").end())
+    s = score_run(write_run(tmp_path, eps, {"C1": tb.lines()}))
+    assert s.all.ec == 100.0  # turn 2's P001 table:2 is in memory from turn 1: 3 of 3 units

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from harness.episode import Answer, Episode, EvidenceRef, Turn
 from harness.rundir import RunDir
-from harness.scoring.model import CostTotals, EpisodeScore, FailureLabel, TurnScore, UnitRef
+from harness.scoring.model import CostTotals, EpisodeScore, FailureLabel, TurnScore
+from tools import EvidenceUnit
 from harness.trace import EpisodeEnd, EpisodeStart, FinalAnswerEvent, ModelCall, ToolCallEvent, TokenUsage, TurnStart
 
 INJECTION = '[bold red]markup[/] <img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
@@ -85,15 +86,15 @@ def write_episode(rd: RunDir, ep: Episode, i: int, agent: str) -> EpisodeScore:
     rd.traces_dir.mkdir(parents=True, exist_ok=True)
     rd.trace_path(ep.id).write_text("".join(e.model_dump_json() + "\n" for e in events))
 
-    acc1 = [UnitRef(paper=found, unit="table:1"), UnitRef(paper=found, unit="figure:2")]
+    acc1 = [EvidenceUnit(paper=found, unit="table:1"), EvidenceUnit(paper=found, unit="figure:2")]
     ok1 = story == "success"
     turns = [
         TurnScore(turn=1, ran=True, question=ep.turns[0].question, answer=answer1, answer_source="agent", answer_step=4,
-                  gold="81.5 ± 0.5 %", format="number", correct=ok1, required=[UnitRef(paper=paper, unit="figure:2")],
+                  gold="81.5 ± 0.5 %", format="number", correct=ok1, required=[EvidenceUnit(paper=paper, unit="figure:2")],
                   accessed=acc1, evidence_hit=int(found == paper), tool_calls=3),
         TurnScore(turn=2, ran=True, question=ep.turns[1].question, answer="A", answer_source="agent", answer_step=1,
                   gold="A (yes)", format="choice", correct=True, memory_only=True,
-                  required=[UnitRef(paper=paper, unit="table:1")], accessed=acc1, evidence_hit=int(found == paper)),
+                  required=[EvidenceUnit(paper=paper, unit="table:1")], accessed=acc1, evidence_hit=int(found == paper)),
     ]
     failure = None
     if story == "perception":

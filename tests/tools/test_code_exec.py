@@ -1,9 +1,14 @@
-"""The code jail and the code_exec tool: results come back, limits stop runaway code, nothing leaves the scratch folder."""
+"""The code jail and the code_exec tool: results come back, limits stop runaway code, nothing leaves the scratch
+folder; bad code is refused before the jail starts; a machine without the sandbox gets a refusal, never a weaker jail."""
 from __future__ import annotations
+
+import os
+import stat
 
 import pytest
 
-from sandbox.jail import JailLimits, run_python
+from sandbox.jail import JailLimits, JailUnavailable, check_jail, run_python
+from tools import _jail_box, _jail_cgroup
 from tools.code_exec import code_exec
 
 from .tiny_world import TinyWorld  # noqa: F401  (import check: tools and sandbox load together)
@@ -80,3 +85,93 @@ async def test_code_exec_tool_reports_status_output_and_limits(tmp_path):
     assert "stopped:" in slow.text and slow.data["limit"] in ("wall", "cpu")
     empty = await code_exec(world, {"code": "  "})
     assert empty.is_error and "empty" in empty.error
+
+
+class _W:
+    jail_limits = FAST
+
+
+async def test_legitimate_uses_numpy_scratch_files_and_a_table():
+    code = (
+        "import numpy as np\n"
+        "a = np.arange(12, dtype=float).reshape(3, 4)\n"
+        "np.save('m.npy', a)\n"
+        "b = np.load('m.npy')\n"
+        "open('notes.txt', 'w').write('mean=%.2f' % b.mean())\n"
+        "print(open('notes.txt').read())\n"
+        "print(f\"{'method':<8}|{'acc':>6}\")\n"
+        "for name, acc in [('ours', 0.913), ('base', 0.874)]:\n"
+        "    print(f'{name:<8}|{acc:>6.3f}')\n"
+        "print(float(np.linalg.inv(np.eye(2) * 2)[0, 0]))"
+    )
+    seen = await code_exec(_W(), {"code": code})
+    assert seen.text.startswith("exit status: 0"), seen.text
+    assert "mean=5.50" in seen.text and "ours    | 0.913" in seen.text and "base    | 0.874" in seen.text and "0.5" in seen.text
+
+
+@pytest.mark.parametrize("code,needle", [
+    ("", "the code is empty"),
+    ("   \n\t", "the code is empty"),
+    ("x = 1\n" * 4000, "characters; keep it under 20000"),
+    ("print('caf\udce9')", "not valid UTF-8 text (character 10, line 1"),
+    ("x = 1\nfor i in range(3)\n    print(i)", "syntax error at line 2"),
+    ("print('a')\x00", "null bytes"),
+])
+async def test_bad_code_is_one_clear_tool_error_and_the_jail_is_not_started(code, needle, monkeypatch):
+    def never(*a, **k):
+        raise AssertionError("the jail must not start for bad input")
+
+    monkeypatch.setattr("tools.code_exec.run_python", never)
+    seen = await code_exec(_W(), {"code": code})
+    assert seen.is_error and needle in seen.error, seen.error
+    assert seen.error.startswith("code_exec: ") and "Traceback" not in seen.text
+
+
+async def test_a_syntax_error_names_line_column_and_shows_the_line():
+    seen = await code_exec(_W(), {"code": "a = 1\nb = (a +\nprint(b)"})
+    assert seen.is_error and "line 2" in seen.error and "b = (a +" in seen.error
+
+
+@pytest.fixture
+def fresh_jail_checks():
+    """Forget what earlier tests learned about this machine's sandbox (and again after the test)."""
+    for f in (_jail_box.plan, check_jail):
+        f.cache_clear()
+    yield
+    for f in (_jail_box.plan, check_jail):
+        f.cache_clear()
+
+
+async def test_without_bubblewrap_code_exec_refuses_and_names_the_package(monkeypatch, fresh_jail_checks):
+    monkeypatch.setattr(_jail_box, "find_bwrap", lambda: None)
+    with pytest.raises(JailUnavailable, match="apt-get install bubblewrap"):
+        check_jail()
+    seen = await code_exec(_W(), {"code": "print(1)"})
+    assert seen.is_error and "bubblewrap" in seen.error and "exit status" not in seen.text
+
+
+async def test_a_bubblewrap_that_cannot_start_is_a_refusal(tmp_path, monkeypatch, fresh_jail_checks):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setattr(_jail_box, "find_bwrap", lambda: str(fake))
+    with pytest.raises(JailUnavailable, match="No permissions to create new namespace"):
+        check_jail()
+    seen = await code_exec(_W(), {"code": "print(1)"})
+    assert seen.is_error and "did not start" in seen.error and "bubblewrap" in seen.error
+
+
+def test_without_a_control_group_the_jail_refuses_unless_told_to_accept_per_process_caps(monkeypatch):
+    monkeypatch.setattr(_jail_cgroup, "find_roots", lambda: None)
+    monkeypatch.delenv("EPI_JAIL_ALLOW_NO_CGROUP", raising=False)
+    with pytest.raises(JailUnavailable, match="EPI_JAIL_ALLOW_NO_CGROUP=1"):
+        run_python("print(1)", FAST)
+    monkeypatch.setenv("EPI_JAIL_ALLOW_NO_CGROUP", "1")
+    r = run_python("print(1)", FAST)
+    assert r.ok and r.stdout == "1\n" and not r.cgroup
+
+
+def test_the_preflight_reports_a_working_sandbox_and_its_caps(fresh_jail_checks):
+    status = check_jail()
+    assert "bubblewrap" in status.bwrap and "cgroup" in status.total_caps and status.seccomp == "seccomp filter on"
+    assert ("unprivileged" in status.runs_as) if os.geteuid() == 0 else ("user namespace" in status.runs_as)

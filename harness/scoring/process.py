@@ -1,0 +1,207 @@
+"""Process metrics from the trace (issue 17; MiroEval, seed 000, done deterministically from typed events).
+
+How an agent searched, read and reused, not only whether it was right. Built on the shared trace fold
+(`harness.trace_fold`) and the episode file only; harness/README.md defines each metric with an example.
+- breadth: distinct search queries, papers surfaced in search results and opened, units read;
+- depth: units read per opened paper, figure/table reads against text reads;
+- refinement: a turn's search with a query new to that turn, and whether it moved a paper the turn
+  requires up the results;
+- redundancy: calls repeating an earlier error-free call of the episode (same tool, same arguments), and
+  units a call re-exposed that an earlier call of the same turn had exposed (text only on the same
+  page: `read_identity`); a call that only did that is redundant. A retry after an error is not a repeat;
+- reuse: on memory-only turns, the share of required units already in the episode's memory;
+- efficiency: executed calls that touched a unit required in that turn, or (a search) listed a paper the
+  turn requires, or are a step of the turn's checklist, over executed calls;
+- grounding: whether each answer is traceable in the trace (`grounding.py`).
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from harness.episode import Episode, Turn
+from harness.trace_fold import EpisodeFold, TurnFold
+from tools import EvidenceUnit
+
+from .grounding import ground_answers
+from .model import EpisodeScore
+from .process_model import EpisodeProcess, GroundingCheck, ProcessSummary, Reformulation, TurnProcess
+
+SEARCH_TOOL = "web_search"
+# tools/web_search.format_hits: "N. title" at the start of a line, then "   paper id: X" under it
+_HIT = re.compile(r"^(\d+)\.\s")
+_HIT_ID = re.compile(r"^\s+paper id:\s*(\S+)")
+
+
+def call_signature(tool: str, args: dict[str, Any]) -> tuple[str, str]:
+    """Same tool and same arguments (key order ignored): what makes two calls identical."""
+    return tool, json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def normalize_query(q: Any) -> str:
+    return " ".join(str(q).lower().split())
+
+
+def search_hits(text: str | None) -> list[str | None]:
+    """The paper id at each rank of a web_search result (None for a hit without one), rank 1 first."""
+    hits: list[str | None] = []
+    for line in (text or "").splitlines():
+        if _HIT.match(line):
+            hits.append(None)
+        elif hits and hits[-1] is None and (m := _HIT_ID.match(line)):
+            hits[-1] = m.group(1)
+    return hits
+
+
+def read_identity(u: EvidenceUnit) -> tuple[str, str, int | None] | None:
+    """What makes two exposures the same reading: a figure or table is the same content whoever shows it;
+    text is the same only on the same page (pdf_rag passages of other pages, or another part of a paper
+    from pdf_extract, which names no page, are new reading, so text without a page is never a re-read)."""
+    if u.unit != "text":
+        return u.paper, u.unit, None
+    return (u.paper, u.unit, u.page) if u.page is not None else None
+
+
+def _best_rank(hits: list[str | None], targets: set[str]) -> int | None:
+    return next((r for r, p in enumerate(hits, 1) if p in targets), None)
+
+
+class _EpisodeWalk:
+    """State carried across the turns of one episode: the error-free calls made so far."""
+
+    def __init__(self) -> None:
+        self.done: set[tuple[str, str]] = set()
+
+    def turn(self, tf: TurnFold, gold: Turn | None, memory_keys: set[tuple[str, str]]) -> TurnProcess:
+        required = {u.key for u in gold.evidence} if gold else set()
+        targets = {p for p, _ in required}
+        checklist = {call_signature(s.tool, s.args) for s in gold.checklist} if gold else set()
+        tp = TurnProcess(turn=tf.turn, memory_only=tf.memory_only or bool(gold and gold.memory_only))
+        seen_reads: set[tuple[str, str, int | None]] = set()
+        last_hits: list[str | None] | None = None
+        last_query = ""
+        for c in tf.executed_calls:
+            tp.executed_calls += 1
+            sig = call_signature(c.tool, c.args)
+            keys = list(dict.fromkeys(u.key for u in c.exposed))
+            reads = list(dict.fromkeys(r for r in (read_identity(u) for u in c.exposed) if r is not None))
+            again = [r for r in reads if r in seen_reads]
+            tp.reread_units += len(again)
+            if sig in self.done:
+                tp.repeated_calls.append(c.step)
+            if sig in self.done or (reads and len(again) == len(reads)):
+                tp.redundant_calls.append(c.step)
+            hits = search_hits(c.result_text or c.result_summary) if c.tool == SEARCH_TOOL and c.error is None else []
+            if set(keys) & required or set(hits) & targets or sig in checklist:
+                tp.useful_calls.append(c.step)
+            if keys:
+                if any(u.startswith(("figure:", "table:")) for _, u in keys):
+                    tp.float_reads += 1
+                else:
+                    tp.text_reads += 1
+            seen_reads.update(reads)
+            for k in keys:
+                if k[0] not in tp.papers_opened:
+                    tp.papers_opened.append(k[0])
+                label = f"{k[0]} {k[1]}"
+                if label not in tp.units_read:
+                    tp.units_read.append(label)
+            if c.tool == SEARCH_TOOL and c.error is None:
+                q = normalize_query(c.args.get("query", ""))
+                if last_hits is not None and q not in tp.queries:
+                    before, after = _best_rank(last_hits, targets), _best_rank(hits, targets)
+                    moved = None if not targets else (after is not None and (before is None or after < before))
+                    tp.reformulations.append(Reformulation(step=c.step, query=q, previous_query=last_query,
+                                                           rank_before=before, rank_after=after, moved_up=moved))
+                if q not in tp.queries:
+                    tp.queries.append(q)
+                for p in hits:
+                    if p and p not in tp.papers_surfaced:
+                        tp.papers_surfaced.append(p)
+                last_hits, last_query = hits, q
+            if c.error is None:
+                self.done.add(sig)
+        if tp.executed_calls:
+            tp.efficiency = len(tp.useful_calls) / tp.executed_calls
+        if tp.memory_only and required:
+            tp.reuse_hit, tp.reuse_need = len(required & memory_keys), len(required)
+            tp.reuse = tp.reuse_hit / tp.reuse_need
+        return tp
+
+
+def process_of(episode: Episode, fold: EpisodeFold) -> EpisodeProcess:
+    """The process metrics of one episode from its folded trace (turns the trace never reached add nothing)."""
+    walk = _EpisodeWalk()
+    grounding: dict[int, GroundingCheck] = ground_answers(episode, fold)
+    turns: list[TurnProcess] = []
+    for tf in fold.ordered_turns:
+        gold = episode.turns[tf.turn - 1] if 1 <= tf.turn <= len(episode.turns) else None
+        memory = {u.key for u in fold.memory_before(tf.turn)}
+        tp = walk.turn(tf, gold, memory)
+        tp.grounding = grounding.get(tf.turn)
+        turns.append(tp)
+    return summarize_episode(turns)
+
+
+def summarize_episode(turns: list[TurnProcess]) -> EpisodeProcess:
+    """Episode totals from its turns: unions for breadth, sums for counts, pooled ratios."""
+    queries = {q for t in turns for q in t.queries}
+    surfaced = {p for t in turns for p in t.papers_surfaced}
+    opened = {p for t in turns for p in t.papers_opened}
+    units = {u for t in turns for u in t.units_read}
+    ep = EpisodeProcess(
+        distinct_queries=len(queries), papers_surfaced=len(surfaced), papers_opened=len(opened), units_read=len(units),
+        units_per_paper=len(units) / len(opened) if opened else None,
+        float_reads=sum(t.float_reads for t in turns), text_reads=sum(t.text_reads for t in turns),
+        reformulations=sum(len(t.reformulations) for t in turns),
+        moved_up=sum(1 for t in turns for r in t.reformulations if r.moved_up),
+        executed_calls=sum(t.executed_calls for t in turns),
+        repeated_calls=sum(len(t.repeated_calls) for t in turns), reread_units=sum(t.reread_units for t in turns),
+        redundant_calls=sum(len(t.redundant_calls) for t in turns), useful_calls=sum(len(t.useful_calls) for t in turns),
+        turns=turns,
+    )
+    if ep.executed_calls:
+        ep.redundancy = ep.redundant_calls / ep.executed_calls
+        ep.efficiency = ep.useful_calls / ep.executed_calls
+    ep.reuse_hit, ep.reuse_need = sum(t.reuse_hit for t in turns), sum(t.reuse_need for t in turns)
+    ep.reuse = ep.reuse_hit / ep.reuse_need if ep.reuse_need else None
+    checks = [t for t in turns if t.grounding is not None]
+    ep.gradable = len(checks)
+    ep.grounded = sum(1 for t in checks if t.grounding and t.grounding.grounded)
+    ep.ungrounded_turns = [t.turn for t in checks if t.grounding and not t.grounding.grounded]
+    ep.grounding = ep.grounded / ep.gradable if ep.gradable else None
+    return ep
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def summarize_process(episodes: list[EpisodeScore]) -> ProcessSummary | None:
+    """The process metrics of a group of episodes (a split, or all); None when none has them."""
+    ps = [e.process for e in episodes if e.process is not None]
+    if not ps:
+        return None
+    n = len(ps)
+    reformulated = [r for p in ps for t in p.turns for r in t.reformulations if r.moved_up is not None]
+    executed = sum(p.executed_calls for p in ps)
+    return ProcessSummary(
+        episodes=n,
+        queries_per_episode=sum(p.distinct_queries for p in ps) / n,
+        papers_surfaced_per_episode=sum(p.papers_surfaced for p in ps) / n,
+        papers_opened_per_episode=sum(p.papers_opened for p in ps) / n,
+        units_per_episode=sum(p.units_read for p in ps) / n,
+        units_per_paper=_ratio(sum(p.units_read for p in ps), sum(p.papers_opened for p in ps)),
+        float_share=_ratio(sum(p.float_reads for p in ps), sum(p.float_reads + p.text_reads for p in ps)),
+        reformulations=sum(p.reformulations for p in ps), moved_up=sum(p.moved_up for p in ps),
+        moved_up_rate=_ratio(sum(1 for r in reformulated if r.moved_up), len(reformulated)),
+        repeated_calls=sum(p.repeated_calls for p in ps), reread_units=sum(p.reread_units for p in ps),
+        redundancy=_ratio(sum(p.redundant_calls for p in ps), executed),
+        reuse=_ratio(sum(p.reuse_hit for p in ps), sum(p.reuse_need for p in ps)),
+        efficiency=_ratio(sum(p.useful_calls for p in ps), executed),
+        grounding=_ratio(sum(p.grounded for p in ps), sum(p.gradable for p in ps)),
+        ungrounded=sum(len(p.ungrounded_turns) for p in ps),
+        grounding_sources={src: sum(1 for p in ps for t in p.turns if t.grounding and t.grounding.source == src)
+                           for src in ("observation", "earlier_answers", "figure", "none")},
+    )

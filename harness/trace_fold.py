@@ -1,0 +1,220 @@
+"""A trace folded into turns: the one reading of trace events that scoring, replay and the viewer share.
+
+`fold_trace` walks an episode's events once and files each under its turn: the turn's start, its tool
+calls (executed or refused), model calls and their token usage, retries, errors, budget and limit
+events and its final answer, plus every event in trace order for display. Evidence accounting lives
+here too: the units a turn exposed and the units the episode's memory held when a turn began. A
+truncated trace folds as far as it goes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from tools import EvidenceUnit
+
+from .rundir import TraceRead
+from .trace import (
+    BudgetExhausted, EpisodeEnd, EpisodeStart, ErrorEvent, FinalAnswerEvent, LimitHit, ModelCall, Retry,
+    TokenUsage, ToolCallEvent, TraceEvent, TurnStart,
+)
+
+
+def unique_units(units: Iterable[EvidenceUnit]) -> list[EvidenceUnit]:
+    """Units in first-seen order, one per (paper, unit) key."""
+    seen: dict[tuple[str, str], EvidenceUnit] = {}
+    for u in units:
+        seen.setdefault(u.key, u)
+    return list(seen.values())
+
+
+@dataclass
+class TurnFold:
+    """Everything the trace says about one turn."""
+
+    turn: int
+    start: TurnStart | None = None
+    events: list[TraceEvent] = field(default_factory=list)  # this turn's events in trace order
+    calls: list[ToolCallEvent] = field(default_factory=list)
+    model_calls: list[ModelCall] = field(default_factory=list)
+    retries: list[Retry] = field(default_factory=list)
+    errors: list[ErrorEvent] = field(default_factory=list)
+    budget: BudgetExhausted | None = None
+    limit: LimitHit | None = None
+    answer: FinalAnswerEvent | None = None
+
+    @property
+    def ran(self) -> bool:
+        return self.start is not None or self.answer is not None or bool(self.calls)
+
+    @property
+    def memory_only(self) -> bool:
+        return bool(self.start and self.start.memory_only)
+
+    @property
+    def tools_offered(self) -> list[str]:
+        return list(self.start.allowed_tools) if self.start else []
+
+    @property
+    def executed_calls(self) -> list[ToolCallEvent]:
+        """Tool calls that ran (c_i counts these); refused calls are steps only."""
+        return [c for c in self.calls if c.executed]
+
+    @property
+    def refused_calls(self) -> list[ToolCallEvent]:
+        return [c for c in self.calls if not c.executed]
+
+    @property
+    def exposed(self) -> list[EvidenceUnit]:
+        """Units this turn's calls put in front of the agent (executed, no error), first-seen order."""
+        return unique_units(u for c in self.calls for u in c.exposed)
+
+    @property
+    def usage(self) -> TokenUsage:
+        total = TokenUsage()
+        for m in self.model_calls:
+            total = total + m.usage
+        return total
+
+    @property
+    def answer_text(self) -> str | None:
+        return self.answer.answer if self.answer else None
+
+    @property
+    def answer_source(self) -> str:
+        return self.answer.source if self.answer else "none"
+
+    @property
+    def answer_step(self) -> int:
+        return self.answer.step if self.answer else 0
+
+    @property
+    def budget_exhausted(self) -> bool:
+        return self.budget is not None
+
+    def last_step_exposing(self, key: tuple[str, str]) -> int:
+        """Step of the last call of this turn that exposed the unit `key` (0 if none)."""
+        steps = [c.step for c in self.calls if any(u.key == key for u in c.exposed)]
+        return max(steps) if steps else 0
+
+
+@dataclass
+class EpisodeFold:
+    """An episode's trace by turn, with what the file itself was like (missing, truncated, bad lines)."""
+
+    episode_id: str
+    start: EpisodeStart | None = None
+    end: EpisodeEnd | None = None
+    turns: dict[int, TurnFold] = field(default_factory=dict)
+    errors: list[ErrorEvent] = field(default_factory=list)
+    events: list[TraceEvent] = field(default_factory=list)
+    missing: bool = False
+    truncated: bool = False
+    bad_lines: list[int] = field(default_factory=list)
+
+    def turn(self, t: int) -> TurnFold:
+        """Turn t's record (an empty one if the trace never reached it; not stored)."""
+        return self.turns.get(t) or TurnFold(turn=t)
+
+    def _slot(self, t: int) -> TurnFold:
+        return self.turns.setdefault(t, TurnFold(turn=t))
+
+    def memory_before(self, t: int) -> list[EvidenceUnit]:
+        """Every unit the episode's memory held when turn t began (all exposures of earlier turns)."""
+        return unique_units(u for k in sorted(self.turns) if k < t for u in self.turns[k].exposed)
+
+    def first_exposure(self, key: tuple[str, str]) -> int | None:
+        """The first turn whose calls exposed the unit `key`, or None."""
+        for k in sorted(self.turns):
+            if any(u.key == key for u in self.turns[k].exposed):
+                return k
+        return None
+
+    @property
+    def ordered_turns(self) -> list[TurnFold]:
+        return [self.turns[k] for k in sorted(self.turns)]
+
+    @property
+    def tool_calls(self) -> int:
+        """Executed tool calls of the episode (c_i)."""
+        return sum(len(t.executed_calls) for t in self.turns.values())
+
+    @property
+    def refused_calls(self) -> int:
+        return sum(len(t.refused_calls) for t in self.turns.values())
+
+    @property
+    def model_calls(self) -> int:
+        """Model requests: counted from events, or the runner's own total when the trace has fewer."""
+        n = sum(len(t.model_calls) for t in self.turns.values())
+        return max(n, self.end.model_calls) if self.end else n
+
+    @property
+    def usage(self) -> TokenUsage:
+        """Token usage: summed from model calls, or the runner's own totals when those are larger."""
+        total = TokenUsage()
+        for t in self.turns.values():
+            total = total + t.usage
+        if self.end is not None:
+            total = TokenUsage(input_tokens=max(total.input_tokens, self.end.usage.input_tokens),
+                               output_tokens=max(total.output_tokens, self.end.usage.output_tokens))
+        return total
+
+    @property
+    def wall_time_s(self) -> float:
+        if not self.events:
+            return 0.0
+        first = self.start.ts if self.start else self.events[0].ts
+        last = self.end.ts if self.end else max(e.ts + (e.duration_s or 0.0) for e in self.events)
+        return max(0.0, last - first)
+
+
+def _only_trailing_garbage(trace: TraceRead) -> bool:
+    """True when the trace is complete and every unreadable line comes after episode_end: nothing of the
+    episode is lost. With no blank lines, a bad line before episode_end has a number <= len(events)."""
+    return trace.complete and min(trace.bad_lines) > len(trace.events)
+
+
+def fold_events(episode_id: str, events: Iterable[TraceEvent]) -> EpisodeFold:
+    """Fold events into turns; events after a turn's final answer still belong to that turn."""
+    fold = EpisodeFold(episode_id=episode_id)
+    for ev in events:
+        fold.events.append(ev)
+        if isinstance(ev, EpisodeStart):
+            fold.start = ev
+            continue
+        if isinstance(ev, EpisodeEnd):
+            fold.end = ev
+            continue
+        if isinstance(ev, ErrorEvent):
+            fold.errors.append(ev)
+        if not ev.turn:
+            continue
+        tf = fold._slot(ev.turn)
+        tf.events.append(ev)
+        if isinstance(ev, TurnStart):
+            tf.start = ev
+        elif isinstance(ev, ToolCallEvent):
+            tf.calls.append(ev)
+        elif isinstance(ev, ModelCall):
+            tf.model_calls.append(ev)
+        elif isinstance(ev, Retry):
+            tf.retries.append(ev)
+        elif isinstance(ev, ErrorEvent):
+            tf.errors.append(ev)
+        elif isinstance(ev, BudgetExhausted):
+            tf.budget = ev
+        elif isinstance(ev, LimitHit):
+            tf.limit = ev
+        elif isinstance(ev, FinalAnswerEvent):
+            tf.answer = ev
+    return fold
+
+
+def fold_trace(trace: TraceRead) -> EpisodeFold:
+    """Fold a read trace; bad lines before the end make it truncated (events may be lost)."""
+    fold = fold_events(trace.episode_id, trace.events)
+    fold.missing, fold.truncated, fold.bad_lines = trace.missing, trace.truncated, list(trace.bad_lines)
+    if trace.bad_lines and not _only_trailing_garbage(trace):
+        fold.truncated = True
+    return fold
