@@ -5,10 +5,9 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 TAG     := $(shell date +%Y%m%d-%H%M%S)
 RESULTS ?= results
-# CI audits the default benchmark (`epi episodes audit` with no file = the default of `epi run`).
-# Off while the default is sandbox-v1, which fails the audit by design (issue 13); set to 1 when the
-# default becomes sandbox-v2.
-AUDIT_DEFAULT_BENCHMARK ?= 0
+# CI audits the default benchmark (`epi episodes audit` with no file = the default of `epi run`, sandbox-v2);
+# `make test AUDIT_DEFAULT_BENCHMARK=0` skips it (sandbox-v1 fails the audit by design, issue 13).
+AUDIT_DEFAULT_BENCHMARK ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
