@@ -41,6 +41,12 @@ async def test_oracle_scores_exactly_esr_100_ec_100_mg_1(tiny_sandbox, generated
     scores = summary.scores
     assert scores.uses_gold and scores.all.episodes == 16
     assert (scores.all.esr, scores.all.ec, scores.all.mg) == (100.0, 100.0, 1.0)
+    # the same episodes rank differently under another search engine: run.json and the report name it
+    from tools.search_index import ENGINE_VERSION
+
+    assert json.loads(rd.run_json.read_text())["search_engine"] == ENGINE_VERSION
+    report = rd.report_md.read_text()
+    assert f"scorer version {scores.scorer_version}" in report and f"search engine `{ENGINE_VERSION}`" in report
     gold = [json.loads(line) for line in generated_episodes.read_text().splitlines()]
     for ep in gold:
         calls = [e for e in rd.read_trace(ep["id"]).events if e.kind == "tool_call"]
