@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from tools import PaperMeta, PaperNotFound, SearchHit, World
-from tools.search_index import ENGINE_VERSION
+from tools.search_version import ENGINE_VERSION
 
 from . import paths
 from .corpus.model import Catalog, CatalogEntry

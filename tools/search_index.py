@@ -19,9 +19,9 @@ from typing import Literal
 import numpy as np
 
 from .embed import EMBED_DIM, embed, embed_query
+from .search_version import ENGINE_VERSION  # noqa: F401  (named in run reports: search results depend on it)
 
 INDEX_FORMAT = 3
-ENGINE_VERSION = "bm25s+minilm-lead/3"  # named in run reports: search results depend on it
 BM25_WEIGHT = 0.35  # share of the lexical side in the fused score; tuned on tests/tools/search_fixtures.py
 DENSE_CHARS = 2000  # the lead of a document the dense side embeds (the encoder reads ~256 word pieces anyway)
 SearchMode = Literal["hybrid", "bm25", "dense"]
