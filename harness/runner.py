@@ -135,7 +135,8 @@ def _check_writable(results: Path) -> None:
         raise RunSetupError(f"results directory {results} is not writable: {e.strerror or e}") from None
 
 
-def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: list[str], extra: dict[str, Any]) -> None:
+def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: list[str], extra: dict[str, Any],
+                   search_engine: str | None = None) -> None:
     cfg = {
         "run_id": rd.run_id,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
@@ -156,6 +157,8 @@ def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: l
         "git_commit": _git_commit(),
         "versions": _package_versions(),
         "python": platform.python_version(),
+        # the same episodes rank differently under another search engine: reports name it
+        "search_engine": search_engine,
         **extra,
     }
     atomic_write_text(rd.run_json, json.dumps(cfg, indent=2))
@@ -224,7 +227,8 @@ async def _plan(c: _Checked) -> RunPlan:
         done = rd.completed_jobs()
         rd.discard_partial_traces()
     else:
-        write_run_json(rd, settings, c.episode_set, tool_names, c.request.extra_config or {})
+        write_run_json(rd, settings, c.episode_set, tool_names, c.request.extra_config or {},
+                       getattr(c.world, "search_engine", None))
     jobs = plan_jobs(c.episodes, settings.epochs, done)
     return RunPlan(
         settings=settings, run_dir=rd, episodes={e.id: e for e in c.episodes}, jobs=jobs,

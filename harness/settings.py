@@ -20,14 +20,17 @@ from .agent import AgentConfig
 from .fieldmeta import cli
 from .trace import BudgetUnit
 
+DEFAULT_BENCHMARK = "sandbox-v2.jsonl"  # sandbox-v1.jsonl stays runnable on corpus v1 (episodes/README.md)
+
+
 def _default_episodes() -> Path:
-    """The sandbox benchmark: ./episodes/sandbox-v1.jsonl if present, else the one beside the installed code."""
-    local = Path("episodes/sandbox-v1.jsonl")
+    """The sandbox benchmark: ./episodes/sandbox-v2.jsonl if present, else the one beside the installed code."""
+    local = Path("episodes") / DEFAULT_BENCHMARK
     if local.is_file():
         return local
     from sandbox.paths import REPO_DIR
 
-    shipped = REPO_DIR / "episodes" / "sandbox-v1.jsonl"
+    shipped = REPO_DIR / "episodes" / DEFAULT_BENCHMARK
     return shipped if shipped.is_file() else local
 
 

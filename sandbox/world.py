@@ -1,6 +1,8 @@
 """The sandbox world: the offline corpus as a `tools.World` (search, resolve, PDF bytes).
 
-It reveals only what `catalog.json` holds, never the ground truth. References are resolved by corpus
+It reveals only what `catalog.json` holds, never the ground truth. Search is the general engine of
+`tools.search_index` over each paper's page text, ranked as it ranks (no re-ranking by fields a cue
+might name). References are resolved by corpus
 id, title (normalised exact match, then a unique fuzzy match), sandbox URL or arXiv-style id; a
 reference that looks like a file path is refused, and PDFs are only ever read inside the sandbox folder.
 """
@@ -16,13 +18,12 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from tools import PaperMeta, PaperNotFound, SearchHit, World
+from tools.search_version import ENGINE_VERSION
 
 from . import paths
 from .corpus.model import Catalog, CatalogEntry
-from .fielded import rerank
 
 SITE = "https://sandbox.local"
-SEARCH_POOL = 50  # hybrid candidates re-ranked by bibliographic fields (sandbox.fielded)
 _ID_RE = re.compile(r"^[PU]\d{3,}$")
 _ARXIV_RE = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?$", re.IGNORECASE)
 _URL_ID_RE = re.compile(r"/(?:papers/([A-Za-z0-9]+)/?|pdf/([A-Za-z0-9]+)\.pdf)$")
@@ -46,6 +47,7 @@ class SandboxWorld(World):
     """The offline corpus under `sandbox_dir` (default: sandbox.paths.sandbox_dir())."""
 
     name = "sandbox"
+    search_engine = ENGINE_VERSION  # reports name it: the same episodes rank differently under another engine
 
     def __init__(self, sandbox_dir: Path | None = None):
         self.root = Path(sandbox_dir).resolve() if sandbox_dir else paths.sandbox_dir()
@@ -149,10 +151,11 @@ class SandboxWorld(World):
             with self._index_lock:
                 if self._index is None:
                     self._index = HybridIndex.load(self.root / "index")
-        pool = [(self._by_id[pid], score) for pid, score in self._index.search(query, max(k, SEARCH_POOL))
-                if pid in self._by_id]
         hits = []
-        for e, score in rerank(query, pool)[:k]:
+        for pid, score in self._index.search(query, k):
+            e = self._by_id.get(pid)
+            if e is None:
+                continue
             lead = (e.abstract or "")[:200].rsplit(" ", 1)[0] + ("..." if len(e.abstract or "") > 200 else "")
             snippet = f"{', '.join(e.authors)}. {e.venue or ''} {e.year or ''}. {lead}".strip()
             hits.append(SearchHit(title=e.title, url=paper_url(e.id), snippet=snippet, score=float(score), paper_id=e.id))

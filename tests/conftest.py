@@ -17,11 +17,12 @@ TINY_SEED = 11
 
 @pytest.fixture(scope="session")
 def tiny_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An 8-paper sandbox (PDFs, ground truth, catalog, search index) in a temp folder."""
+    """An 8-paper sandbox (PDFs, ground truth, catalog, search index) in a temp folder. Corpus v1: the agent
+    and harness tests read its question templates (corpus v2 and its benchmark have their own tests)."""
     from sandbox.corpus.build import build_corpus
 
     root = tmp_path_factory.mktemp("tiny_sandbox")
-    build_corpus(root, seed=TINY_SEED, n_papers=TINY_PAPERS)
+    build_corpus(root, seed=TINY_SEED, n_papers=TINY_PAPERS, corpus="v1")
     return root
 
 

@@ -22,7 +22,6 @@ from sandbox.corpus.model import Catalog, GroundTruth
 
 from ._apps import UserError, episodes_app, sandbox_app
 
-DEFAULT_EPISODES_OUT = Path("episodes/sandbox-v1.jsonl")
 
 
 def _read_model(path: Path, model: type[Catalog] | type[GroundTruth], what: str):  # noqa: ANN202
@@ -132,44 +131,64 @@ def stats(
 
 @sandbox_app.command("episodes")
 def generate(
-    out: Annotated[Path, typer.Option(help="where to write the episode set")] = DEFAULT_EPISODES_OUT,
+    out: Annotated[Optional[Path], typer.Option(help="where to write the episode set (default episodes/sandbox-<benchmark>.jsonl)")] = None,
+    benchmark: Annotated[str, typer.Option(help="v2 (the default benchmark, over corpus v2) or v1 (frozen, over corpus v1)")] = "v2",
     seed: Annotated[Optional[int], typer.Option(help="generator seed (default: the generator's default)")] = None,
-    count: Annotated[Optional[int], typer.Option(help="number of episodes (default 110)")] = None,
+    count: Annotated[Optional[int], typer.Option(help="number of episodes (default: v2 132, v1 110)")] = None,
     ground_truth: Annotated[Optional[Path], typer.Option(help="ground_truth.json (default: the built sandbox's)")] = None,
     image_share: Annotated[Optional[float], typer.Option(
-        help="share of episodes starting from an image cue (default 0.17; 0 = text cues only). Cue PNGs are "
+        help="share of episodes starting from an image cue (default: v2 0.15, v1 0.17; 0 = text cues only). Cue PNGs are "
              "cropped from the PDFs in the corpus/ folder next to the ground truth and written to <out stem>-cues/")] = None,
 ) -> None:
-    """Generate the benchmark episode set (and its cue images) from the sandbox ground truth (deterministic from the seed)."""
-    from sandbox.episodegen import (
-        DEFAULT_COUNT,
-        DEFAULT_SEED,
-        IMAGE_SHARE,
-        CueImageError,
-        GenerationError,
-        generate_episodes,
-        write_cue_images,
-        write_episodes,
-    )
+    """Generate a benchmark episode set (and its cue images) from the sandbox ground truth (deterministic from the seed).
 
-    gt_path = ground_truth or paths.ground_truth_path()
+    v2 runs every checklist query through the search engine of the sandbox next to the ground truth,
+    so each cue is verified solvable (without a built index, nothing is verified and it says so)."""
+    if benchmark not in ("v1", "v2"):
+        raise UserError(f"--benchmark: unknown benchmark {benchmark!r}; known: v1, v2")
+    if benchmark == "v2":
+        from sandbox.corpus.versions import corpus_version
+        from sandbox.episodegen import v2 as gen
+
+        default_dir = corpus_version("v2").default_dir()
+    else:
+        from sandbox import episodegen as gen  # type: ignore[no-redef]
+        from sandbox.corpus.versions import corpus_version
+
+        default_dir = corpus_version("v1").default_dir()
+    from sandbox.episodegen import CueImageError, write_cue_images
+
+    out = out or Path(f"episodes/sandbox-{benchmark}.jsonl")
+    gt_path = ground_truth or default_dir / "ground_truth.json"
     if not gt_path.is_file():
-        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build` first")
+        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if benchmark == 'v2' else ' --corpus v1'}` first")
     gt = _read_model(gt_path, GroundTruth, "ground truth")
+    extra: dict = {}
+    verified = ""
+    if benchmark == "v2":
+        from sandbox.episodegen.v2 import ToolProbe
+
+        if (gt_path.parent / "index" / "ids.json").is_file() and (gt_path.parent / "catalog.json").is_file():
+            extra["probe"] = ToolProbe(gt_path.parent)
+            verified = "; every checklist query verified with the search engine"
+        else:
+            verified = "; NOT verified with the search engine (no built index next to the ground truth)"
     try:
-        episodes = generate_episodes(gt, seed=DEFAULT_SEED if seed is None else seed, count=count or DEFAULT_COUNT,
-                                     image_share=IMAGE_SHARE if image_share is None else image_share,
-                                     image_dir=f"{out.stem}-cues")
-    except GenerationError as e:
+        episodes = gen.generate_episodes(gt, seed=gen.DEFAULT_SEED if seed is None else seed,
+                                         count=count or gen.DEFAULT_COUNT,
+                                         image_share=gen.IMAGE_SHARE if image_share is None else image_share,
+                                         image_dir=f"{out.stem}-cues", **extra)
+    except gen.GenerationError as e:
         raise UserError(f"cannot generate episodes from {gt_path}: {e}") from None
     try:
         images = write_cue_images(episodes, gt, gt_path.parent / "corpus", out.parent)
     except CueImageError as e:
         raise UserError(f"cannot render the cue images: {e} (or pass --image-share 0 for text cues only)") from None
-    digest = write_episodes(episodes, out)
+    digest = gen.write_episodes(episodes, out)
     # Read the file back through the public loader; against the catalog when it is the built sandbox's.
-    catalog = load_catalog_if_built() if ground_truth is None else None
+    catalog = _read_model(gt_path.parent / "catalog.json", Catalog, "catalog") \
+        if (gt_path.parent / "catalog.json").is_file() else None
     eps = _load_or_user_error(out, catalog)
     checked = "validated against the sandbox catalog" if catalog is not None else "validated (structure)"
     typer.echo(f"wrote {len(eps.episodes)} episodes to {out} (sha256 {digest[:12]}; {len(images)} cue images "
-               f"in {out.parent / (out.stem + '-cues')}; {checked})")
+               f"in {out.parent / (out.stem + '-cues')}; {checked}{verified})")

@@ -10,7 +10,6 @@ from rich.table import Table
 
 from sandbox import paths
 from sandbox.corpus.build import DEFAULT_SEED
-from sandbox.corpus.plan import DEFAULT_PAPERS
 
 from ._apps import UserError, sandbox_app
 
@@ -20,26 +19,34 @@ _out = Console()
 @sandbox_app.command("build")
 def build(
     seed: int = typer.Option(DEFAULT_SEED, help="Seed of the corpus generator; the same seed gives the same corpus."),
-    papers: int = typer.Option(DEFAULT_PAPERS, min=1, max=2000, help="Number of papers to generate."),
+    papers: int = typer.Option(None, min=1, max=2000, help="Number of papers to generate (default: v2 480, v1 96)."),
+    corpus: str = typer.Option("v2", help="Corpus version: v2 (the default benchmark's) or v1 (for "
+                               "episodes/sandbox-v1.jsonl; built into <EPI_SANDBOX_DIR>-v1, i.e. sandbox/build-v1)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if the corpus is up to date."),
 ) -> None:
     """Generate the corpus (PDFs, ground truth, catalog) and its search index under EPI_SANDBOX_DIR."""
     from sandbox.corpus.build import build_corpus
+    from sandbox.corpus.versions import corpus_version
 
-    root = paths.sandbox_dir()
+    try:
+        version = corpus_version(corpus)
+    except ValueError as e:
+        raise UserError(f"--corpus: {e}") from None
+    root = version.default_dir()
+    papers = papers or version.default_papers
     if not force and (root / "build.json").is_file():
         _out.print(f"checking {root} ...")
     else:
-        _out.print(f"building {papers} papers (seed {seed}) into {root} ...")
+        _out.print(f"building corpus {corpus}: {papers} papers (seed {seed}) into {root} ...")
     try:
-        result = build_corpus(root, seed=seed, n_papers=papers, force=force)
+        result = build_corpus(root, seed=seed, n_papers=papers, force=force, corpus=corpus)
     except OSError as e:
         raise UserError(f"cannot write the sandbox in {root}: {e.strerror or e}") from None
     if result.up_to_date:
         _out.print(f"up to date: {result.papers} papers, {result.pages} pages in {root} (use --force to rebuild)")
     else:
-        _out.print(f"built {result.papers} papers, {result.pages} pages, {result.bytes / 1e6:.1f} MB "
-                   f"in {result.seconds:.1f} s into {root}")
+        _out.print(f"built {result.papers} papers ({result.rendered} rendered, the rest from the render cache), "
+                   f"{result.pages} pages, {result.bytes / 1e6:.1f} MB in {result.seconds:.1f} s into {root}")
 
 
 @sandbox_app.command("stats")

@@ -269,6 +269,7 @@ class RunScores(BaseModel):
     note: str | None = Field(default=None, description="the oracle note when uses_gold")
     labeller: str = Field(default="matcher", description="'matcher' or 'judge:<model>'")
     scorer_version: str = Field(default="1", description="the scorer that produced these numbers (SCORER_VERSION)")
+    search_engine: str | None = Field(default=None, description="the search engine the run used (run.json), when the world named it")
     judge_errors: int = Field(default=0, description="turns the judge could not label (scored by the matcher instead)")
     easy: SplitScores = Field(default_factory=SplitScores)
     hard: SplitScores = Field(default_factory=SplitScores)

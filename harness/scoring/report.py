@@ -121,7 +121,8 @@ def header_lines(s: RunScores) -> list[str]:
     lines += [
         f"- agent: `{s.agent}`" + (f", model `{s.model}`" if s.model else ""),
         f"- labeller: `{s.labeller}`" + (" (deterministic matcher)" if s.labeller == "matcher" else " (LLM judge, cached)"),
-        f"- scorer version {s.scorer_version} (`epi score {s.run_id}` re-scores the run with the installed scorer)",
+        f"- scorer version {s.scorer_version} (`epi score {s.run_id}` re-scores the run with the installed scorer)"
+        + (f"; search engine `{s.search_engine}`" if s.search_engine else ""),
         f"- episodes: `{s.episodes_path}` (sha256 `{(s.episodes_sha256 or '')[:12]}`), {s.all.episodes} scored",
         f"- settings: {s.ablation.label()}",
         reducer_line(s),

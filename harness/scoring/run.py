@@ -158,6 +158,7 @@ def score_run(
         run_id=str(cfg.get("run_id") or rd.run_id), agent=agent,
         model=cfg.get("model"), uses_gold=uses_gold, note=gold_note(agent) if uses_gold else None,
         labeller=labeller.name if labeller else "matcher", scorer_version=SCORER_VERSION,
+        search_engine=cfg.get("search_engine"),
         judge_errors=sum(1 for e in scored for t in e.turns if t.verdict.judge_error),
         easy=split_scores([e for e in scored if e.split == "easy"], red, proportions),
         hard=split_scores([e for e in scored if e.split == "hard"], red, proportions),

@@ -1,12 +1,17 @@
 """Build the sandbox corpus on disk: PDFs, ground truth, catalog, build stamp and search index.
 
-`build_corpus` is idempotent: when the stamp says the same generator version, seed and paper count
-were built and every file is there, it does nothing. Papers a user added with `epi sandbox add` are
-kept across rebuilds.
+`build_corpus` is idempotent: when the stamp says the same plan (the hash of the planned ground truth,
+so a change of the generator's code counts), renderer code and seed were built and every file is
+there, it does nothing (planning takes seconds; rendering is what is saved). Papers render in parallel
+processes and each rendered paper is cached by the hash of its content and of the renderer's code
+(`render-cache/`), so a rebuild after a change re-renders only the papers that changed. Papers a user
+added with `epi sandbox add` are kept across rebuilds. Which corpus (v1 or v2) is built is named by
+`corpus` (see versions.py).
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import time
@@ -18,11 +23,12 @@ from pydantic import BaseModel
 
 from .. import paths
 from .model import Catalog, CatalogEntry, GroundTruth, PaperGT
-from .plan import DEFAULT_PAPERS, GENERATOR_VERSION, plan_corpus
-from .prose import reference_string
+from .versions import DEFAULT_CORPUS, CorpusVersion, corpus_version
 
 DEFAULT_SEED = 7
 STAMP_NAME = "build.json"
+CACHE_NAME = "render-cache"
+_RENDERER_FILES = ("layout.py", "floats.py", "charts.py", "v2/chart.py")
 
 
 class BuildStamp(BaseModel):
@@ -33,6 +39,9 @@ class BuildStamp(BaseModel):
     papers: int
     ground_truth_sha256: str
     pdf_sha256: dict[str, str]
+    index_format: int = 0
+    plan_sha256: str = ""  # the planned ground truth, before rendering
+    renderer: str = ""  # renderer_digest() of the code that rendered the PDFs
 
 
 @dataclass
@@ -43,6 +52,7 @@ class BuildResult:
     pages: int
     seconds: float
     bytes: int
+    rendered: int = 0  # papers rendered in this build (the rest came from the render cache)
 
 
 def sha256(data: bytes) -> str:
@@ -64,12 +74,12 @@ def _full_width_figures(p: PaperGT, seed: int) -> set[int]:
             if (f.kind == "bar" and len(f.series) * len(f.series[0].x) >= 9) or rng.random() < 0.25}
 
 
-def _render_one(job: tuple[str, list[str], int]) -> tuple[str, bytes]:
+def _render_one(job: tuple[str, str, list[str], int]) -> tuple[str, bytes]:
     from .layout import render_paper
 
-    paper_json, refs, seed = job
+    corpus, paper_json, refs, seed = job
     p = PaperGT.model_validate_json(paper_json)
-    pdf = render_paper(p, refs, _full_width_figures(p, seed))
+    pdf = render_paper(p, refs, _full_width_figures(p, seed), corpus_version(corpus).chart_backend)
     return p.model_dump_json(), pdf
 
 
@@ -83,22 +93,55 @@ def load_ground_truth(sandbox_dir: Path | None = None) -> GroundTruth:
     return GroundTruth.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-def index_docs(catalog: Catalog) -> list[tuple[str, str]]:
-    """One search document per paper: title, authors, venue, year, abstract and reference strings."""
+def page_text(pdf: Path) -> str:
+    """The text of a PDF as a crawler sees it: every page's text in reading order."""
+    import pymupdf
+
+    with pymupdf.open(pdf) as doc:
+        return "\n".join(page.get_text() for page in doc)
+
+
+def landing_text(e: CatalogEntry) -> str:
+    """What the paper's landing page (`epi sandbox serve`: /papers/<id>) shows: title, authors, venue, year, abstract."""
+    return "\n".join(x for x in (e.title, ", ".join(e.authors), f"{e.venue or ''} {e.year or ''}".strip(),
+                                 e.abstract or "") if x)
+
+
+def index_docs(catalog: Catalog, root: Path | None = None) -> list[tuple[str, str]]:
+    """One search document per paper: what a web crawler of the sandbox site reads for it, its landing
+    page (title, authors, venue, year, abstract) and its PDF's text (the same header, body, references).
+    Without the PDFs (root None), the landing page and the reference strings stand in."""
     docs = []
     for e in catalog.papers:
-        parts = [e.title, ", ".join(e.authors), e.venue or "", str(e.year or ""), e.abstract or "", *e.references_text]
-        docs.append((e.id, "\n".join(x for x in parts if x)))
+        pdf = root / e.pdf if root is not None else None
+        if pdf is not None and pdf.is_file():
+            docs.append((e.id, landing_text(e) + "\n" + page_text(pdf)))
+        else:
+            docs.append((e.id, "\n".join([landing_text(e), *e.references_text])))
     return docs
 
 
-def build_index(catalog: Catalog, index_dir: Path) -> None:
+def build_index(catalog: Catalog, index_dir: Path, root: Path | None = None) -> None:
     from tools.search_index import HybridIndex
 
-    HybridIndex.build(index_docs(catalog), index_dir)
+    HybridIndex.build(index_docs(catalog, root or index_dir.parent), index_dir)
 
 
-def _is_up_to_date(root: Path, seed: int, n_papers: int) -> bool:
+def _index_format() -> int:
+    from tools.search_index import INDEX_FORMAT
+
+    return INDEX_FORMAT
+
+
+def _index_is_current(root: Path) -> bool:
+    meta = root / "index" / "ids.json"
+    try:
+        return meta.is_file() and json.loads(meta.read_text(encoding="utf-8")).get("format") == _index_format()
+    except (OSError, ValueError):
+        return False
+
+
+def _is_up_to_date(root: Path, version: CorpusVersion, seed: int, n_papers: int, plan_hash: str) -> bool:
     stamp_path = root / STAMP_NAME
     if not stamp_path.is_file() or not (root / "ground_truth.json").is_file() or not (root / "catalog.json").is_file():
         return False
@@ -106,76 +149,125 @@ def _is_up_to_date(root: Path, seed: int, n_papers: int) -> bool:
         stamp = BuildStamp.model_validate_json(stamp_path.read_text(encoding="utf-8"))
     except ValueError:
         return False
-    if (stamp.generator_version, stamp.seed, stamp.papers) != (GENERATOR_VERSION, seed, n_papers):
+    if (stamp.generator_version, stamp.seed, stamp.papers) != (version.generator_version, seed, n_papers):
+        return False
+    if (stamp.plan_sha256, stamp.renderer) != (plan_hash, renderer_digest()):
         return False
     return all((root / "corpus" / f"{pid}.pdf").is_file() for pid in stamp.pdf_sha256)
 
 
-def _catalog_entry(p: PaperGT, by_id: dict[str, PaperGT], pdf_hash: str) -> CatalogEntry:
+def _catalog_entry(p: PaperGT, by_id: dict[str, PaperGT], pdf_hash: str, version: CorpusVersion) -> CatalogEntry:
     return CatalogEntry(
         id=p.id, title=p.title, authors=p.authors, venue=p.venue, year=p.year, area=p.area, abstract=p.abstract,
-        references_text=[reference_string(by_id[r]) for r in p.references], arxiv_id=p.arxiv_id,
+        references_text=[version.reference_string(by_id[r]) for r in p.references], arxiv_id=p.arxiv_id,
         pdf=f"corpus/{p.pdf}", sha256=pdf_hash, figures=[f.n for f in p.figures], tables=[t.n for t in p.tables],
         pages=p.pages or 0, origin="generated",
     )
 
 
-def render_corpus(gt: GroundTruth, workers: int | None = None) -> dict[str, bytes]:
-    """Render every paper (in parallel processes); fills pages and float positions into `gt`."""
+def renderer_digest() -> str:
+    """Hash of the renderer's source: part of every render-cache key, so new code never reuses old PDFs."""
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for name in _RENDERER_FILES:
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def render_corpus(gt: GroundTruth, workers: int | None = None, cache_dir: Path | None = None,
+                  corpus: str | None = None) -> tuple[dict[str, bytes], int]:
+    """Render every paper (in parallel processes, cached by content); fills pages and float positions
+    into `gt`. Returns the PDFs by paper id and how many papers were rendered (not cached)."""
+    version = corpus_version(corpus) if corpus else _version_for(gt)
     by_id = {p.id: p for p in gt.papers}
-    jobs = [(p.model_dump_json(), [reference_string(by_id[r]) for r in p.references], gt.seed) for p in gt.papers]
-    workers = workers or min(2, os.cpu_count() or 1)
-    if workers > 1 and len(jobs) > 4:
+    digest = renderer_digest()
+    jobs, keys = [], []
+    for p in gt.papers:
+        refs = [version.reference_string(by_id[r]) for r in p.references]
+        job = (version.name, p.model_dump_json(), refs, gt.seed)
+        jobs.append(job)
+        keys.append(sha256(json.dumps([digest, *job]).encode("utf-8")))
+    results: list[tuple[str, bytes] | None] = [None] * len(jobs)
+    if cache_dir is not None:
+        for i, key in enumerate(keys):
+            pdf, meta = cache_dir / f"{key}.pdf", cache_dir / f"{key}.json"
+            if pdf.is_file() and meta.is_file():
+                results[i] = (meta.read_text(encoding="utf-8"), pdf.read_bytes())
+    todo = [i for i, r in enumerate(results) if r is None]
+    workers = workers or min(8, os.cpu_count() or 1)
+    if workers > 1 and len(todo) > 4:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(_render_one, jobs, chunksize=2))
+            fresh = list(pool.map(_render_one, [jobs[i] for i in todo], chunksize=4))
     else:
-        results = [_render_one(j) for j in jobs]
+        fresh = [_render_one(jobs[i]) for i in todo]
+    for i, out in zip(todo, fresh):
+        results[i] = out
+        if cache_dir is not None:
+            write_atomic(cache_dir / f"{keys[i]}.pdf", out[1])
+            write_atomic(cache_dir / f"{keys[i]}.json", out[0])
     pdfs: dict[str, bytes] = {}
-    for i, (paper_json, pdf) in enumerate(results):
-        gt.papers[i] = PaperGT.model_validate_json(paper_json)
-        pdfs[gt.papers[i].id] = pdf
-    return pdfs
+    for i, out in enumerate(results):
+        assert out is not None
+        gt.papers[i] = PaperGT.model_validate_json(out[0])
+        pdfs[gt.papers[i].id] = out[1]
+    return pdfs, len(todo)
 
 
-def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n_papers: int = DEFAULT_PAPERS,
-                 force: bool = False, with_index: bool = True, workers: int | None = None) -> BuildResult:
-    """Generate the corpus into `sandbox_dir` (default: sandbox.paths.sandbox_dir()) unless it is up to date."""
-    root = Path(sandbox_dir) if sandbox_dir else paths.sandbox_dir()
+def _version_for(gt: GroundTruth) -> CorpusVersion:
+    from .versions import version_of
+
+    return version_of(gt.generator_version)
+
+
+def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n_papers: int | None = None,
+                 force: bool = False, with_index: bool = True, workers: int | None = None,
+                 corpus: str = DEFAULT_CORPUS) -> BuildResult:
+    """Generate corpus `corpus` into `sandbox_dir` (default: that version's folder) unless it is up to date."""
+    version = corpus_version(corpus)
+    n_papers = n_papers or version.default_papers
+    root = Path(sandbox_dir) if sandbox_dir else version.default_dir()
     t0 = time.perf_counter()
-    if not force and _is_up_to_date(root, seed, n_papers):
+    gt = version.plan(seed, n_papers)
+    plan_hash = ground_truth_hash(gt)
+    if not force and _is_up_to_date(root, version, seed, n_papers, plan_hash):
         gt = load_ground_truth(root)
-        if with_index and not (root / "index" / "ids.json").is_file():
+        if with_index and not _index_is_current(root):
             catalog = load_catalog(root)
             assert catalog is not None
-            build_index(catalog, root / "index")
+            build_index(catalog, root / "index", root)
         return BuildResult(root, True, len(gt.papers), sum(p.pages or 0 for p in gt.papers),
                            time.perf_counter() - t0, 0)
     old = load_catalog(root) if (root / "catalog.json").is_file() else None
     added = [e for e in (old.papers if old else []) if e.origin == "added" and (root / e.pdf).is_file()]
-    gt = plan_corpus(seed, n_papers)
-    pdfs = render_corpus(gt, workers)
-    corpus = root / "corpus"
-    corpus.mkdir(parents=True, exist_ok=True)
-    for stale in corpus.glob("P*.pdf"):
+    pdfs, rendered = render_corpus(gt, workers, root / CACHE_NAME, corpus)
+    if version.name == "v2":
+        from .v2.checks import check_rendered
+
+        check_rendered(gt)
+    corpus_dir = root / "corpus"
+    corpus_dir.mkdir(parents=True, exist_ok=True)
+    for stale in corpus_dir.glob("P*.pdf"):
         if stale.stem not in pdfs:
             stale.unlink()
     hashes = {}
     for pid, pdf in pdfs.items():
-        write_atomic(corpus / f"{pid}.pdf", pdf)
+        write_atomic(corpus_dir / f"{pid}.pdf", pdf)
         hashes[pid] = sha256(pdf)
     by_id = {p.id: p for p in gt.papers}
     gt_json = gt.model_dump_json(indent=1)
-    catalog = Catalog(generator_version=GENERATOR_VERSION, seed=seed,
-                      papers=[_catalog_entry(p, by_id, hashes[p.id]) for p in gt.papers] + added)
+    catalog = Catalog(generator_version=version.generator_version, seed=seed,
+                      papers=[_catalog_entry(p, by_id, hashes[p.id], version) for p in gt.papers] + added)
     write_atomic(root / "ground_truth.json", gt_json)
     write_atomic(root / "catalog.json", catalog.model_dump_json(indent=1))
     if with_index:
-        build_index(catalog, root / "index")
-    stamp = BuildStamp(generator_version=GENERATOR_VERSION, seed=seed, papers=n_papers,
-                       ground_truth_sha256=sha256(gt_json.encode("utf-8")), pdf_sha256=hashes)
+        build_index(catalog, root / "index", root)
+    stamp = BuildStamp(generator_version=version.generator_version, seed=seed, papers=n_papers,
+                       ground_truth_sha256=sha256(gt_json.encode("utf-8")), pdf_sha256=hashes,
+                       index_format=_index_format() if with_index else 0, plan_sha256=plan_hash,
+                       renderer=renderer_digest())
     write_atomic(root / STAMP_NAME, stamp.model_dump_json(indent=1))
     return BuildResult(root, False, len(gt.papers), sum(p.pages or 0 for p in gt.papers),
-                       time.perf_counter() - t0, sum(len(b) for b in pdfs.values()))
+                       time.perf_counter() - t0, sum(len(b) for b in pdfs.values()), rendered)
 
 
 def ground_truth_hash(gt: GroundTruth) -> str:
@@ -184,4 +276,4 @@ def ground_truth_hash(gt: GroundTruth) -> str:
 
 
 __all__ = ["BuildResult", "BuildStamp", "build_corpus", "build_index", "index_docs", "load_catalog",
-           "load_ground_truth", "render_corpus", "ground_truth_hash", "write_atomic", "DEFAULT_SEED"]
+           "load_ground_truth", "page_text", "render_corpus", "ground_truth_hash", "write_atomic", "DEFAULT_SEED"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from types import ModuleType
 
 import pymupdf
 
@@ -53,6 +54,7 @@ class FloatBox:
     table_font: float = 8.5
     col_widths: tuple[float, ...] = ()
     chart: bytes = b""
+    fast: bool = False  # corpus v2: draw table text with one TextWriter (same look, ~20x faster)
 
     @property
     def height(self) -> float:
@@ -108,15 +110,16 @@ def size_table(t: TableGT, column_w: float, text_w: float, two_column: bool, cap
 
 
 def size_figure(f: FigureGT, column_w: float, text_w: float, two_column: bool, full: bool,
-                caption_size: float) -> FloatBox:
-    """A figure box with the chart rendered at the exact size it will be placed at."""
+                caption_size: float, backend: ModuleType = charts) -> FloatBox:
+    """A figure box with the chart rendered at the exact size it will be placed at (by `backend`:
+    matplotlib for corpus v1, sandbox.corpus.v2.chart for v2)."""
     if two_column and not full:
         body_w, body_h, box_w = column_w, column_w * 0.66, column_w
     elif two_column:
         body_w, body_h, box_w = text_w * 0.72, text_w * 0.34, text_w
     else:
         body_w, body_h, box_w = text_w * 0.68, text_w * 0.42, text_w
-    chart = (charts.render_vector if f.visual == "vector" else charts.render_raster)(f, body_w, body_h)
+    chart = (backend.render_vector if f.visual == "vector" else backend.render_raster)(f, body_w, body_h)
     centered = pymupdf.get_text_length(f.caption, fontname=_BODY_FONT, fontsize=caption_size) < box_w * 0.95
     cap_h = measure_html(caption_html(f.caption, centered), caption_css(caption_size), box_w)
     return FloatBox("figure", f, box_w, body_w, body_h, cap_h, caption_size, full or not two_column, centered,
@@ -142,7 +145,7 @@ def draw_float(page: pymupdf.Page, box: FloatBox, x0: float, y0: float) -> pymup
     cx = x0 + (box.width - cap_w) / 2
     cap = pymupdf.Rect(cx, y0, cx + cap_w, y0 + box.caption_h + 2)
     page.insert_htmlbox(cap, caption_html(box.gt.caption, box.centered_caption), css=css)
-    _draw_table(page, box, bx, y0 + box.caption_h + CAPTION_GAP)
+    (_draw_table_fast if box.fast else _draw_table)(page, box, bx, y0 + box.caption_h + CAPTION_GAP)
     top = min([y0] + [w[1] for w in page.get_text("words", clip=cap)])
     return pymupdf.Rect(x0, top, x0 + box.width, y0 + box.height)
 
@@ -173,3 +176,43 @@ def _draw_table(page: pymupdf.Page, box: FloatBox, x0: float, y0: float) -> None
             page.draw_line((x0, y - 1.5), (x1, y - 1.5), width=0.5)
             y += 1
     page.draw_line((x0, y + 1), (x1, y + 1), width=0.8)
+
+
+_FONTS: dict[str, pymupdf.Font] = {}
+
+
+def _font(name: str) -> pymupdf.Font:
+    if name not in _FONTS:
+        _FONTS[name] = pymupdf.Font(name)
+    return _FONTS[name]
+
+
+def _draw_table_fast(page: pymupdf.Page, box: FloatBox, x0: float, y0: float) -> None:
+    """`_draw_table` with every cell appended to one TextWriter (page.insert_text rescans the page's fonts per call)."""
+    t: TableGT = box.gt  # type: ignore[assignment]
+    size, widths = box.table_font, box.col_widths
+    row_h = size * 1.45
+    x1 = x0 + sum(widths)
+    bold = bold_cells(t)
+    writer = pymupdf.TextWriter(page.rect)
+    rules = [y0 + 1]
+    y = y0 + 3
+    for i, row in enumerate([t.columns] + t.rows):
+        x = x0
+        for c, cell in enumerate(row):
+            font = _font(_BOLD_FONT if (i - 1, c) in bold else _BODY_FONT)
+            tw = font.text_length(cell, fontsize=size)
+            tx = x + size if c == 0 else x + (widths[c] - tw) / 2
+            writer.append((tx, y + size * 1.05), cell, font=font, fontsize=size)
+            x += widths[c]
+        y += row_h
+        if i == 0:
+            rules.append(y - 1.5)
+            y += 1
+    rules.append(y + 1)
+    writer.write_text(page)
+    shape = page.new_shape()
+    for k, ry in enumerate(rules):
+        shape.draw_line((x0, ry), (x1, ry))
+        shape.finish(width=0.5 if k == 1 else 0.8, closePath=False)
+    shape.commit()

@@ -19,6 +19,7 @@ class SeriesGT(BaseModel):
     label: str = Field(description="legend label")
     x: list[float | str] = Field(description="x positions (numbers) or category names (bars)")
     y: list[float]
+    method: str | None = Field(default=None, description="corpus v2: the method this series plots (the paper's own for 'Ours')")
 
 
 class FigureGT(BaseModel):
@@ -32,6 +33,8 @@ class FigureGT(BaseModel):
     page: int | None = Field(default=None, description="1-based page, filled in by the renderer")
     bbox: tuple[float, float, float, float] | None = None
     values_in_text: bool = Field(default=False, description="True if any plotted value is also printed in the text")
+    dataset: str | None = Field(default=None, description="corpus v2: the dataset a line chart is measured on (shown as its title)")
+    setting: str | None = Field(default=None, description="corpus v2: the condition a bar chart reports, as its caption says")
 
 
 class TableGT(BaseModel):
@@ -41,6 +44,7 @@ class TableGT(BaseModel):
     rows: list[list[str]] = Field(description="body rows as printed")
     metric: str | None = None
     higher_is_better: bool = True
+    role: str | None = Field(default=None, description="corpus v2: 'main', 'ablation' or 'efficiency'")
     page: int | None = None
     bbox: tuple[float, float, float, float] | None = None
 

@@ -1,6 +1,7 @@
-"""The episode generator: builds the sandbox benchmark (episodes/sandbox-v1.jsonl) from the corpus ground truth.
+"""The episode generators. This package is v1's (episodes/sandbox-v1.jsonl over corpus v1, frozen);
+`sandbox.episodegen.v2` makes the default benchmark (episodes/sandbox-v2.jsonl over corpus v2).
 
-Deterministic from a seed. See episodes/README.md for how the set is made and what is checked.
+Deterministic from a seed. See episodes/README.md for how each set is made and what is checked.
 """
 from ._checks import check_episode, step_exposes
 from ._cues import PaperCue, matching_papers

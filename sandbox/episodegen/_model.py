@@ -51,6 +51,34 @@ class CueFigure(_Strict):
     figure: int
 
 
+class DraftRead(_Strict):
+    """Mirrors harness.episode.ValueRead (the episode annotations of issue 13)."""
+
+    paper: str
+    unit: str
+    turn: int | None = None
+    series: str | None = None
+    column: str | None = None
+    dataset: str | None = None
+    metric: str | None = None
+    x: float | None = None
+    x_label: str | None = None
+    value: float | str | None = None
+
+
+class DraftCondition(_Strict):
+    text: str
+    passes: list[str]
+
+
+class DraftDerivation(_Strict):
+    """Mirrors harness.episode.Derivation."""
+
+    op: str
+    candidates: list[str] = Field(default_factory=list)
+    conditions: list[DraftCondition] = Field(default_factory=list)
+
+
 class DraftTurn(_Strict):
     question: str
     cue: DraftCue | None = None
@@ -59,6 +87,8 @@ class DraftTurn(_Strict):
     memory_only: bool = False
     checklist: list[DraftStep] = Field(default_factory=list)
     note: str | None = None
+    reads: list[DraftRead] | None = None  # None (not []) so that sandbox-v1's lines stay byte for byte
+    derivation: DraftDerivation | None = None
 
 
 class DraftEpisode(_Strict):

@@ -41,6 +41,12 @@ async def test_oracle_scores_exactly_esr_100_ec_100_mg_1(tiny_sandbox, generated
     scores = summary.scores
     assert scores.uses_gold and scores.all.episodes == 16
     assert (scores.all.esr, scores.all.ec, scores.all.mg) == (100.0, 100.0, 1.0)
+    # the same episodes rank differently under another search engine: run.json and the report name it
+    from tools.search_index import ENGINE_VERSION
+
+    assert json.loads(rd.run_json.read_text())["search_engine"] == ENGINE_VERSION
+    report = rd.report_md.read_text()
+    assert f"scorer version {scores.scorer_version}" in report and f"search engine `{ENGINE_VERSION}`" in report
     gold = [json.loads(line) for line in generated_episodes.read_text().splitlines()]
     for ep in gold:
         calls = [e for e in rd.read_trace(ep["id"]).events if e.kind == "tool_call"]
@@ -67,15 +73,18 @@ async def test_heuristic_reads_tables_but_not_figures(tiny_sandbox, generated_ep
 
 async def test_heuristic_on_the_sandbox_benchmark_is_an_honest_floor(tmp_path):
     from sandbox import paths
+    from sandbox.corpus.versions import corpus_version
 
-    bench = paths.REPO_DIR / "episodes" / "sandbox-v1.jsonl"
-    if not paths.catalog_path().is_file() or not bench.is_file():
-        pytest.skip("the default sandbox is not built (run `epi sandbox build`); the tiny-sandbox tests still ran")
-    summary, _ = await _run("heuristic", bench, tmp_path / "res", None)
+    bench = paths.REPO_DIR / "episodes" / "sandbox-v1.jsonl"  # sandbox-v1 runs on corpus v1
+    v1_dir = corpus_version("v1").default_dir()
+    if not (v1_dir / "catalog.json").is_file() or not bench.is_file():
+        pytest.skip("corpus v1 is not built (run `make sandbox-v1`); the tiny-sandbox tests still ran")
+    summary, _ = await _run("heuristic", bench, tmp_path / "res", v1_dir)
     f = summary.scores.all.failures
     assert 0 < summary.scores.all.esr < 100
     kinds = [k for k, v in f.model_dump().items() if v > 0]
-    assert len(kinds) >= 3, f
+    # with the general search engine (no field bonus) most of its failures are retrieval and perception
+    assert len(kinds) >= 2, f
     assert f.retrieve > 0 and f.perception > 0
 
 

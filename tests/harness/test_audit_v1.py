@@ -14,23 +14,31 @@ pytestmark = pytest.mark.slow
 V1 = paths.REPO_DIR / "episodes" / "sandbox-v1.jsonl"
 
 
+def _v1_root():  # noqa: ANN202
+    """Corpus v1 lives beside the default (v2) sandbox: `epi sandbox build --corpus v1` (sandbox/build-v1)."""
+    from sandbox.corpus.versions import corpus_version
+
+    return corpus_version("v1").default_dir()
+
+
 def _v1_corpus_built() -> bool:
-    if not paths.catalog_path().is_file():
+    catalog = _v1_root() / "catalog.json"
+    if not catalog.is_file():
         return False
     from sandbox.corpus.model import Catalog
 
-    return Catalog.model_validate_json(paths.catalog_path().read_bytes()).generator_version.startswith("corpus-1")
+    return Catalog.model_validate_json(catalog.read_bytes()).generator_version.startswith("corpus-1")
 
 
 @pytest.fixture(scope="module")
 def report() -> AuditReport:
     if not _v1_corpus_built():
-        pytest.skip("the v1 sandbox corpus is not built (run `epi sandbox build`)")
+        pytest.skip("the v1 sandbox corpus is not built (run `epi sandbox build --corpus v1`)")
     from sandbox.world import SandboxWorld
 
-    world = SandboxWorld()
+    world = SandboxWorld(_v1_root())
     eps = load_episodes(V1, catalog=world.catalog)
-    plotted = PlottedData.model_validate_json(paths.ground_truth_path().read_bytes())
+    plotted = PlottedData.model_validate_json((_v1_root() / "ground_truth.json").read_bytes())
     papers = {p.id: p.area for p in world.catalog.papers}
     return asyncio.run(audit_episodes(eps, world, corpus=str(world.root), papers=papers, plotted=plotted))
 

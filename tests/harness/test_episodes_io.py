@@ -179,6 +179,10 @@ def test_validate_uses_built_sandbox_catalog_or_says_structure_only(tmp_path, mo
 def test_validate_warns_when_evidence_is_not_reached_by_the_checklist(tmp_path, monkeypatch, capsys):
     ep = _episode()
     ep["turns"][0]["evidence"].append({"paper": "P002", "unit": "text"})
+    built = tmp_path / "built"  # a sandbox whose catalog has P001 and P002, whichever corpus is built by default
+    built.mkdir()
+    (built / "catalog.json").write_text(_catalog_file(tmp_path).read_text())
+    monkeypatch.setenv("EPI_SANDBOX_DIR", str(built))
     code, out = _run_epi(monkeypatch, capsys, "episodes", "validate", str(_write(tmp_path, ep)))
     assert code == 0 and "warning:" in out and "P002 text is not exposed by this turn's checklist" in out
 

@@ -124,10 +124,11 @@ def heuristic_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real run: a tiny sandbox (8 papers), 3 generated episodes, the heuristic agent through the runner."""
     root = tmp_path_factory.mktemp("real")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EPI_SANDBOX_DIR": str(root / "sandbox"), "COLUMNS": "200"}
-    _epi(["sandbox", "build", "--papers", "8"], env)
-    _epi(["sandbox", "episodes", "--out", str(root / "episodes.jsonl"), "--count", "3"], env)
+    # corpus v1 (written beside EPI_SANDBOX_DIR, as sandbox-v1): its generator makes episodes from 8 papers
+    _epi(["sandbox", "build", "--papers", "8", "--corpus", "v1"], env)
+    _epi(["sandbox", "episodes", "--benchmark", "v1", "--out", str(root / "episodes.jsonl"), "--count", "3"], env)
     _epi(["run", "--agent", "heuristic", "--episodes", str(root / "episodes.jsonl"), "--run-id", "heur",
-          "--results", str(root / "results"), "--quiet"], env)
+          "--results", str(root / "results"), "--quiet"], {**env, "EPI_SANDBOX_DIR": str(root / "sandbox-v1")})
     return root / "results" / "heur"
 
 

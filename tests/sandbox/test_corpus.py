@@ -1,4 +1,6 @@
-"""The generated corpus: deterministic, and every float in the ground truth is really in its PDF."""
+"""Corpus v1 (kept buildable for sandbox-v1): deterministic, and every float in the ground truth is really in its PDF.
+
+Corpus v2 has its own tests (test_corpus_v2.py)."""
 from __future__ import annotations
 
 import json
@@ -24,7 +26,7 @@ def built_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 12-paper sandbox with its search index, built once per test session (shared with test_world)."""
     if "root" not in _BUILT:
         root = tmp_path_factory.mktemp("sandbox")
-        build_corpus(root, seed=SEED, n_papers=SMALL)
+        build_corpus(root, seed=SEED, n_papers=SMALL, corpus="v1")
         _BUILT["root"] = root
     return _BUILT["root"]
 
@@ -46,7 +48,7 @@ def test_same_seed_same_plan_and_different_seed_differs() -> None:
 
 @pytest.mark.slow
 def test_rebuild_with_same_seed_gives_identical_files(built_sandbox: Path, tmp_path: Path) -> None:
-    build_corpus(tmp_path, seed=SEED, n_papers=SMALL, with_index=False, workers=1)
+    build_corpus(tmp_path, seed=SEED, n_papers=SMALL, with_index=False, workers=1, corpus="v1")
     assert (tmp_path / "ground_truth.json").read_bytes() == (built_sandbox / "ground_truth.json").read_bytes()
     first = BuildStamp.model_validate_json((built_sandbox / "build.json").read_text())
     second = BuildStamp.model_validate_json((tmp_path / "build.json").read_text())
@@ -55,7 +57,7 @@ def test_rebuild_with_same_seed_gives_identical_files(built_sandbox: Path, tmp_p
 
 def test_build_is_idempotent(built_sandbox: Path) -> None:
     before = (built_sandbox / "build.json").read_bytes()
-    result = build_corpus(built_sandbox, seed=SEED, n_papers=SMALL)
+    result = build_corpus(built_sandbox, seed=SEED, n_papers=SMALL, corpus="v1")
     assert result.up_to_date
     assert (built_sandbox / "build.json").read_bytes() == before
 

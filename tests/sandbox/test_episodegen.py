@@ -1,5 +1,6 @@
-"""The episode generator: deterministic, valid against the catalog, replayable checklists, unique cues,
-answers that re-derive from the ground truth, and the EpiBench composition."""
+"""The v1 episode generator (frozen: sandbox-v1.jsonl over corpus v1): deterministic, valid against the
+catalog, replayable checklists, unique cues, answers that re-derive from the ground truth, and the EpiBench
+composition. The v2 generator has its own tests (test_episodegen_v2.py)."""
 from __future__ import annotations
 
 import hashlib
@@ -13,8 +14,8 @@ from typer.testing import CliRunner
 from harness.cli._apps import UserError, app
 from harness.episode import Episode
 from harness.episodes_io import checklist_coverage_problems, episode_stats, exposed_units, load_episodes
-from sandbox import paths
 from sandbox.corpus.model import Catalog, GroundTruth
+from sandbox.corpus.versions import corpus_version
 from sandbox.episodegen import (
     CUE_DPI,
     IMAGE_SHARE,
@@ -227,8 +228,8 @@ def test_too_small_a_corpus_is_refused_with_a_reason():
 def test_cli_generates_and_the_file_validates(gt, tmp_path):
     gt_path, out = tmp_path / "ground_truth.json", tmp_path / "eps.jsonl"
     gt_path.write_text(gt.model_dump_json())
-    r = CliRunner().invoke(app, ["sandbox", "episodes", "--ground-truth", str(gt_path), "--out", str(out),
-                                 "--seed", "3", "--count", "12", "--image-share", "0"])
+    r = CliRunner().invoke(app, ["sandbox", "episodes", "--benchmark", "v1", "--ground-truth", str(gt_path),
+                                 "--out", str(out), "--seed", "3", "--count", "12", "--image-share", "0"])
     assert r.exit_code == 0, r.output
     assert "wrote 12 episodes" in r.output
     cat = tmp_path / "catalog.json"
@@ -240,22 +241,23 @@ def test_cli_generates_and_the_file_validates(gt, tmp_path):
 def test_cli_without_corpus_pdfs_refuses_image_cues_with_a_reason(gt, tmp_path):
     gt_path, out = tmp_path / "ground_truth.json", tmp_path / "eps.jsonl"
     gt_path.write_text(gt.model_dump_json())
-    r = CliRunner().invoke(app, ["sandbox", "episodes", "--ground-truth", str(gt_path), "--out", str(out),
-                                 "--seed", "3", "--count", "12"])
+    r = CliRunner().invoke(app, ["sandbox", "episodes", "--benchmark", "v1", "--ground-truth", str(gt_path),
+                                 "--out", str(out), "--seed", "3", "--count", "12"])
     msg = str(r.exception)
     assert isinstance(r.exception, UserError) and "corpus PDF not found" in msg and "--image-share 0" in msg, r.output
     assert not out.exists()
 
 
-BUILT = paths.ground_truth_path().is_file() and paths.catalog_path().is_file()
+V1_DIR = corpus_version("v1").default_dir()
+BUILT = (V1_DIR / "ground_truth.json").is_file() and (V1_DIR / "catalog.json").is_file()
 
 
-@pytest.mark.skipif(not BUILT, reason="the sandbox is not built (run `epi sandbox build`)")
+@pytest.mark.skipif(not BUILT, reason="corpus v1 is not built (run `epi sandbox build --corpus v1`, or `make sandbox-v1`)")
 @pytest.mark.slow
 def test_committed_benchmark_matches_the_built_sandbox(tmp_path):
     """episodes/sandbox-v1.jsonl regenerates byte for byte from the built ground truth and validates."""
-    gt = GroundTruth.model_validate_json(paths.ground_truth_path().read_bytes())
-    catalog = Catalog.model_validate_json(paths.catalog_path().read_bytes())
+    gt = GroundTruth.model_validate_json((V1_DIR / "ground_truth.json").read_bytes())
+    catalog = Catalog.model_validate_json((V1_DIR / "catalog.json").read_bytes())
     eps = load_episodes(COMMITTED, catalog=catalog)
     assert len(eps.episodes) >= 100
     regenerated = tmp_path / "sandbox-v1.jsonl"
@@ -263,7 +265,7 @@ def test_committed_benchmark_matches_the_built_sandbox(tmp_path):
     write_episodes(episodes, regenerated)
     assert regenerated.read_bytes() == COMMITTED.read_bytes()
     # Cue PNGs re-render byte for byte (fixed dpi), and the committed folder holds exactly those.
-    digests = write_cue_images(episodes, gt, paths.corpus_dir(), tmp_path)
+    digests = write_cue_images(episodes, gt, V1_DIR / "corpus", tmp_path)
     committed = {f"sandbox-v1-cues/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest()
                  for f in (COMMITTED.parent / "sandbox-v1-cues").glob("*")}
     assert digests == committed and 0.15 <= len(digests) / len(episodes) <= 0.20
@@ -277,13 +279,13 @@ def test_committed_benchmark_matches_the_built_sandbox(tmp_path):
     load_episodes(REPO / "episodes" / "examples" / "handwritten.jsonl", catalog=catalog)
 
 
-@pytest.mark.skipif(not BUILT, reason="the sandbox is not built (run `epi sandbox build`)")
+@pytest.mark.skipif(not BUILT, reason="corpus v1 is not built (run `epi sandbox build --corpus v1`, or `make sandbox-v1`)")
 def test_committed_cue_images_show_the_legend_but_not_the_caption():
     """Each cue PNG is the figure's chart at 150 dpi: a figure whose legend names the paper's method
     (ground truth series labels), cropped above its caption."""
     import pymupdf
 
-    gt = GroundTruth.model_validate_json(paths.ground_truth_path().read_bytes())
+    gt = GroundTruth.model_validate_json((V1_DIR / "ground_truth.json").read_bytes())
     cf = CorpusFacts(gt)
     checked = 0
     for ep in load_episodes(COMMITTED).episodes:
@@ -295,7 +297,7 @@ def test_committed_cue_images_show_the_legend_but_not_the_caption():
         pid, fig = m.group(2), cf.figure(m.group(2), int(m.group(1)))
         assert fig is not None and legend_identifies(cf, pid, fig)
         png = pymupdf.Pixmap(str(COMMITTED.parent / first.cue.image))
-        with pymupdf.open(paths.corpus_dir() / cf.papers[pid].pdf) as doc:
+        with pymupdf.open(V1_DIR / "corpus" / cf.papers[pid].pdf) as doc:
             page = doc[fig.page - 1]
             box = pymupdf.Rect(fig.bbox)
             # Width at 150 dpi equals the bbox width; the height is cut above the caption.

@@ -200,3 +200,17 @@ def test_add_from_a_real_subprocess_exits_2_without_traceback(sandbox_copy: Path
     assert r.returncode == 2 and "Traceback" not in r.stderr + r.stdout
     err = r.stderr.replace("\n", "")
     assert "broken.pdf" in err and "corrupt" in err.lower()
+
+
+async def test_search_is_the_general_engine_over_page_text(world: SandboxWorld, built_sandbox: Path) -> None:  # noqa: F811
+    """No re-ranking on top of the index, and the body of a paper is searchable like its header."""
+    from tools.search_index import HybridIndex
+
+    index = HybridIndex.load(built_sandbox / "index")
+    for q in ("image classification", "Okafor CVPR 2021", world.catalog.papers[2].title):
+        assert [h.paper_id for h in await world.search(q, 5)] == [d for d, _ in index.search(q, 5)]
+    gt = load_ground_truth(built_sandbox)
+    cited = max(gt.papers, key=lambda q: sum(q.id in r.references for r in gt.papers))
+    citers = {r.id for r in gt.papers if cited.id in r.references}
+    hits = [h.paper_id for h in await world.search(cited.method, 10)]
+    assert hits[0] == cited.id and citers & set(hits[1:])  # its name in other papers' bodies is found too

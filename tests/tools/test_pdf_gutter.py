@@ -13,7 +13,6 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from sandbox import paths
 from tools.pdf import extract_table, parse_pdf
 
 from .pdf_synth import Page, new_doc, to_bytes
@@ -222,16 +221,19 @@ def test_stray_body_line_is_not_part_of_a_float() -> None:
 
 
 def _corpus_paper(pid: str):
+    """A paper of corpus v1 (these layouts were found there), built beside the default sandbox (sandbox/build-v1)."""
     from sandbox.corpus.model import GroundTruth
+    from sandbox.corpus.versions import corpus_version
 
-    gt_path = paths.ground_truth_path()
+    root = corpus_version("v1").default_dir()
+    gt_path = root / "ground_truth.json"
     if not gt_path.is_file():
-        pytest.skip(f"sandbox corpus not built at {gt_path} (run `epi sandbox build`)")
+        pytest.skip(f"corpus v1 not built at {gt_path} (run `epi sandbox build --corpus v1`)")
     gt = GroundTruth.model_validate_json(gt_path.read_text(encoding="utf-8"))
     paper = next((p for p in gt.papers if p.id == pid), None)
     if paper is None:
         pytest.skip(f"the built corpus has no paper {pid}")
-    return paper, (paths.corpus_dir() / paper.pdf.split("/")[-1]).read_bytes()
+    return paper, (root / "corpus" / paper.pdf.split("/")[-1]).read_bytes()
 
 
 def _plain(cell: str) -> str:

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tools.search_index import HybridIndex, SearchIndexError, tokenize
+from tools.search_index import INDEX_FORMAT, HybridIndex, SearchIndexError, paper_document_text, tokenize
 
 from .search_fixtures import CUE_QUERIES, HINT_QUERIES, paper_docs
 
@@ -26,9 +26,12 @@ def _top1(index: HybridIndex, queries, mode: str) -> int:
     return sum(index.search(q, 1, mode=mode)[0][0] == want for q, want in queries if index.search(q, 1, mode=mode))
 
 
-def test_citation_cues_find_the_paper_first(index):
-    misses = [(q, want, index.search(q, 3)) for q, want in CUE_QUERIES if index.search(q, 1)[0][0] != want]
-    assert not misses, misses
+def test_citation_cues_find_the_paper_in_top3_and_mostly_first(index):
+    """No field bonus: a paper citing the target repeats its authors, venue and year in its references,
+    so a bibliographic cue may rank it above the target; the target still shows on the first screen."""
+    top3_misses = [(q, want, index.search(q, 3)) for q, want in CUE_QUERIES if want not in [d for d, _ in index.search(q, 3)]]
+    assert not top3_misses, top3_misses
+    assert _top1(index, CUE_QUERIES, "hybrid") >= len(CUE_QUERIES) - 2
 
 
 def test_indirect_hints_find_the_paper_in_top3_and_mostly_first(index):
@@ -44,11 +47,17 @@ def test_hybrid_is_at_least_as_good_as_either_side_alone(index):
     assert hybrid >= _top1(index, queries, "dense")
 
 
-def test_the_cited_paper_outranks_papers_that_cite_it(index):
-    # P006, P010 and P018 cite P001 in their references; the cue names P001's own header
+def test_references_are_indexed_like_any_page_text(index):
+    # P006, P010 and P018 cite P001; its reference string is part of their pages, so a query naming
+    # P001's authors, venue and year finds P001 and its citers, with no bonus for P001's own header
     ranked = [d for d, _ in index.search("Okafor et al. 2021 CVPR graph", 5)]
-    assert ranked[0] == "P001"
-    assert set(ranked) & {"P006", "P010", "P018"}  # they are found, but below
+    assert "P001" in ranked[:3]
+    assert set(ranked) & {"P006", "P010", "P018"}
+
+
+def test_no_field_is_repeated_in_a_paper_document():
+    text = paper_document_text("GraphMix: Mixing", ["Adaeze Okafor"], "CVPR", 2021, "An abstract.", ["Ref one."])
+    assert text.count("Okafor") == 1 and text.count("CVPR") == 1 and text.count("GraphMix") == 1
 
 
 def test_persisted_index_gives_the_same_ranking(index_dir, index):
@@ -84,6 +93,9 @@ def test_bad_build_input_and_missing_index_are_clear_errors(tmp_path):
         HybridIndex.load(tmp_path / "nothing")
     broken = tmp_path / "broken"
     broken.mkdir()
-    (broken / "ids.json").write_text(json.dumps({"format": 1, "ids": ["a"]}))
+    (broken / "ids.json").write_text(json.dumps({"format": INDEX_FORMAT, "ids": ["a"]}))
     with pytest.raises(SearchIndexError, match="unreadable"):
+        HybridIndex.load(broken)
+    (broken / "ids.json").write_text(json.dumps({"format": INDEX_FORMAT - 1, "ids": ["a"]}))
+    with pytest.raises(SearchIndexError, match="rebuild it"):
         HybridIndex.load(broken)

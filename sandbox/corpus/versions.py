@@ -1,0 +1,61 @@
+"""The corpus versions the sandbox can build, and where each lives by default.
+
+v2 (the default, `corpus-2.0`) is what `episodes/sandbox-v2.jsonl` is built on. v1 (`corpus-1.1`,
+96 papers) stays buildable, byte for byte, so `episodes/sandbox-v1.jsonl` (whose paper ids P001...
+name v1 papers) still runs: `epi sandbox build --corpus v1` writes it next to the default sandbox
+(`sandbox/build-v1`), and `EPI_SANDBOX_DIR=sandbox/build-v1 epi run --episodes episodes/sandbox-v1.jsonl`
+runs on it. Paper ids of the two never collide (v2 uses four digits, P0001).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from .. import paths
+from .model import GroundTruth, PaperGT
+
+DEFAULT_CORPUS = "v2"
+
+
+@dataclass(frozen=True)
+class CorpusVersion:
+    name: str
+    generator_version: str
+    default_papers: int
+    plan: Callable[[int, int], GroundTruth]
+    reference_string: Callable[[PaperGT], str]
+    chart_backend: ModuleType | None  # None: matplotlib (v1)
+
+    def default_dir(self) -> Path:
+        """sandbox_dir() for the default corpus; `<sandbox_dir()>-<name>` for another."""
+        root = paths.sandbox_dir()
+        return root if self.name == DEFAULT_CORPUS else root.with_name(f"{root.name}-{self.name}")
+
+
+def corpus_version(name: str) -> CorpusVersion:
+    """The version named `name` ('v1' or 'v2'); ValueError naming the known ones otherwise."""
+    if name == "v1":
+        from .plan import DEFAULT_PAPERS, GENERATOR_VERSION, plan_corpus
+        from .prose import reference_string
+
+        return CorpusVersion("v1", GENERATOR_VERSION, DEFAULT_PAPERS, plan_corpus, reference_string, None)
+    if name == "v2":
+        from .v2 import chart
+        from .v2.plan import DEFAULT_PAPERS as V2_PAPERS
+        from .v2.plan import GENERATOR_VERSION as V2_VERSION
+        from .v2.plan import plan_corpus as plan_v2
+        from .v2.prose import reference_string as ref_v2
+
+        return CorpusVersion("v2", V2_VERSION, V2_PAPERS, plan_v2, ref_v2, chart)
+    raise ValueError(f"unknown corpus version {name!r}; known versions: v1, v2")
+
+
+def version_of(generator_version: str) -> CorpusVersion:
+    """The corpus version that writes ground truths stamped `generator_version`."""
+    for name in ("v1", "v2"):
+        v = corpus_version(name)
+        if v.generator_version == generator_version:
+            return v
+    raise ValueError(f"no corpus version writes {generator_version!r}")
