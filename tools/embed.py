@@ -31,12 +31,13 @@ EXPORT_FORMAT = 1  # bump when the exported graph changes; old cache entries are
 # Attention holds (batch, 12, seq, seq) floats several times over: capping batch * seq^2 at one full-length
 # text bounds a batch's working memory at ~60 MB (32 texts of 256 word pieces took 420 MB) at no cost in
 # throughput, which on one CPU thread does not depend on the batch size (measured: 1x, 2x and 8x this
-# budget embed a paper's chunks in the same CPU time). Batches of long texts (a paper's chunks) also run
-# one at a time across threads, so concurrent episodes indexing papers add no more working memory than
-# one; a short query never waits for them.
+# budget embed a paper's chunks in the same CPU time). Batches of long texts (a paper's chunks) run at most
+# two at a time across threads (one per core on a 2-core machine, since each runs on its calling thread), so
+# concurrent episodes indexing papers add at most one more batch of working memory; a short query never
+# waits for them.
 ATTENTION_BUDGET = 256 * 256
 LONG_BATCH = ATTENTION_BUDGET // 8
-_long_batches = threading.Semaphore(1)
+_long_batches = threading.Semaphore(max(1, min(2, os.cpu_count() or 1)))
 _lock = threading.Lock()
 
 

@@ -125,6 +125,7 @@ class _ChunkIndexCache:
         self._mem: OrderedDict[str, tuple[list[Chunk], HybridIndex]] = OrderedDict()
         self._capacity = capacity
         self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}
 
     def get(self, parsed: ParsedPaper, cache_root: Path | None) -> tuple[list[Chunk], HybridIndex]:
         key = f"{parsed.sha256}-{CHUNKER_VERSION}"
@@ -132,10 +133,19 @@ class _ChunkIndexCache:
             if key in self._mem:
                 self._mem.move_to_end(key)
                 return self._mem[key]
+            building = self._building.setdefault(key, threading.Lock())
+        # one lock per paper: two episodes opening the same paper build it once, while different papers
+        # build side by side (on 2 cores the embedder then uses both)
+        with building:
+            with self._lock:
+                if key in self._mem:
+                    return self._mem[key]
             entry = self._load_or_build(parsed, cache_root / "rag" / parsed.sha256 if cache_root else None)
-            self._mem[key] = entry
-            while len(self._mem) > self._capacity:
-                self._mem.popitem(last=False)
+            with self._lock:
+                self._mem[key] = entry
+                self._building.pop(key, None)
+                while len(self._mem) > self._capacity:
+                    self._mem.popitem(last=False)
             return entry
 
     @staticmethod
