@@ -65,7 +65,7 @@ test: sandbox sandbox-v1 install-system
 	else echo "audit of the default benchmark skipped (AUDIT_DEFAULT_BENCHMARK=0)"; fi
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
-bench: sandbox install-system
+bench: sandbox sandbox-v1 install-system
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/harness_overhead.py
 	$(BIN)/python bench/code_exec.py

@@ -1,6 +1,6 @@
 """epi against Inspect AI on the same scripted model server, whole processes side by side (issue 15).
 
-Workload: the first 20 episodes of sandbox-v1. The server (sandbox/model_server.py, in this process)
+Workload: the first 20 episodes of sandbox-v1 on its own corpus (sandbox/build-v1, `make sandbox-v1`). The server (sandbox/model_server.py, in this process)
 calls web_search five times per question, then answers; turns without tools get the answer at once.
 epi runs `epi run --agent openai` with its real tools; Inspect AI runs bench/inspect_task.py (the same
 turns, the same five tool names as no-ops returning a text as long as a search result), in its own
@@ -85,7 +85,7 @@ def measure(cmd: list[str], env: dict[str, str], server: ScriptedModelServer, cw
 
 def epi_env(root: Path) -> dict[str, str]:
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-               PYTHONPATH=str(root), EPI_SANDBOX_DIR=os.environ.get("EPI_SANDBOX_DIR", str(REPO / "sandbox" / "build")))
+               PYTHONPATH=str(root), EPI_SANDBOX_DIR=os.environ.get("EPI_SANDBOX_DIR", str(REPO / "sandbox" / "build-v1")))
     env[KEY_ENV] = "not-a-real-key"
     return env
 
