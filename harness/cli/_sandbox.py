@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sandbox import paths
-from sandbox.corpus.build import DEFAULT_SEED
+from sandbox.corpus.versions import DEFAULT_SEED
 
 from ._apps import UserError, sandbox_app
 

@@ -23,9 +23,8 @@ from pydantic import BaseModel
 
 from .. import paths
 from .model import Catalog, CatalogEntry, GroundTruth, PaperGT
-from .versions import DEFAULT_CORPUS, CorpusVersion, corpus_version
+from .versions import DEFAULT_CORPUS, DEFAULT_SEED, CorpusVersion, corpus_version
 
-DEFAULT_SEED = 7
 STAMP_NAME = "build.json"
 CACHE_NAME = "render-cache"
 _RENDERER_FILES = ("layout.py", "floats.py", "charts.py", "v2/chart.py")
