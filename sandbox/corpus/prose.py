@@ -158,7 +158,8 @@ def _dataset_from_caption(caption: str, datasets: list[str]) -> str:
     return next((d for d in sorted(datasets, key=len, reverse=True) if f" on {d} " in caption), datasets[0])
 
 
-def _number_citations(p: PaperGT, sections: list[SectionGT]) -> None:
+def number_citations(p: PaperGT, sections: list[SectionGT]) -> None:
+    """Replace ⟦paper ids⟧ markers by [n] in order of first citation; that order is the reference list."""
     order: list[str] = []
 
     def repl(m: re.Match[str]) -> str:
@@ -202,5 +203,5 @@ def write_paper_text(ctx: PaperContext) -> None:
         *_experiments(ctx),
         SectionGT(number="5", title="Conclusion", paragraphs=[_paragraph(ctx, ctx.pick(B.CONCLUSION, rng.randint(4, 5)))]),
     ]
-    _number_citations(p, sections)
+    number_citations(p, sections)
     p.sections = sections

@@ -7,14 +7,13 @@ methods) and never a plotted value. Citations are numbered in order of first app
 from __future__ import annotations
 
 import random
-import re
 
 from .. import prose_bank as B1
 from ..model import FigureGT, PaperGT, SectionGT, TableGT
+from ..prose import number_citations
 from . import claims as C
 from .vocab import Area
 
-_CITE = re.compile(r"⟦([^⟧]+)⟧")
 # The neutral sentences of corpus v1's bank, minus those asserting results no table or figure shows.
 _UNSHOWN = ("less accurate", "no further gain")
 COMPLEXITY = tuple(s for s in B1.COMPLEXITY if not any(u in s for u in _UNSHOWN))
@@ -204,22 +203,6 @@ class _Writer:
         return subs
 
 
-def _number_citations(p: PaperGT) -> None:
-    order: list[str] = []
-
-    def repl(m: re.Match[str]) -> str:
-        nums = []
-        for pid in m.group(1).split(","):
-            if pid not in order:
-                order.append(pid)
-            nums.append(order.index(pid) + 1)
-        return "[" + ", ".join(str(n) for n in sorted(nums)) + "]"
-
-    for s in p.sections:
-        s.paragraphs = [_CITE.sub(repl, t) for t in s.paragraphs]
-    p.references = order
-
-
 def write_paper(p: PaperGT, area: Area, cited: list[PaperGT], cross: list[PaperGT], rng: random.Random) -> None:
     """Fill the paper's abstract, sections and citation-ordered references from its tables and figures."""
     w = _Writer(p, area, cited, cross, rng)
@@ -245,4 +228,4 @@ def write_paper(p: PaperGT, area: Area, cited: list[PaperGT], cross: list[PaperG
             "We presented {method}, an approach to {task} based on {technique}, evaluated on {dslist}. "
             "Extending the budget sweeps to larger models is left for future work.")]),
     ]
-    _number_citations(p)
+    number_citations(p, p.sections)
