@@ -311,18 +311,20 @@ def exposed_units(step_tool: str, args: dict[str, Any]) -> set[tuple[str, str]]:
 
 
 def checklist_coverage_problems(ep: Episode) -> list[tuple[str, str]]:
-    """Evidence a replayed checklist would not reach: a tool turn's evidence must come from its own
-    checklist, a memory-only turn's from the checklists of earlier turns (so the oracle scores EC = 1)."""
+    """Evidence a replayed checklist would not reach (so the oracle scores EC = 1): a memory-only turn's
+    evidence must come from the checklists of earlier turns, a tool turn's from its own checklist or an
+    earlier one (a unit an earlier turn exposed is in memory, and EC credits memory: a minimal checklist
+    does not open the same figure twice)."""
     problems: list[tuple[str, str]] = []
     earlier: set[tuple[str, str]] = set()
     for ti, turn in enumerate(ep.turns):
         own: set[tuple[str, str]] = set()
         for step in turn.checklist:
             own |= exposed_units(step.tool, step.args)
-        reach = earlier if turn.memory_only else own
+        reach = earlier if turn.memory_only else own | earlier
         for ei, ev in enumerate(turn.evidence):
             if ev.key not in reach:
-                src = "earlier turns' checklists" if turn.memory_only else "this turn's checklist"
+                src = "earlier turns' checklists" if turn.memory_only else "this turn's or an earlier turn's checklist"
                 problems.append((f"turns[{ti}].evidence[{ei}]", f"{ev.paper} {ev.unit} is not exposed by {src}"))
         earlier |= own
     return problems

@@ -1,5 +1,6 @@
-"""Shared fixtures: one tiny sandbox (8 papers with its index) built once per test session, and a
-small episode file over it derived from the ground truth."""
+"""Shared fixtures: one tiny sandbox (8 papers with its index) built once per test session, a small
+episode file over it derived from the ground truth, and one oracle run over the whole default benchmark
+on the built default sandbox (several must-shows read it; run once, not once per test module)."""
 from __future__ import annotations
 
 import json
@@ -68,3 +69,23 @@ def tiny_episodes(tiny_sandbox: Path) -> Path:
     path = tiny_sandbox / "tiny-episodes.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in episodes_from_ground_truth(tiny_sandbox)))
     return path
+
+
+@pytest.fixture(scope="session")
+def default_oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real oracle over every episode of the default benchmark (`RunSettings`' default, so it follows
+    the default when that changes) through the real runner, tools and built sandbox; scored like any run.
+    Returns the run folder. Skips when the default sandbox is not built (CI builds it first)."""
+    import asyncio
+
+    from harness.agent import AgentConfig
+    from harness.runner import run_episodes
+    from harness.settings import RunSettings
+    from sandbox import paths
+    from sandbox.world import SandboxWorld
+
+    if not (paths.sandbox_dir() / "index" / "ids.json").is_file():
+        pytest.skip("the default sandbox is not built (`make sandbox`); CI builds it before the tests")
+    settings = RunSettings(agent="oracle", results=tmp_path_factory.mktemp("oracle-default"), run_id="oracle-default",
+                           concurrency=8, agent_config=AgentConfig())
+    return Path(asyncio.run(run_episodes(settings, world=SandboxWorld())).run_dir)

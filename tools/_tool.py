@@ -17,6 +17,7 @@ Undocumented arguments are refused when the tool is defined, so the schema can n
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import typing
 from dataclasses import dataclass, field
@@ -28,6 +29,12 @@ from ._types import ToolError, ToolResult
 from ._world import PaperNotFound, World
 
 ToolFn = Callable[..., Awaitable[ToolResult]]
+
+
+def call_signature(tool: str, args: dict[str, Any]) -> tuple[str, str]:
+    """Same tool and same arguments (key order ignored): what makes two calls the same call. The process
+    metrics count such repeats as redundant; the episode generator keeps them out of gold checklists."""
+    return tool, json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:

@@ -23,6 +23,7 @@ from .search_version import ENGINE_VERSION  # noqa: F401  (named in run reports:
 
 INDEX_FORMAT = 3
 BM25_WEIGHT = 0.35  # share of the lexical side in the fused score; tuned on tests/tools/search_fixtures.py
+FUSION_DEPTH = 80  # candidates fused per side for any k <= 80 (the same for every k web_search allows)
 DENSE_CHARS = 2000  # the lead of a document the dense side embeds (the encoder reads ~256 word pieces anyway)
 SearchMode = Literal["hybrid", "bm25", "dense"]
 
@@ -182,7 +183,7 @@ class HybridIndex:
         """The k best documents for the query as (doc_id, score), best first.
 
         hybrid: a convex combination of the normalised BM25 score (see bm25_ranking) and the dense
-        cosine min-max scaled over the top 50, BM25_WEIGHT on the lexical side (Bruch et al. 2023
+        cosine min-max scaled over the top FUSION_DEPTH, BM25_WEIGHT on the lexical side (Bruch et al. 2023
         found such a combination beats reciprocal-rank fusion); bm25 / dense return one side only.
         """
         if k <= 0 or not query.strip():
@@ -191,7 +192,10 @@ class HybridIndex:
             return [(self.ids[r], s) for r, s in self.bm25_ranking(query, k)]
         if mode == "dense":
             return [(self.ids[r], s) for r, s in self.dense_ranking(query, k)]
-        depth = max(50, 4 * k)
+        # the candidates (and the dense scaling over them) do not depend on k up to web_search's largest k
+        # (20), so the first k results of a query are the first k of any larger k: an agent asking for 5
+        # sees the head of what one asking for 20 sees (with max(50, 4k), k=10 and k=20 ranked differently)
+        depth = max(FUSION_DEPTH, k)
         lexical = dict(self.bm25_ranking(query, depth))
         dense = dict(self.dense_ranking(query, depth))
         lo, hi = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)

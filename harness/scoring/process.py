@@ -16,13 +16,12 @@ How an agent searched, read and reused, not only whether it was right. Built on 
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from harness.episode import Episode, Turn
 from harness.trace_fold import EpisodeFold, TurnFold
-from tools import EvidenceUnit
+from tools import EvidenceUnit, call_signature
 
 from .grounding import ground_answers
 from .model import EpisodeScore
@@ -32,11 +31,6 @@ SEARCH_TOOL = "web_search"
 # tools/web_search.format_hits: "N. title" at the start of a line, then "   paper id: X" under it
 _HIT = re.compile(r"^(\d+)\.\s")
 _HIT_ID = re.compile(r"^\s+paper id:\s*(\S+)")
-
-
-def call_signature(tool: str, args: dict[str, Any]) -> tuple[str, str]:
-    """Same tool and same arguments (key order ignored): what makes two calls identical."""
-    return tool, json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def normalize_query(q: Any) -> str:

@@ -184,7 +184,24 @@ def test_validate_warns_when_evidence_is_not_reached_by_the_checklist(tmp_path, 
     (built / "catalog.json").write_text(_catalog_file(tmp_path).read_text())
     monkeypatch.setenv("EPI_SANDBOX_DIR", str(built))
     code, out = _run_epi(monkeypatch, capsys, "episodes", "validate", str(_write(tmp_path, ep)))
-    assert code == 0 and "warning:" in out and "P002 text is not exposed by this turn's checklist" in out
+    assert code == 0 and "warning:" in out and "P002 text is not exposed by this turn's or an earlier turn's checklist" in out
+
+
+def test_a_tool_turn_may_rely_on_what_an_earlier_checklist_exposed_but_nothing_else():
+    """A minimal checklist opens a table once: a later tool turn reading another cell of it has no step of
+    its own (EC credits the table from memory), and only units an earlier turn exposed are reachable so."""
+    from harness.episode import Episode
+    from harness.episodes_io import checklist_coverage_problems
+
+    ep = _episode()
+    again = {"question": "Stay with the paper. What does Table 1 report for GCN on Cora?",
+             "answer": {"format": "number", "value": 81.5, "tolerance": 0.005},
+             "evidence": [{"paper": "P001", "unit": "table:1"}], "checklist": []}
+    ep["turns"].insert(1, again)
+    assert checklist_coverage_problems(Episode.model_validate(ep)) == []
+    again["evidence"].append({"paper": "P001", "unit": "figure:1"})
+    assert checklist_coverage_problems(Episode.model_validate(ep)) == [
+        ("turns[1].evidence[1]", "P001 figure:1 is not exposed by this turn's or an earlier turn's checklist")]
 
 
 def test_stats_json_counts_composition(tmp_path, monkeypatch, capsys):

@@ -19,7 +19,9 @@ from sandbox.corpus.model import GroundTruth
 from sandbox.corpus.v2.plan import plan_corpus
 from sandbox.episodegen.v2 import DEFAULT_COUNT, IMAGE_SHARE, NoProbe, ToolProbe, V2Facts, generate_episodes, write_episodes
 from sandbox.world import SandboxWorld
-from tools import get_tool
+from sandbox.episodegen._model import DraftEpisode
+from sandbox.episodegen.v2.checks import check_episode
+from tools import call_signature, get_tool
 
 from .v2_fixture import V2_EPISODES, v2_episode_file, v2_sandbox  # noqa: F401  (session fixtures)
 
@@ -51,25 +53,50 @@ def test_file_validates_and_has_the_protocol_shape(episodes: list[Episode]) -> N
         assert [t.memory_only for t in ep.turns] == [False] * (len(ep.turns) - 1) + [True]
         assert checklist_coverage_problems(ep) == [], ep.id
         assert len({t.question for t in ep.turns}) == len(ep.turns), ep.id  # no repeated turn
+        steps = [call_signature(s.tool, s.args) for t in ep.turns for s in t.checklist]
+        assert len(steps) == len(set(steps)), ep.id  # a minimal checklist makes each call once per episode
+
+
+def test_a_repeated_checklist_step_breaks_a_generator_rule(gt: GroundTruth, v2_episode_file: Path) -> None:  # noqa: F811
+    """The rule behind the oracle's zero redundancy: a step an earlier turn made is refused; leaving it out
+    keeps the episode sound, since the later turn's evidence was exposed earlier (EC credits memory)."""
+    f = V2Facts(gt)
+    drafts = [DraftEpisode.model_validate_json(line) for line in v2_episode_file.read_text().splitlines()]
+    draft = next(e for e in drafts if any(not t.memory_only and not t.checklist for t in e.turns)
+                 and not e.turns[0].cue.image)  # (an image cue's figure is not written to the file)
+    assert check_episode(draft, f) == []
+    ti = next(i for i, t in enumerate(draft.turns) if not t.memory_only and not t.checklist)
+    opened = next(s for t in draft.turns[:ti] for s in t.checklist
+                  if s.tool == "figure_extract" and {(s.args["paper"], f"figure:{s.args['figure']}")} & {e.key for e in draft.turns[ti].evidence})
+    draft.turns[ti].checklist = [opened]
+    assert any("repeats an earlier step" in p for p in check_episode(draft, f))
 
 
 def test_every_checklist_search_finds_its_target_and_references_are_where_the_checklist_reads(
         v2_sandbox: Path, episodes: list[Episode]) -> None:  # noqa: F811
     world = SandboxWorld(v2_sandbox)
     extract = get_tool("pdf_extract")
+    titles = {p.id: p.title for p in load_ground_truth(v2_sandbox).papers}
+
+    def lists_entry(step, n: str, target: str) -> bool:  # noqa: ANN001
+        text = re.sub(r"-\s+", "-", " ".join(asyncio.run(extract(world, step.args)).text.split()))
+        at = text.find(" ".join(titles[target].split()[:4]))  # the entry: "[n] authors. Title..."
+        return at >= 0 and f"[{n}]" in text[max(0, at - 200):at]
+
     for ep in episodes:
+        made = []
         for t in ep.turns:
             target = t.evidence[0].paper if t.evidence else None
             for step in t.checklist:
                 if step.tool == "web_search":
                     hits = [h.paper_id for h in world._search_sync(step.args["query"], step.args.get("k", 5))]
                     assert target in hits, (ep.id, step.args["query"], hits)
-                if step.tool == "pdf_extract" and t.cue and re.search(r"cited as \[(\d+)\]", t.cue.text or ""):
-                    n = re.search(r"cited as \[(\d+)\]", t.cue.text).group(1)
-                    text = re.sub(r"-\s+", "-", " ".join(asyncio.run(extract(world, step.args)).text.split()))
-                    title = next(p.title for p in load_ground_truth(v2_sandbox).papers if p.id == target)
-                    at = text.find(" ".join(title.split()[:4]))  # the entry: "[n] authors. Title..."
-                    assert at >= 0 and f"[{n}]" in text[max(0, at - 200):at], (ep.id, n)
+            made += t.checklist
+            if t.cue and (m := re.search(r"cited as \[(\d+)\]", t.cue.text or "")):
+                # the reference list is read by this turn's pdf_extract, or (the call made once) an earlier one
+                own = [s for s in t.checklist if s.tool == "pdf_extract"]
+                reads = own or [s for s in made if s.tool == "pdf_extract"]
+                assert reads and (all if own else any)(lists_entry(s, m.group(1), target) for s in reads), (ep.id, m.group(1))
 
 
 def test_finals_fuse_aligned_values_from_every_paper(episodes: list[Episode]) -> None:

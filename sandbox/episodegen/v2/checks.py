@@ -1,13 +1,17 @@
 """Rules every benchmark-v2 episode keeps; the generator refuses to write one that breaks any.
 
-On top of v1's replay rules (a turn's evidence is exposed by its own checklist, or for a memory-only
-turn by earlier ones; checklists name units that exist), v2 checks its annotations: every value turn
+On top of v1's replay rules (checklists name units that exist; a memory-only turn's evidence is exposed
+by earlier checklists), a tool turn's evidence is exposed by its own checklist or an earlier one, and
+no checklist step repeats an earlier step of the episode (so the oracle, replaying the checklists, makes
+no redundant call); v2 checks its annotations: every value turn
 says what it read; every final read points to the earlier turn that read it; a final's numeric
 operands share dataset, metric and x setting; every paper of the episode feeds the final; every
 constraint condition binds; choice derivations list the options in order; no question repeats; an
 image cue's question and hint name no method, title, author or venue.
 """
 from __future__ import annotations
+
+from tools import call_signature
 
 from .._checks import KNOWN_TOOLS, step_exposes
 from .._model import DraftEpisode, DraftTurn
@@ -92,9 +96,14 @@ def check_episode(ep: DraftEpisode, f: V2Facts) -> list[str]:
     if len({t.question for t in ep.turns}) != len(ep.turns):
         problems.append("two turns ask the same question")
     earlier: set[tuple[str, str]] = set()
+    made: set[tuple[str, str]] = set()
     for ti, turn in enumerate(ep.turns, start=1):
         own: set[tuple[str, str]] = set()
         for step in turn.checklist:
+            sig = call_signature(step.tool, step.args)
+            if sig in made:
+                problems.append(f"turn {ti}: checklist step {step.tool} {sig[1]} repeats an earlier step")
+            made.add(sig)
             if step.tool not in KNOWN_TOOLS:
                 problems.append(f"turn {ti}: unknown tool {step.tool}")
                 continue
@@ -102,9 +111,9 @@ def check_episode(ep: DraftEpisode, f: V2Facts) -> list[str]:
                 if not _unit_exists(f, *key):
                     problems.append(f"turn {ti}: checklist names a missing unit {key}")
             own |= step_exposes(step.tool, step.args)
-        if turn.memory_only == bool(turn.checklist):
-            problems.append(f"turn {ti}: a memory-only turn has no checklist and a tool turn has one")
-        reach = earlier if turn.memory_only else own
+        if turn.memory_only and turn.checklist:
+            problems.append(f"turn {ti}: a memory-only turn has a checklist")
+        reach = earlier if turn.memory_only else own | earlier
         for ev in turn.evidence:
             if ev.key not in reach or not _unit_exists(f, ev.paper, ev.unit):
                 problems.append(f"turn {ti}: evidence {ev.key} is not exposed or does not exist")

@@ -13,9 +13,11 @@ import random
 from dataclasses import dataclass
 
 from sandbox.corpus.model import GroundTruth
+from tools import call_signature
 
 from .. import _generate as v1
 from .._model import CueFigure, DraftEpisode, DraftTurn
+
 from .checks import check_episode
 from .cues import Cue, baseline_cue, citation_cue, citing_cue, hint_cue, image_cue, ref_cue, title_cue
 from .facts import Point, V2Facts
@@ -24,7 +26,7 @@ from .probe import NoProbe, Probe
 from .turns import FIND, FIND_IMAGE, Balancer, figure_choice_turn, figure_value_turn, method_turn, stay, \
     table_choice_turn, table_value_turn
 
-GENERATOR_VERSION = "episodegen-2"
+GENERATOR_VERSION = "episodegen-2.1"  # 2.1: no checklist step repeats an earlier one
 DEFAULT_SEED = 2
 DEFAULT_COUNT = 132
 IMAGE_SHARE = 0.15
@@ -212,6 +214,7 @@ class EpisodeBuilder:
             lead = FIND if located else stay(paper.located)
             self.turns.append(figure_value_turn(f, op.point, lead, paper.cue if located else None))
         self.turns.append(final)
+        drop_repeated_steps(self.turns)
         cue_fig = CueFigure(paper=anchor, figure=cue.figure) if cue.image and cue.figure else None
         if cue_fig is not None:
             self.turns[0].note = f"cue image: Figure {cue.figure} of {anchor} without its caption"
@@ -261,6 +264,23 @@ class EpisodeBuilder:
             if t is not None:
                 return t
         return None
+
+
+def drop_repeated_steps(turns: list[DraftTurn]) -> None:
+    """Leave out of each checklist the steps an earlier turn's checklist already made (same tool, same
+    arguments). Their result is already in the conversation (a later turn reading another series of the
+    figure an earlier turn opened, or the reference list of a paper whose text an earlier turn read), so
+    the minimal checklist, and the oracle replaying it, makes the call once. A turn left with no step is
+    still a tool turn; its evidence was exposed earlier, which evidence correctness credits from memory."""
+    seen: set[tuple[str, str]] = set()
+    for turn in turns:
+        kept = []
+        for step in turn.checklist:
+            sig = call_signature(step.tool, step.args)
+            if sig not in seen:
+                seen.add(sig)
+                kept.append(step)
+        turn.checklist = kept
 
 
 def plan_slots(count: int, rng: random.Random, image_share: float) -> list[v1.Slot]:
