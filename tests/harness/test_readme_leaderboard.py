@@ -91,3 +91,24 @@ def test_the_paired_sentence_is_what_mcnemar_newcombe_and_connor_give_for_these_
     assert m, "the README quotes the heuristic without pdf_rag against the heuristic"
     for share, quoted in ((0.1, m.group(1)), (0.3, m.group(2))):
         assert 100 * stats.minimal_detectable_difference(EPISODES, share).mdd == pytest.approx(float(quoted), abs=0.05)
+
+
+def test_the_text_only_acc_final_sentence_is_what_mcnemar_and_newcombe_give_for_these_counts():
+    board = _leaderboard()
+    heur = round(board["heuristic"]["Acc_final %"][0] * EPISODES / 100)
+    text = round(board["text-only"]["Acc_final %"][0] * EPISODES / 100)
+    flat = " ".join(README.split())
+    m = re.search(r"Acc_final \(\+([\d.]+) points \[(-?[\d.]+), \+([\d.]+)\], McNemar exact p = ([\d.e-]+): (\d+) finals "
+                  r"right only with text-only, (\d+) only with the heuristic\)", flat)
+    assert m, "the README quotes text-only against the heuristic on Acc_final"
+    diff, low, high, p = (float(x) for x in m.groups()[:4])
+    only_text, only_heur = int(m.group(5)), int(m.group(6))
+    assert only_text - only_heur == text - heur
+    both = heur - only_heur
+    rest = EPISODES - both - only_text - only_heur
+    a = [True] * both + [True] * only_text + [False] * only_heur + [False] * rest
+    b = [True] * both + [False] * only_text + [True] * only_heur + [False] * rest
+    assert f"{stats.mcnemar(a, b).p_exact:.3g}" == f"{p:.3g}"
+    nd = stats.newcombe_paired_difference(a, b)
+    assert (100 * nd.estimate, 100 * nd.low, 100 * nd.high) == (
+        pytest.approx(diff, abs=0.05), pytest.approx(low, abs=0.05), pytest.approx(high, abs=0.05))
