@@ -6,11 +6,13 @@ checklists of earlier turns. Checklist arguments name papers, figures and tables
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
+
+from tools import call_signature
 
 from ._facts import CorpusFacts
 from ._images import legend_identifies
-from ._model import DraftEpisode
+from ._model import DraftEpisode, DraftTurn
 
 KNOWN_TOOLS = ("web_search", "pdf_extract", "pdf_rag", "figure_extract", "table_extract", "code_exec")
 
@@ -25,6 +27,36 @@ def step_exposes(tool: str, args: dict[str, Any]) -> set[tuple[str, str]]:
     if tool == "table_extract":
         return {(paper, f"table:{args['table']}")}
     return set()
+
+
+def checklist_problems(turns: list[DraftTurn], unit_exists: Callable[[str, str], bool], *, minimal: bool) -> list[str]:
+    """The replay rules of both benchmark versions: checklist steps use known tools and name units that
+    exist, and a memory-only turn's evidence was exposed by earlier checklists. A tool turn's evidence is
+    exposed by its own checklist (v1) or, `minimal` (v2), by its own or an earlier one (EC credits memory);
+    then no step may repeat an earlier step of the episode, so the oracle makes no redundant call."""
+    problems: list[str] = []
+    earlier: set[tuple[str, str]] = set()
+    made: set[tuple[str, str]] = set()
+    for ti, turn in enumerate(turns, start=1):
+        own: set[tuple[str, str]] = set()
+        for step in turn.checklist:
+            sig = call_signature(step.tool, step.args)
+            if minimal and sig in made:
+                problems.append(f"turn {ti}: checklist step {step.tool} {sig[1]} repeats an earlier step")
+            made.add(sig)
+            if step.tool not in KNOWN_TOOLS:
+                problems.append(f"turn {ti}: unknown tool {step.tool}")
+                continue
+            for key in step_exposes(step.tool, step.args):
+                if not unit_exists(*key):
+                    problems.append(f"turn {ti}: checklist names a missing unit {key}")
+            own |= step_exposes(step.tool, step.args)
+        reach = earlier if turn.memory_only else ((own | earlier) if minimal else own)
+        for ev in turn.evidence:
+            if ev.key not in reach:
+                problems.append(f"turn {ti}: evidence {ev.key} not exposed by the checklist it may use")
+        earlier |= own
+    return problems
 
 
 def _unit_exists(cf: CorpusFacts, paper: str, unit: str) -> bool:
@@ -63,7 +95,6 @@ def _image_cue_problems(ep: DraftEpisode, cf: CorpusFacts) -> list[str]:
 def check_episode(ep: DraftEpisode, cf: CorpusFacts) -> list[str]:
     """Every broken rule of one generated episode, as readable strings (empty when all hold)."""
     problems: list[str] = []
-    earlier: set[tuple[str, str]] = set()
     first = ep.turns[0]
     if first.cue is not None and first.cue.image is not None:
         problems += _image_cue_problems(ep, cf)
@@ -72,6 +103,7 @@ def check_episode(ep: DraftEpisode, cf: CorpusFacts) -> list[str]:
         problems.append("turn 1 must have a cue and start its checklist with web_search(query=cue text)")
     if not ep.turns[-1].memory_only:
         problems.append("the final turn must be memory-only")
+    problems += checklist_problems(ep.turns, lambda paper, unit: _unit_exists(cf, paper, unit), minimal=False)
     for ti, turn in enumerate(ep.turns, start=1):
         if not turn.evidence:
             problems.append(f"turn {ti}: no evidence")
@@ -79,19 +111,7 @@ def check_episode(ep: DraftEpisode, cf: CorpusFacts) -> list[str]:
             problems.append(f"turn {ti}: memory-only turn with a checklist")
         if not turn.memory_only and not turn.checklist:
             problems.append(f"turn {ti}: tool turn without a checklist")
-        own: set[tuple[str, str]] = set()
-        for step in turn.checklist:
-            if step.tool not in KNOWN_TOOLS:
-                problems.append(f"turn {ti}: unknown tool {step.tool}")
-                continue
-            for key in step_exposes(step.tool, step.args):
-                if not _unit_exists(cf, *key):
-                    problems.append(f"turn {ti}: checklist names a missing unit {key}")
-            own |= step_exposes(step.tool, step.args)
-        reach = earlier if turn.memory_only else own
         for ev in turn.evidence:
-            if ev.key not in reach:
-                problems.append(f"turn {ti}: evidence {ev.key} not exposed by the checklist it may use")
             if not _unit_exists(cf, ev.paper, ev.unit):
                 problems.append(f"turn {ti}: evidence names a missing unit {ev.key}")
             elif ev.unit.startswith("figure:"):
@@ -105,5 +125,4 @@ def check_episode(ep: DraftEpisode, cf: CorpusFacts) -> list[str]:
             problems.append(f"turn {ti}: number answer without tolerance")
         if a.format == "choice" and (not a.choices or a.value not in a.choices):
             problems.append(f"turn {ti}: choice answer not among its options")
-        earlier |= own
     return problems

@@ -11,9 +11,7 @@ image cue's question and hint name no method, title, author or venue.
 """
 from __future__ import annotations
 
-from tools import call_signature
-
-from .._checks import KNOWN_TOOLS, step_exposes
+from .._checks import checklist_problems
 from .._model import DraftEpisode, DraftTurn
 from .facts import V2Facts
 
@@ -95,28 +93,13 @@ def check_episode(ep: DraftEpisode, f: V2Facts) -> list[str]:
         problems.append("the final turn must be memory-only")
     if len({t.question for t in ep.turns}) != len(ep.turns):
         problems.append("two turns ask the same question")
-    earlier: set[tuple[str, str]] = set()
-    made: set[tuple[str, str]] = set()
+    problems += checklist_problems(ep.turns, lambda paper, unit: _unit_exists(f, paper, unit), minimal=True)
     for ti, turn in enumerate(ep.turns, start=1):
-        own: set[tuple[str, str]] = set()
-        for step in turn.checklist:
-            sig = call_signature(step.tool, step.args)
-            if sig in made:
-                problems.append(f"turn {ti}: checklist step {step.tool} {sig[1]} repeats an earlier step")
-            made.add(sig)
-            if step.tool not in KNOWN_TOOLS:
-                problems.append(f"turn {ti}: unknown tool {step.tool}")
-                continue
-            for key in step_exposes(step.tool, step.args):
-                if not _unit_exists(f, *key):
-                    problems.append(f"turn {ti}: checklist names a missing unit {key}")
-            own |= step_exposes(step.tool, step.args)
         if turn.memory_only and turn.checklist:
             problems.append(f"turn {ti}: a memory-only turn has a checklist")
-        reach = earlier if turn.memory_only else own | earlier
         for ev in turn.evidence:
-            if ev.key not in reach or not _unit_exists(f, ev.paper, ev.unit):
-                problems.append(f"turn {ti}: evidence {ev.key} is not exposed or does not exist")
+            if not _unit_exists(f, ev.paper, ev.unit):
+                problems.append(f"turn {ti}: evidence names a missing unit {ev.key}")
         a = turn.answer
         if a.format == "number" and a.tolerance is None:
             problems.append(f"turn {ti}: number answer without tolerance")
@@ -127,7 +110,6 @@ def check_episode(ep: DraftEpisode, f: V2Facts) -> list[str]:
                 problems.append(f"turn {ti}: choice derivation must list the options in order")
         if not turn.memory_only and a.format in ("number", "text") and not turn.reads:
             problems.append(f"turn {ti}: a value turn without its read")
-        earlier |= own
     final = ep.turns[-1]
     if len({e.paper for e in final.evidence}) < 2:
         problems.append("final: it must fuse evidence from at least two papers")
