@@ -84,4 +84,4 @@ def test_every_checklist_search_lists_its_target_at_the_k_it_asks_for(v2_world) 
                 assert [h.paper_id for h in v2_world._search_sync(step.args["query"], 20)][:k] == hits, (ep.id, step.args)
                 checked += 1
             known |= {u.paper for u in t.evidence}
-    assert checked >= 250
+    assert checked >= 350  # every search of every checklist (367 in sandbox-v2)
