@@ -1,7 +1,9 @@
 """An OpenAI-compatible endpoint as the model agents see it: key, base URL, the pre-run check."""
 from __future__ import annotations
 
+import functools
 import os
+import ssl
 from typing import Any
 
 import httpx
@@ -20,6 +22,31 @@ def api_key(config: AgentConfig) -> str:
             f"(local servers such as vLLM or Ollama accept any value), or name another variable with --api-key-env"
         )
     return key
+
+
+def endpoint_url(config_base_url: str | None) -> str:
+    """The base URL requests go to: the configured one, else OPENAI_BASE_URL, else OpenAI's (as the SDK)."""
+    return (config_base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")
+
+
+@functools.lru_cache(maxsize=1)
+def _trusted_context() -> ssl.SSLContext:
+    return ssl.create_default_context()
+
+
+@functools.lru_cache(maxsize=1)
+def _no_ca_context() -> ssl.SSLContext:
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies certificates and host names, trusts no CA
+
+
+def tls_context(url: str) -> ssl.SSLContext:
+    """The TLS context an httpx client for `url` gets, shared by the pre-run check and every episode.
+
+    Loading the CA store costs 20-100 ms, and httpx loads it again for each client unless handed a
+    context. A plain-http endpoint (a local vLLM, the scripted server) speaks no TLS and httpx follows no
+    redirects, so it gets a context that trusts no CA at all: were TLS ever spoken, it would fail rather
+    than go unverified."""
+    return _trusted_context() if url.lower().startswith("https:") else _no_ca_context()
 
 
 def retry_policy(config: AgentConfig) -> RetryPolicy:
@@ -51,7 +78,7 @@ async def preflight_endpoint(config: AgentConfig) -> None:
     base = (config.base_url or "https://api.openai.com/v1").rstrip("/")
     url = f"{base}/models"
     try:
-        async with httpx.AsyncClient(timeout=min(10.0, config.request_timeout_s)) as client:
+        async with httpx.AsyncClient(timeout=min(10.0, config.request_timeout_s), verify=tls_context(url)) as client:
             resp = await client.get(url, headers={"Authorization": f"Bearer {key}"})
     except httpx.HTTPError as e:
         raise ValueError(f"cannot reach the model endpoint {base}: {type(e).__name__}: {e or 'no response'}") from None

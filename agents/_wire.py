@@ -13,7 +13,6 @@ owns an SDK client, so its recording model posts the same bytes through the SDK'
 from __future__ import annotations
 
 import json
-import os
 import ssl
 from typing import Any
 
@@ -21,6 +20,8 @@ import httpx
 
 from harness.chat_body import ChatBody
 from harness.provider import EndpointStatusError, retry_after
+
+from ._endpoint import endpoint_url
 
 _PATH = "/chat/completions"
 _HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -50,8 +51,7 @@ class ChatEndpoint:
     """An OpenAI-compatible /chat/completions endpoint spoken to with httpx: one per episode."""
 
     def __init__(self, base_url: str | None, api_key: str, timeout_s: float, verify: ssl.SSLContext | bool = True):
-        base = (base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")  # as the SDK
-        self.url = base + _PATH
+        self.url = endpoint_url(base_url) + _PATH
         self._client = httpx.AsyncClient(
             headers={**_HEADERS, "Authorization": f"Bearer {api_key}"}, timeout=httpx.Timeout(timeout_s), verify=verify)
 

@@ -14,9 +14,7 @@ the turn; the fallback request restates the question without tools.
 """
 from __future__ import annotations
 
-import functools
 import json
-import ssl
 import time
 from pathlib import Path
 from typing import Any
@@ -39,7 +37,7 @@ from harness.chat_body import ChatBody, MessageEncoder
 from harness.provider import call_with_retries
 
 from ._answers import last_chance_answer, read_reply
-from ._endpoint import api_key, decoding_kwargs, preflight_endpoint, retry_policy
+from ._endpoint import api_key, decoding_kwargs, endpoint_url, preflight_endpoint, retry_policy, tls_context
 from ._memory import digest_earlier_turns
 from ._prompt import (
     SYSTEM_PROMPT,
@@ -89,12 +87,6 @@ def _parse_call(tc: dict[str, Any], reasoning: str | None) -> ToolCall:
     return ToolCall(tool=fn.get("name") or "", raw_arguments=raw, reasoning=reasoning, call_id=tc.get("id") or "")
 
 
-@functools.lru_cache(maxsize=1)
-def _ssl_context() -> ssl.SSLContext:
-    """One TLS context for every episode's client: loading the CA store costs ~20 ms each time."""
-    return ssl.create_default_context()
-
-
 class OpenAIChatAgent(BaseAgent):
     """Chat completions with function calling against `config.base_url` (OpenAI, vLLM, Ollama, ...)."""
 
@@ -126,7 +118,7 @@ class OpenAIChatAgent(BaseAgent):
     def _get_client(self) -> ChatEndpoint:
         if self._client is None:
             self._client = ChatEndpoint(self.config.base_url, api_key(self.config), self.config.request_timeout_s,
-                                        verify=_ssl_context())
+                                        verify=tls_context(endpoint_url(self.config.base_url)))
         return self._client
 
     async def start_episode(self, info: EpisodeInfo) -> None:

@@ -87,6 +87,7 @@ def epi_env(root: Path) -> dict[str, str]:
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
                PYTHONPATH=str(root), EPI_SANDBOX_DIR=os.environ.get("EPI_SANDBOX_DIR", str(REPO / "sandbox" / "build-v1")))
     env[KEY_ENV] = "not-a-real-key"
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's Python caches bytecode; compiling each start is not start-up
     return env
 
 
@@ -102,6 +103,7 @@ def inspect_run(inspect: list[str], server: ScriptedModelServer, logs: Path, n: 
                      "--log-dir", str(logs), "--display", "none", "--no-score"]
     env = dict(os.environ, SCRIPTED_BASE_URL=server.base_url, SCRIPTED_API_KEY="not-a-real-key", INSPECT_LOG_LEVEL="error")
     env.pop("PYTHONPATH", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as for epi
     return measure(cmd, env, server, cwd=REPO / "bench")  # Inspect takes a task file relative to where it runs
 
 

@@ -23,6 +23,7 @@ from .agent import Action, Agent, BaseAgent, EpisodeInfo, FinalAnswer, TurnConte
 from .episode_runner import EpisodeOutcome, RunSummary, active_tool_names, load_tools
 from .executors import ExecutorError, RunPlan, epoch_seed, make_executor, plan_jobs
 from .executors._jobs import default_agent_factory
+from .preload import Preloader
 from .rundir import RunDir, atomic_write_text
 from .settings import RunSettings
 from .trace import EpisodeStart
@@ -257,6 +258,7 @@ async def run_grid(
         except ExecutorError as e:
             raise RunSetupError(str(e)) from None
         plans = [await _plan(c) for c in checked]
+        preloader = _preloader(plans)  # after the checks: it would only compete with them for the GIL
         for p in plans:
             outcomes[id(p)] = []
             if on_start:
@@ -276,6 +278,7 @@ async def run_grid(
             await executor.close()
         for w in {id(w): w for w in [*worlds.values(), *(r.world for r in requests if r.world)]}.values():
             await w.close()
+    preloader.wait()  # scoring imports what the preload may still be importing: let it finish first
     summaries = []
     for p in plans:
         s = RunSummary(
@@ -287,6 +290,21 @@ async def run_grid(
             s.scores = score_if_available(p.run_dir.path)
         summaries.append(s)
     return summaries
+
+
+def _preloader(plans: list[RunPlan]) -> Preloader:
+    """Start loading, in the background, what this process will need once episodes run: the search index
+    and embedder of the tools (when the episodes run here, not on Ray workers), then the scorer's imports.
+    The loads overlap the episodes' model calls instead of delaying their first tool calls and the scores."""
+    pre = Preloader()
+    for p in {id(p.world): p for p in plans if p.jobs and p.settings.executor == "local"}.values():
+        if callable(load := getattr(p.world, "preload", None)):  # a duck-typed world may lack it
+            pre.add(load, tuple(p.tools))
+    if any(p.settings.score for p in plans):
+        from . import scoring
+
+        pre.add(scoring.preload)
+    return pre.start()
 
 
 async def run_episodes(

@@ -198,6 +198,16 @@ def _count_images(body: dict[str, Any]) -> int:
     return n
 
 
+class _Listener(ThreadingHTTPServer):
+    """A threading HTTP server whose listen queue holds a burst of new connections.
+
+    socketserver's default backlog is 5: when 16 clients connect at once (a run at concurrency 16, each
+    episode with its own connection), the kernel drops the rest of the SYNs and those clients retry after
+    1 s, then 3 s, so the server would look seconds slower than any real endpoint."""
+
+    request_queue_size = 128
+
+
 class ScriptedModelServer:
     """Serve a Script on loopback: `start()`, `base_url`, `requests`, `stop()` (also a context manager)."""
 
@@ -211,7 +221,7 @@ class ScriptedModelServer:
         self.requests: list[RecordedRequest] = []
         self._used = [False] * len(script.responses)
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _Listener | None = None
         self._thread: threading.Thread | None = None
         self._counter = 0
 
@@ -221,7 +231,7 @@ class ScriptedModelServer:
 
     def start(self) -> "ScriptedModelServer":
         handler = _make_handler(self)
-        self._httpd = ThreadingHTTPServer((self.host, self.port), handler)
+        self._httpd = _Listener((self.host, self.port), handler)
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-model-server", daemon=True)

@@ -14,7 +14,9 @@ import os
 import re
 import threading
 import unicodedata
+from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from tools import PaperMeta, PaperNotFound, SearchHit, World
@@ -144,15 +146,26 @@ class SandboxWorld(World):
     async def pdf_bytes(self, paper: PaperMeta) -> bytes:
         return self.pdf_path(paper.id).read_bytes()
 
-    def _search_sync(self, query: str, k: int) -> list[SearchHit]:
+    def _load_index(self) -> Any:
         from tools.search_index import HybridIndex
 
         if self._index is None:
             with self._index_lock:
                 if self._index is None:
                     self._index = HybridIndex.load(self.root / "index")
+        return self._index
+
+    def preload(self, tools: Collection[str]) -> None:
+        """web_search needs the search index and its query embedder: ~0.7 s of imports and loading."""
+        if "web_search" in tools:
+            from tools.embed import get_encoder
+
+            self._load_index()
+            get_encoder()
+
+    def _search_sync(self, query: str, k: int) -> list[SearchHit]:
         hits = []
-        for pid, score in self._index.search(query, k):
+        for pid, score in self._load_index().search(query, k):
             e = self._by_id.get(pid)
             if e is None:
                 continue

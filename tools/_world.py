@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Collection
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -55,6 +56,16 @@ class World(ABC):
     @abstractmethod
     async def pdf_bytes(self, paper: PaperMeta) -> bytes:
         """The PDF of a resolved paper; raise OSError/ValueError subclasses for fetch failures."""
+
+    def preload(self, tools: Collection[str]) -> None:
+        """Load now, blocking, what the named tools will need from this world (a search index, an embedder).
+
+        A local run calls it from a background thread as its episodes start, so the load overlaps their
+        first model calls instead of stalling the first tool call of every episode. It must be safe
+        alongside the tools' own calls (they load the same things under a lock) and may raise: the run
+        ignores the error, and the tool call that needs the resource loads it again and reports it.
+        Default: nothing to load."""
+        return None
 
     async def close(self) -> None:  # pragma: no cover - default no-op
         return None

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "score_run", "compare_runs", "write_comparison", "JudgeConfig", "quick_episode_success",
     "RunScores", "SplitScores", "EpisodeScore", "TurnScore", "FailureLabel", "FailureCounts", "CostTotals",
-    "BucketCounts", "AnswerVerdict", "SCORER_VERSION",
+    "BucketCounts", "AnswerVerdict", "SCORER_VERSION", "preload",
 ]
 
 _LAZY = {"score_run": "run", "compare_runs": "compare", "write_comparison": "compare", "JudgeConfig": "judge",
@@ -35,3 +35,17 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     raise AttributeError(name)
+
+
+def preload() -> None:
+    """Import what `score_run` needs (matplotlib for the plots, pint for units, the report) ahead of time.
+
+    A run calls it from a background thread while its episodes wait on the model (harness.preload), so
+    scoring at the end of the run starts warm instead of spending a second on imports."""
+    import importlib
+
+    for module in ("run", "report", "plots"):
+        importlib.import_module(f"{__name__}.{module}")
+    from .units import preload_units
+
+    preload_units()

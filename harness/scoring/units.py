@@ -7,6 +7,7 @@ atmosphere, "a" year) are never units here. Percentage points are percent for ma
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -56,14 +57,27 @@ class UnitInfo:
         return True
 
 
+_registry_lock = threading.Lock()  # a run may warm the registry in a background thread (harness.preload)
+
+
 @lru_cache(maxsize=1)
-def _registry():  # noqa: ANN202 - a pint.UnitRegistry (imported lazily: loading it takes a moment)
+def _make_registry():  # noqa: ANN202 - a pint.UnitRegistry
     import pint
 
     try:
         return pint.UnitRegistry(cache_folder=":auto:")  # parsed definitions cached on disk: faster next time
     except OSError:  # no writable cache folder: parse the definitions each time
         return pint.UnitRegistry()
+
+
+def _registry():  # noqa: ANN202 - a pint.UnitRegistry (imported lazily: loading it takes a moment)
+    with _registry_lock:  # built once even when two threads ask first
+        return _make_registry()
+
+
+def preload_units() -> None:
+    """Import pint and build its registry now (~0.25 s) rather than at the first unit word scored."""
+    _registry()
 
 
 @lru_cache(maxsize=2048)
