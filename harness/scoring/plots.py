@@ -36,8 +36,9 @@ def _subplots(figsize: tuple[float, float]) -> tuple[Figure, Axes]:
 
 def _save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, bbox_inches="tight")  # keep legends placed outside the axes
+    # bbox_inches="tight" crops the saved image to every artist, legends outside the axes included; a
+    # tight_layout() pass before it would lay the figure out once more for nothing (a fifth of the plots' time)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     return path
 
 

@@ -12,9 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from .. import paths
-from .model import GroundTruth, PaperGT
+
+if TYPE_CHECKING:  # the pydantic models cost ~0.15 s to import; epi's start-up reads only DEFAULT_SEED here
+    from .model import GroundTruth, PaperGT
 
 DEFAULT_CORPUS = "v2"
 DEFAULT_SEED = 7  # the corpus generator's seed; kept here so the CLI reads it without loading the builder

@@ -30,6 +30,15 @@ def test_a_failing_load_is_dropped_and_the_later_loads_still_run():
     assert done == ["scoring"]
 
 
+def test_while_loading_the_event_loop_gets_the_gil_back_sooner_and_the_setting_is_restored_after():
+    before = sys.getswitchinterval()
+    seen: list[float] = []
+    pre = Preloader()
+    pre.add(lambda: seen.append(sys.getswitchinterval()))
+    pre.start().wait()
+    assert seen == [min(before, 0.001)] and sys.getswitchinterval() == before
+
+
 def test_the_world_preloads_the_index_only_for_web_search_and_searches_the_same(tiny_sandbox):
     idle = SandboxWorld(tiny_sandbox)
     idle.preload(["pdf_extract", "table_extract"])
