@@ -27,11 +27,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "bench")]
+
+from _baseline import baseline_sandbox, corpus_v1  # noqa: E402
 
 BASELINE = "6a041b0"
 
@@ -42,11 +44,11 @@ class Code:
 
     label: str
     root: Path
+    sandbox: Path = field(default_factory=corpus_v1)  # corpus v1: the runs use sandbox-v1's paper ids
 
     def env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-                   PYTHONPATH=str(self.root), EPI_BENCH_KEY="not-a-real-key",
-                   EPI_SANDBOX_DIR=os.environ.get("EPI_SANDBOX_DIR", str(REPO / "sandbox" / "build")))
+                   PYTHONPATH=str(self.root), EPI_BENCH_KEY="not-a-real-key", EPI_SANDBOX_DIR=str(self.sandbox))
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's Python caches bytecode; compiling each start is not start-up
         env.update(extra)
         return env
@@ -146,7 +148,8 @@ def scripted_run(code: Code, n_episodes: int, tmp: Path, mixed: bool = False, **
     server.start()
     try:
         cmd = code.epi("run", "--agent", "openai", "--model", "scripted", "--base-url", server.base_url,
-                       "--api-key-env", "EPI_BENCH_KEY", "--limit", str(n_episodes), "--max-steps", "5",
+                       "--api-key-env", "EPI_BENCH_KEY", "--episodes", str(REPO / "episodes" / "sandbox-v1.jsonl"),
+                       "--limit", str(n_episodes), "--max-steps", "5",
                        "--results", str(tmp / "results"), "--run-id", f"startup-{tag}", "--no-score", "-q")
         t_start = time.time()
         wall, cpu, peak, _ = run_measured(code, cmd, code.env(EPI_CACHE_DIR=str(tmp / f"cache-{tag}"), **env),
@@ -196,7 +199,12 @@ def extract_baseline(ref: str, into: Path) -> Code | None:
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"(no baseline: cannot extract commit {ref} with git archive: {e}; showing this code alone)")
         return None
-    return Code(f"before ({ref})", into)
+    code = Code(f"before ({ref})", into)
+    sandbox = baseline_sandbox(into, into.parent, code.env())
+    if sandbox is None:
+        return None
+    code.sandbox = sandbox
+    return code
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "bench")]
 
+from _baseline import baseline_sandbox, corpus_v1  # noqa: E402
 from _inspect_env import INSPECT_VERSION, inspect_command  # noqa: E402
 from _trace_bytes import TraceBytes, trace_bytes  # noqa: E402
 from sandbox.model_server import Script, ScriptedModelServer, ToolLoop  # noqa: E402
@@ -85,7 +86,7 @@ def measure(cmd: list[str], env: dict[str, str], server: ScriptedModelServer, cw
 
 def epi_env(root: Path) -> dict[str, str]:
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-               PYTHONPATH=str(root), EPI_SANDBOX_DIR=os.environ.get("EPI_SANDBOX_DIR", str(REPO / "sandbox" / "build-v1")))
+               PYTHONPATH=str(root), EPI_SANDBOX_DIR=str(corpus_v1()))
     env[KEY_ENV] = "not-a-real-key"
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's Python caches bytecode; compiling each start is not start-up
     return env
@@ -166,10 +167,12 @@ def traces(args: argparse.Namespace, tmp: Path, epi_run: Path) -> None:
     before: TraceBytes | None = None
     if args.baseline != "none":
         root = baseline_tree(args.baseline, tmp)
-        if root is not None:
+        sandbox = baseline_sandbox(root, tmp, epi_env(root)) if root is not None else None
+        if root is not None and sandbox is not None:
             server = start_server()
             try:
-                m = measure(epi_cmd(server, tmp / "base", "baseline", args.episodes, 1), epi_env(root), server, cwd=root)
+                env = {**epi_env(root), "EPI_SANDBOX_DIR": str(sandbox)}
+                m = measure(epi_cmd(server, tmp / "base", "baseline", args.episodes, 1), env, server, cwd=root)
             finally:
                 server.stop()
             print(f"(baseline {args.baseline} run: {m.requests} requests, {m.ms_per_request:.1f} ms per request, "
@@ -179,6 +182,10 @@ def traces(args: argparse.Namespace, tmp: Path, epi_run: Path) -> None:
     for label, tb in (("this code", now), (f"baseline {args.baseline}", before)):
         if tb is not None:
             print(f"{label:<24} {tb.total:>12,} {tb.calls:>11} {tb.total // max(1, tb.calls):>10,}")
+    if before is not None and before.calls != now.calls:
+        print(f"trace bytes: not compared: the baseline made {before.calls} model calls and this code {now.calls}, "
+              f"so the two runs did not do the same work (see the baseline's traces for its errors)")
+        before = None
     if before is not None:
         print(f"trace bytes: {now.total / before.total:.3f} of the baseline's = {before.total / now.total:.1f}x smaller  "
               f"(target <= 0.2)")
