@@ -75,7 +75,7 @@ async def preflight_endpoint(config: AgentConfig) -> None:
     if not config.model:
         raise ValueError("no model name: pass --model NAME (the model id at the endpoint)")
     key = api_key(config)
-    base = (config.base_url or "https://api.openai.com/v1").rstrip("/")
+    base = endpoint_url(config.base_url)  # where the episodes will post (OPENAI_BASE_URL too, as the SDK)
     url = f"{base}/models"
     try:
         async with httpx.AsyncClient(timeout=min(10.0, config.request_timeout_s), verify=tls_context(url)) as client:

@@ -148,6 +148,11 @@ async def test_missing_key_and_unreachable_endpoint_fail_before_the_run(model_se
     with pytest.raises(RunSetupError, match="cannot reach the model endpoint"):
         await run_agent("openai", cfg, episodes_file, tmp_path / "res2")
     assert not (tmp_path / "res2" / "r1" / "traces").exists()  # nothing ran
+    # no --base-url: the check asks where the episodes would post, OPENAI_BASE_URL (as the SDK), not OpenAI's
+    cfg.base_url = None
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{dead_port}/v1")
+    with pytest.raises(RunSetupError, match=f"cannot reach the model endpoint http://127.0.0.1:{dead_port}/v1"):
+        await run_agent("openai", cfg, episodes_file, tmp_path / "res3")
 
 
 async def test_cue_image_goes_to_the_model_and_summary_mode_compacts(model_server, api_key_env, tmp_path):
