@@ -39,15 +39,16 @@ def _pct(a: int, b: int) -> str:
     return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "0/0"
 
 
-def figure_value_turns(eps: list[Episode], gt: GroundTruth) -> list[tuple[str, int, Read]]:
-    """(episode, turn, read) of every non-final turn that asks for a number read off a figure."""
+def value_turns(eps: list[Episode], gt: GroundTruth, kind: str) -> list[tuple[str, int, Read]]:
+    """(episode, turn, read) of every non-final turn that asks for a number read off a `kind` ("figure",
+    "table")."""
     out = []
     for ep in eps:
         for i, t in enumerate(ep.turns):
             if t.memory_only or t.answer.format != "number":
                 continue
             r = turn_read(ep, i, gt)
-            if r is not None and r.unit.startswith("figure:"):
+            if r is not None and r.unit.startswith(f"{kind}:"):
                 out.append((ep.id, i + 1, r))
     return out
 
@@ -173,18 +174,12 @@ def recurring_table_values(eps: list[Episode], gt: GroundTruth) -> dict:
                     v = _num(row[c]) if c < len(row) else None
                     if v is not None:
                         cells.setdefault((row[0], col), []).append((p.id, v))
-    n = recurring = 0
-    for ep in eps:
-        for i, t in enumerate(ep.turns):
-            if t.memory_only or t.answer.format != "number":
-                continue
-            r = turn_read(ep, i, gt)
-            if r is None or not r.unit.startswith("table:"):
-                continue
-            n += 1
-            others = [v for pid, v in cells.get((r.series or "", r.column or ""), []) if pid != r.paper]
-            recurring += any(abs(v - float(r.value)) <= r.tolerance for v in others)
-    return {"table_value_turns": n, "another_paper_prints_the_same_cell": recurring}
+    reads = [r for _, _, r in value_turns(eps, gt, "table")]
+    recurring = 0
+    for r in reads:
+        others = [v for pid, v in cells.get((r.series or "", r.column or ""), []) if pid != r.paper]
+        recurring += any(abs(v - float(r.value)) <= r.tolerance for v in others)
+    return {"table_value_turns": len(reads), "another_paper_prints_the_same_cell": recurring}
 
 
 def _table_guess(gt: GroundTruth, paper: str, series: str | None, dataset: str | None) -> float | None:
@@ -247,7 +242,7 @@ async def measure(episodes: Path, sandbox: Path) -> dict:
     gt = load_ground_truth(sandbox)
     eps = load_episodes(episodes).episodes
     world = SandboxWorld(sandbox)
-    fig_turns = figure_value_turns(eps, gt)
+    fig_turns = value_turns(eps, gt, "figure")
     texts = await collect_text(world, sorted({r.paper for _, _, r in fig_turns}))
     return {
         "episodes_file": str(episodes), "sandbox": str(sandbox), "corpus": f"{gt.generator_version}/seed={gt.seed}",

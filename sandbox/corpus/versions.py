@@ -46,13 +46,13 @@ def corpus_version(name: str) -> CorpusVersion:
 
         return CorpusVersion("v1", GENERATOR_VERSION, DEFAULT_PAPERS, plan_corpus, reference_string, None)
     if name == "v2":
+        from .prose import reference_string  # v2 papers list references as v1's do
         from .v2 import chart
         from .v2.plan import DEFAULT_PAPERS as V2_PAPERS
         from .v2.plan import GENERATOR_VERSION as V2_VERSION
         from .v2.plan import plan_corpus as plan_v2
-        from .v2.prose import reference_string as ref_v2
 
-        return CorpusVersion("v2", V2_VERSION, V2_PAPERS, plan_v2, ref_v2, chart)
+        return CorpusVersion("v2", V2_VERSION, V2_PAPERS, plan_v2, reference_string, chart)
     raise ValueError(f"unknown corpus version {name!r}; known versions: v1, v2")
 
 

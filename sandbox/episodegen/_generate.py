@@ -58,12 +58,12 @@ def _quota(shares: dict[str, float], n: int) -> list[str]:
     return [k for k in shares for _ in range(counts[k])]
 
 
-def _mark_image_slots(slots: list[Slot], share: float) -> list[Slot]:
-    """Turn round(share * n) indirect-hint slots into image-cue slots, taking one per (split, task type)
-    in turn so that they spread over both; the overall initiation shares do not change."""
+def mark_image_slots(slots: list[Slot], share: float, task_types: frozenset[str] | None = None) -> list[Slot]:
+    """Turn round(share * n) indirect-hint slots (of `task_types`, default all) into image-cue slots, taking
+    one per (split, task type) in turn so that they spread over both; the initiation shares do not change."""
     groups: dict[tuple[str, str], list[int]] = {}
     for i, s in enumerate(slots):
-        if s.initiation == "indirect_hint":
+        if s.initiation == "indirect_hint" and (task_types is None or s.task_type in task_types):
             groups.setdefault((s.split, s.task_type), []).append(i)
     want = min(round(share * len(slots)), sum(len(g) for g in groups.values()))
     chosen: set[int] = set()
@@ -90,7 +90,7 @@ def plan_slots(count: int, rng: random.Random, image_share: float = IMAGE_SHARE)
     turns = easy_turns + hard_turns
     slots = [Slot(s, int(t), k, i) for s, t, k, i in zip(splits, turns, tasks, inits)]
     rng.shuffle(slots)
-    return _mark_image_slots(slots, image_share)
+    return mark_image_slots(slots, image_share)
 
 
 def _paper_plan(slot: Slot) -> list[str]:

@@ -10,7 +10,7 @@ import random
 
 from .. import prose_bank as B1
 from ..model import FigureGT, PaperGT, SectionGT, TableGT
-from ..prose import number_citations
+from ..prose import number_citations, technique_of
 from . import claims as C
 from .vocab import Area
 
@@ -50,26 +50,6 @@ SETUP = (
     "Hyper-parameters are selected on a held-out part of the training set and kept fixed across datasets.",
     "All experiments run on eight GPUs with mixed precision.",
 )
-
-
-def short_authors(authors: list[str]) -> str:
-    def initial(name: str) -> str:
-        given, _, family = name.rpartition(" ")
-        return f"{given[0]}. {family}" if given else name
-    names = [initial(a) for a in authors]
-    if len(names) > 3:
-        return f"{names[0]}, {names[1]}, et al."
-    return names[0] + "." if len(names) == 1 else ", ".join(names[:-1]) + f", and {names[-1]}."
-
-
-def reference_string(p: PaperGT) -> str:
-    return f"{short_authors(p.authors)} {p.title}. In {p.venue}, {p.year}."
-
-
-def technique_of(p: PaperGT) -> tuple[str, str]:
-    rest = p.title.split(": ", 1)[1]
-    tech, _, prob = rest.partition(" for ")
-    return tech.lower(), prob.lower()
 
 
 def _and(items: list[str]) -> str:

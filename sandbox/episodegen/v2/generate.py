@@ -288,18 +288,7 @@ def plan_slots(count: int, rng: random.Random, image_share: float) -> list[v1.Sl
     indirect-hint slots of comparison and aggregation episodes, spread over both splits (a constraint
     final reads the anchor's figure at the setting, which an image cue must not show too)."""
     slots = v1.plan_slots(count, rng, 0.0)
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, s in enumerate(slots):
-        if s.initiation == "indirect_hint" and s.task_type != "constraint":
-            groups.setdefault((s.split, s.task_type), []).append(i)
-    want = min(round(image_share * count), sum(len(g) for g in groups.values()))
-    chosen: set[int] = set()
-    queues = [groups[k] for k in sorted(groups)]
-    while len(chosen) < want:
-        for q in queues:
-            if q and len(chosen) < want:
-                chosen.add(q.pop(0))
-    return [v1.Slot(s.split, s.turns, s.task_type, s.initiation, i in chosen) for i, s in enumerate(slots)]
+    return v1.mark_image_slots(slots, image_share, frozenset({"comparison", "aggregation"}))
 
 
 def generate_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT,
