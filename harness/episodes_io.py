@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sandbox.corpus.model import Catalog, CatalogEntry
-from tools import ALL_TOOLS, get_tool
+from tools import ALL_TOOLS, exposed_units, get_tool
 
 from .episode import Episode
 
@@ -294,20 +294,6 @@ def annotation_problems(ep: Episode) -> list[tuple[str, str]]:
                 problems.append((f"{where}.unit" if any(p == read.paper for p, _ in have) else f"{where}.paper",
                                  f"{read.paper} {read.unit} is not among the evidence of turn {source + 1} ({listing})"))
     return problems
-
-
-def exposed_units(step_tool: str, args: dict[str, Any]) -> set[tuple[str, str]]:
-    """Evidence units a checklist step exposes when replayed (web_search and code_exec expose none)."""
-    paper = args.get("paper")
-    if not isinstance(paper, str):
-        return set()
-    if step_tool in ("pdf_extract", "pdf_rag"):
-        return {(paper, "text")}
-    if step_tool == "figure_extract":
-        return {(paper, f"figure:{args.get('figure')}")}
-    if step_tool == "table_extract":
-        return {(paper, f"table:{args.get('table')}")}
-    return set()
 
 
 def checklist_coverage_problems(ep: Episode) -> list[tuple[str, str]]:

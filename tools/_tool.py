@@ -37,6 +37,22 @@ def call_signature(tool: str, args: dict[str, Any]) -> tuple[str, str]:
     return tool, json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
 
 
+def exposed_units(tool: str, args: dict[str, Any]) -> set[tuple[str, str]]:
+    """The evidence units, as (paper, unit), that a call with these arguments puts before the agent when it
+    succeeds: a paper's text, one figure or one table (web_search and code_exec expose none). Episode
+    validation and the episode generator replay gold checklists with it."""
+    paper = args.get("paper")
+    if not isinstance(paper, str):
+        return set()
+    if tool in ("pdf_extract", "pdf_rag"):
+        return {(paper, "text")}
+    if tool == "figure_extract":
+        return {(paper, f"figure:{args.get('figure')}")}
+    if tool == "table_extract":
+        return {(paper, f"table:{args.get('table')}")}
+    return set()
+
+
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     doc = inspect.cleandoc(doc or "")
     parts = re.split(r"^\s*Args:\s*$", doc, maxsplit=1, flags=re.M)

@@ -3,7 +3,7 @@
 
 Deterministic from a seed. See episodes/README.md for how each set is made and what is checked.
 """
-from ._checks import check_episode, step_exposes
+from ._checks import check_episode
 from ._cues import PaperCue, matching_papers
 from ._facts import CorpusFacts, Group, ValueFact
 from ._generate import (
@@ -21,7 +21,7 @@ from ._images import CUE_DPI, CueImageError, legend_identifies, render_cue_image
 from ._model import CueFigure, DraftEpisode
 
 __all__ = [
-    "check_episode", "step_exposes", "PaperCue", "matching_papers", "CorpusFacts", "Group", "ValueFact",
+    "check_episode", "PaperCue", "matching_papers", "CorpusFacts", "Group", "ValueFact",
     "DEFAULT_COUNT", "DEFAULT_SEED", "GENERATOR_VERSION", "GenerationError", "generate_episodes", "plan_slots",
     "write_episodes", "DraftEpisode", "CueFigure", "DEFAULT_IMAGE_DIR", "IMAGE_SHARE", "CUE_DPI", "CueImageError",
     "legend_identifies", "render_cue_image", "write_cue_images",

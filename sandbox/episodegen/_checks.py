@@ -2,31 +2,20 @@
 
 Replaying an episode's checklists must expose all its evidence (so the oracle agent scores evidence
 correctness 1.0): a tool turn's evidence comes from its own checklist, a memory-only turn's from the
-checklists of earlier turns. Checklist arguments name papers, figures and tables that exist.
+checklists of earlier turns (benchmark v2 also lets a tool turn use earlier checklists). Checklist
+arguments name papers, figures and tables that exist.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
-from tools import call_signature
+from tools import call_signature, exposed_units
 
 from ._facts import CorpusFacts
 from ._images import legend_identifies
 from ._model import DraftEpisode, DraftTurn
 
 KNOWN_TOOLS = ("web_search", "pdf_extract", "pdf_rag", "figure_extract", "table_extract", "code_exec")
-
-
-def step_exposes(tool: str, args: dict[str, Any]) -> set[tuple[str, str]]:
-    """Units one checklist step exposes when replayed; web_search exposes none."""
-    paper = args.get("paper")
-    if tool in ("pdf_extract", "pdf_rag"):
-        return {(paper, "text")}
-    if tool == "figure_extract":
-        return {(paper, f"figure:{args['figure']}")}
-    if tool == "table_extract":
-        return {(paper, f"table:{args['table']}")}
-    return set()
 
 
 def checklist_problems(turns: list[DraftTurn], unit_exists: Callable[[str, str], bool], *, minimal: bool) -> list[str]:
@@ -47,10 +36,11 @@ def checklist_problems(turns: list[DraftTurn], unit_exists: Callable[[str, str],
             if step.tool not in KNOWN_TOOLS:
                 problems.append(f"turn {ti}: unknown tool {step.tool}")
                 continue
-            for key in step_exposes(step.tool, step.args):
+            exposed = exposed_units(step.tool, step.args)
+            for key in exposed:
                 if not unit_exists(*key):
                     problems.append(f"turn {ti}: checklist names a missing unit {key}")
-            own |= step_exposes(step.tool, step.args)
+            own |= exposed
         reach = earlier if turn.memory_only else ((own | earlier) if minimal else own)
         for ev in turn.evidence:
             if ev.key not in reach:
