@@ -21,7 +21,7 @@ from sandbox.episodegen.v2 import DEFAULT_COUNT, IMAGE_SHARE, NoProbe, ToolProbe
 from sandbox.world import SandboxWorld
 from sandbox.episodegen._model import DraftEpisode
 from sandbox.episodegen.v2.checks import check_episode
-from tools import call_signature, get_tool
+from tools import call_signature, exposed_units, get_tool
 
 from .v2_fixture import V2_EPISODES, v2_episode_file, v2_sandbox  # noqa: F401  (session fixtures)
 
@@ -67,7 +67,7 @@ def test_a_repeated_checklist_step_breaks_a_generator_rule(gt: GroundTruth, v2_e
     assert check_episode(draft, f) == []
     ti = next(i for i, t in enumerate(draft.turns) if not t.memory_only and not t.checklist)
     opened = next(s for t in draft.turns[:ti] for s in t.checklist
-                  if s.tool == "figure_extract" and {(s.args["paper"], f"figure:{s.args['figure']}")} & {e.key for e in draft.turns[ti].evidence})
+                  if s.tool == "figure_extract" and exposed_units(s.tool, s.args) & {e.key for e in draft.turns[ti].evidence})
     draft.turns[ti].checklist = [opened]
     assert any("repeats an earlier step" in p for p in check_episode(draft, f))
 
