@@ -14,7 +14,10 @@ from harness.episode import Answer
 from harness.scoring.match import match_answer
 
 HERE = Path(__file__).resolve().parent
-SHARED_CASES = HERE.parents[1] / ".." / "shared" / "answer-cases.jsonl"
+# The human-graded cases live in ../shared beside the checkout during development; the repository keeps a
+# copy so a clone stands alone, and a test below checks the copy against ../shared where it is present.
+SHARED_CASES = HERE.parents[1].parent / "shared" / "answer-cases.jsonl"
+HUMAN_CASES = HERE / "data" / "human_graded_answer_cases.jsonl"
 CONFORMANCE = HERE / "data" / "answer_conformance.jsonl"
 
 
@@ -34,10 +37,15 @@ def _case_id(c: dict) -> str:
     return f"{c['gold']['format']}:{c['answer'][:40]!r}"
 
 
-@pytest.mark.parametrize("case", _load(SHARED_CASES), ids=_case_id)
+@pytest.mark.parametrize("case", _load(HUMAN_CASES), ids=_case_id)
 def test_shared_human_graded_cases(case):
     v = match_answer(case["answer"], Answer.model_validate(case["gold"]))
     assert v.correct is case["correct"], f"{case['why']}: {v.detail}"
+
+
+@pytest.mark.skipif(not SHARED_CASES.is_file(), reason=f"{SHARED_CASES} not present (a clone on its own)")
+def test_the_kept_copy_of_the_human_graded_cases_equals_the_shared_file():
+    assert _load(HUMAN_CASES) == _load(SHARED_CASES), f"{HUMAN_CASES} differs from {SHARED_CASES}: copy it again"
 
 
 CASES = _load(CONFORMANCE)
