@@ -16,7 +16,7 @@ import threading
 import unicodedata
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from tools import PaperMeta, PaperNotFound, SearchHit, World
@@ -24,6 +24,9 @@ from tools.search_version import ENGINE_VERSION
 
 from . import paths
 from .corpus.model import Catalog, CatalogEntry
+
+if TYPE_CHECKING:
+    from .corpus.identity import CorpusIdentity
 
 SITE = "https://sandbox.local"
 _ID_RE = re.compile(r"^[PU]\d{3,}$")
@@ -68,6 +71,13 @@ class SandboxWorld(World):
     @property
     def catalog(self) -> Catalog:
         return self._catalog
+
+    @property
+    def corpus(self) -> "CorpusIdentity":
+        """Which corpus this world serves (its catalog now): recorded in every run.json."""
+        from .corpus.identity import corpus_identity
+
+        return corpus_identity(self.root)
 
     def meta(self, entry: CatalogEntry) -> PaperMeta:
         return PaperMeta(id=entry.id, title=entry.title, authors=entry.authors, venue=entry.venue, year=entry.year,

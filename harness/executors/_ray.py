@@ -1,7 +1,8 @@
 """The Ray executor: the same jobs, done by worker processes of a Ray cluster.
 
 Each worker is a Ray actor that loads the world, episode files and tools once and runs up to
-`concurrency` jobs at once under asyncio. Workers write traces straight into the results folder
+`concurrency` jobs at once under asyncio. The driver owns the run (its lock, `harness.runlock`); workers
+only write the traces of the jobs they are given and never take the lock. Workers write traces straight into the results folder
 (one machine, or a folder every node mounts at the same path), or with `ray_copy_back` send each
 finished trace and its images back to the driver, which writes them. A job whose worker dies (process
 killed, node lost) is run again from the start, up to `job_retries` times; it never becomes a model
@@ -158,11 +159,12 @@ class _EpisodeWorker:
         self.tools: dict[tuple[str, ...], Any] = {}
 
     def _world(self, settings: RunSettings) -> Any:
-        if settings.world not in self.worlds:
+        key = f"{settings.world}:{settings.sandbox or ''}"
+        if key not in self.worlds:
             from ..runner import make_world
 
-            self.worlds[settings.world] = make_world(settings)
-        return self.worlds[settings.world]
+            self.worlds[key] = make_world(settings)
+        return self.worlds[key]
 
     def _episode(self, settings: RunSettings, world: Any, episode_id: str) -> Any:
         key = str(settings.episodes)
@@ -338,6 +340,7 @@ def _absolute(settings: RunSettings) -> RunSettings:
     update_ac = {"replay_run": Path(ac.replay_run).resolve()} if ac.replay_run else {}
     return settings.model_copy(update={
         "episodes": Path(settings.episodes).resolve(), "results": Path(settings.results).resolve(),
+        "sandbox": Path(settings.sandbox).resolve() if settings.sandbox else None,
         "agent_config": ac.model_copy(update=update_ac),
     })
 
