@@ -55,8 +55,8 @@ class SandboxWorld(World):
     search_engine = ENGINE_VERSION  # reports name it: the same episodes rank differently under another engine
 
     def __init__(self, sandbox_dir: Path | None = None):
-        self.root = Path(sandbox_dir).resolve() if sandbox_dir else paths.sandbox_dir()
-        default_root = sandbox_dir is None or self.root == paths.sandbox_dir() or "EPI_CACHE_DIR" in os.environ
+        self.root = (Path(sandbox_dir) if sandbox_dir else paths.sandbox_dir()).resolve()  # a symlinked folder too
+        default_root = sandbox_dir is None or self.root == paths.sandbox_dir().resolve() or "EPI_CACHE_DIR" in os.environ
         super().__init__(paths.cache_dir() if default_root else self.root / "cache")
         catalog_file = self.root / "catalog.json"
         if not catalog_file.is_file():

@@ -322,8 +322,10 @@ class RayExecutor(Executor):
             except Exception as e:  # the job itself raised: a harness bug, the pipeline's failure
                 return WorkerResult(failed_outcome(job, e))
             if deaths > self.retries:
+                from ..stored_run import resume_command
+
                 print(f"error: {what} was lost with its worker {deaths} times; it has no trace. "
-                      f"Run it again with `epi run --resume {run_id}`", file=sys.stderr)
+                      f"Run it again with `{resume_command(wj.settings)}`", file=sys.stderr)
                 return None
             print(f"warning: the worker running {what} was lost ({why}); running the job again "
                   f"(attempt {deaths + 1} of {self.retries + 1})", file=sys.stderr)
