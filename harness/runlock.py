@@ -89,6 +89,8 @@ def lock_state(info: RunLockInfo) -> LockState:
     """live: its process runs on this host; stale: it is dead; foreign: it cannot be checked from here."""
     if info.host != this_host() or (info.boot_id and _boot_id() and info.boot_id != _boot_id()):
         return "foreign"
+    if info.pid <= 0:
+        return "stale"  # an unreadable lock file: no process to wait for
     if info.pid == os.getpid():
         return "live" if info.token in _HELD else "stale"  # this process, but not a lock it still holds
     if not _pid_alive(info.pid):

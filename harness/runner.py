@@ -153,6 +153,10 @@ def _check_stored(req: RunRequest, rd: RunDir, episode_set: Any, world: World) -
     settings = req.settings
     if not rd.exists():
         raise RunSetupError(f"{'--resume' if req.resume else 'retry'}: no run {rd.run_id!r} under {settings.results}")
+    try:  # first: whatever else is wrong, a live owner is what the user must hear about
+        check_free(rd.path, break_lock=req.break_lock)
+    except RunLocked as e:
+        raise RunSetupError(str(e)) from None
     old = load_run_config(rd)
     if old.get("episodes_sha256") != episode_set.sha256:
         raise RunSetupError(
@@ -168,10 +172,6 @@ def _check_stored(req: RunRequest, rd: RunDir, episode_set: Any, world: World) -
             f"{req.command}: run {rd.run_id!r} was made on {CorpusIdentity.model_validate(was).describe()}, but the "
             f"sandbox now is {CorpusIdentity.model_validate(now).describe()}; take it up on the same corpus "
             "(--sandbox DIR) or start a new run")
-    try:
-        check_free(rd.path, break_lock=req.break_lock)
-    except RunLocked as e:
-        raise RunSetupError(str(e)) from None
 
 
 def _errored(c: _Checked) -> list[Any]:

@@ -48,7 +48,8 @@ def retry_cmd(
         layers = [preset(preset_name)] if preset_name else []
         if config:
             layers.append(load_toml(config))
-        settings = stored_settings(rd, [*layers, flags], options=_OPTIONS, command=typed, retry=True)
+        settings = stored_settings(rd, [*layers, flags], options=_OPTIONS, command=typed, retry=True,
+                                   break_lock=break_lock)
         request = RunRequest(settings, retry=True, break_lock=break_lock)
         (summary,) = _progress_grid([request], quiet or as_json, verb=("retry",))
     except NothingToRetry as e:

@@ -156,7 +156,8 @@ def run_cmd(
                 raise UserError(f"--resume: no run {resume!r} under {results or 'results'} (run.json missing)")
             typed = ["epi", "run", "--resume", resume, *(["--preset", preset_name] if preset_name else []),
                      *(["--config", str(config)] if config else []), *render_flags(_OPTIONS, flags)]
-            settings = stored_settings(rd, [*layers, flags], options=_OPTIONS, command=typed, retry=False)
+            settings = stored_settings(rd, [*layers, flags], options=_OPTIONS, command=typed, retry=False,
+                                       break_lock=break_lock)
         else:
             if flags.get("agent") == "human" and "step_timeout_s" not in flags:
                 flags["step_timeout_s"] = 24 * 3600.0  # a person may think for a long time

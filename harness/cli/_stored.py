@@ -81,13 +81,17 @@ def render_flags(options: list[SettingOption], layer: dict[str, Any]) -> list[st
 
 
 def stored_settings(rd: RunDir, layers: list[dict[str, Any]], *, options: list[SettingOption], command: list[str],
-                    retry: bool) -> RunSettings:
+                    retry: bool, break_lock: bool = False) -> RunSettings:
     """The run's stored settings with the user's allowed changes; UserError (one line) for a user-only field
     the run names and the user did not give, or a contradiction of the stored run."""
+    from ..runlock import RunLocked, check_free
     from ..runner import RunSetupError, settings_from_run
 
-    try:
+    try:  # a live owner first: whatever else is wrong, that is what the user must hear about
+        check_free(rd.path, break_lock=break_lock)
         stored = settings_from_run(rd).model_dump(mode="json")
+    except RunLocked as e:
+        raise UserError(str(e)) from None
     except RunSetupError as e:
         raise UserError(str(e)) from None
     given = merge_layers(*layers)
