@@ -28,7 +28,7 @@ from ..rundir import RunDir, atomic_write_text
 from ..settings import RunSettings
 from ._jobs import (
     AgentFactory, DoneFn, EpisodeJob, Executor, ExecutorError, RunPlan, SlotClock, default_agent_factory,
-    episode_runner, failed_outcome, model_key, rate_limits,
+    episode_runner, failed_outcome, model_key, rate_limits, run_all,
 )
 
 # Variables a worker needs to see the same sandbox, caches and offline settings as the driver.
@@ -293,7 +293,7 @@ class RayExecutor(Executor):
             on_done(plan, result.outcome)
 
         try:
-            await asyncio.gather(*(one(p, j) for p in plans for j in p.jobs))
+            await run_all([one(p, j) for p in plans for j in p.jobs])
         finally:
             for w in self._workers:
                 ray.kill(w, no_restart=True)
