@@ -117,9 +117,8 @@ class HybridIndex:
         if [d for d, _ in docs] != self.ids:
             raise SearchIndexError("with_tokens: the documents given are not this index's, in its order")
         tokens = document_tokens([t or "" for _, t in docs])
-        again = _bm25(tokens)
-        if again.vocab_dict != self.bm25.vocab_dict or any(
-                not np.array_equal(again.scores[k], self.bm25.scores[k]) for k in ("data", "indices", "indptr")):
+        again = HybridIndex(ids=self.ids, bm25=_bm25(tokens), dense=self.dense)
+        if not same_bm25(again, self):
             raise SearchIndexError("with_tokens: these documents do not tokenize to what this index holds; rebuild it")
         self.tokens = tokens
         return self
@@ -145,6 +144,14 @@ class HybridIndex:
         if out_dir is not None:
             index.save(Path(out_dir))
         return index
+
+    def bm25_columns(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Every term's BM25 scores: term -> (document rows, scores). The numbers bm25s gives terms depend on the
+        process (they follow a set's order), so two indexes are compared term by term, never array by array."""
+        vocab, sc = self.bm25.vocab_dict, self.bm25.scores
+        data, rows, ptr = sc["data"], sc["indices"], sc["indptr"]
+        # bm25s adds the empty token "" past the last column: it has no scores
+        return {t: (rows[ptr[i]:ptr[i + 1]], data[ptr[i]:ptr[i + 1]]) for t, i in vocab.items() if i + 1 < len(ptr)}
 
     def vectors(self) -> np.ndarray:
         """The dense vectors of the documents, in their order."""
@@ -260,16 +267,31 @@ class HybridIndex:
         return [(self.ids[r], round(s, 6)) for r, s in best]
 
 
+def same_bm25(a: HybridIndex, b: HybridIndex) -> bool:
+    """The same BM25 index: the same documents, and for every term the same score in every document (so the
+    same idf, document lengths and average length)."""
+    if a.ids != b.ids:
+        return False
+    ca, cb = a.bm25_columns(), b.bm25_columns()
+    return ca.keys() == cb.keys() and all(
+        np.array_equal(ca[t][0], cb[t][0]) and np.array_equal(ca[t][1], cb[t][1]) for t in ca)
+
+
 def document_tokens(texts: list[str]) -> list[list[str]]:
     """What BM25 indexes for each text: its tokens, or the placeholder for a text without any."""
     return [tokenize(t) or [EMPTY_TOKEN] for t in texts]
 
 
 def _bm25(tokens: list[list[str]]) -> object:
+    """BM25 over the tokenized documents, terms numbered in order of first appearance: bm25s numbers them in a
+    set's order, which changes from process to process (string hashing), and with it the order in which a
+    query's term scores are summed, so the same documents ranked differently in the last float digits."""
     import bm25s
 
+    vocab: dict[str, int] = {}
+    ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in tokens]
     bm25 = bm25s.BM25()
-    bm25.index(tokens, show_progress=False)
+    bm25.index((ids, vocab), show_progress=False)
     return bm25
 
 
