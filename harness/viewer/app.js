@@ -295,7 +295,7 @@
     return el("div", { class: "ephead" },
       el("div", null, badge(ep.success, ep.errored), " ", el("strong", null, ep.run_id), el("span", { class: "muted" }, " · agent " + (ep.agent || "?"))),
       ep.errored ? el("p", { class: "warn", "data-errored": "1" }, "errored: a " + (ep.bucket || "provider") + " error before any wrong turn. Not a failure of the agent: left out of the scores (unless scored with errors as failures); `epi retry` runs it again.") : null,
-      (ep.attempts || []).length ? el("details", { class: "attempts", "data-attempts": ep.attempts.length },
+      (ep.attempts || []).length ? el("details", { class: "attempts", open: true, "data-attempts": ep.attempts.length },
         el("summary", null, ep.attempts.length + " earlier failed attempt" + (ep.attempts.length > 1 ? "s" : "") + " (set aside by epi retry, not scored)"),
         el("ul", null, ep.attempts.map(function (a) {
           return el("li", { "data-attempt": a.number }, "attempt " + a.number + ": " + a.status + (a.bucket ? " (" + a.bucket + ")" : "") +
