@@ -8,12 +8,10 @@ run. The endpoint, key variable and agent are never taken from the run folder al
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from harness.cli import main
 from harness.rundir import RunDir
 from harness.scoring import score_run
 from harness.scoring.epochs import Reducer
@@ -21,26 +19,16 @@ from harness.scoring.paired import pair_runs
 from harness.scoring.run import read_episode_scores
 from sandbox.model_server import Script, ScriptedModelServer, ScriptItem
 
+from ..fakes import folder_snapshot
 from .scoring_fixture import TraceBuilder, main_run
+from .test_run_cli import epi
 
 KEY = "EPI_RETRY_TEST_KEY"
 
 
 def _epi(args: list[str], capsys, monkeypatch, sandbox: Path) -> tuple[int, str]:  # noqa: ANN001
-    monkeypatch.setenv("EPI_SANDBOX_DIR", str(sandbox))
     monkeypatch.setenv(KEY, "sk-test")
-    monkeypatch.setattr(sys, "argv", ["epi", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return epi(args, capsys, monkeypatch, sandbox)
 
 
 def _one_line(text: str) -> str:
@@ -68,7 +56,7 @@ def test_outage_is_errored_not_failed_and_retry_reruns_it(tiny_sandbox, tiny_epi
         asked = len(down.chat_requests)
 
         # the run folder alone never names the endpoint, key variable or agent: one line, exit 2, nothing written
-        before = _snapshot(rd.path)
+        before = folder_snapshot(rd.path)
         code, out = _epi(["retry", "r", "--results", str(tmp_path)], capsys, monkeypatch, tiny_sandbox)
         line = _one_line(out)
         assert code == 2 and "Traceback" not in out
@@ -85,7 +73,7 @@ def test_outage_is_errored_not_failed_and_retry_reruns_it(tiny_sandbox, tiny_epi
         code, out = _epi(["retry", "r", "--results", str(tmp_path), "--agent", "openai", "--api-key-env", KEY,
                           "--base-url", up.base_url, "--max-steps", "3"], capsys, monkeypatch, tiny_sandbox)
         assert code == 2 and "--max-steps 3: run 'r' was made with max_steps 10" in _one_line(out)
-        assert _snapshot(rd.path) == before and not up.chat_requests and len(down.chat_requests) == asked
+        assert folder_snapshot(rd.path) == before and not up.chat_requests and len(down.chat_requests) == asked
 
         # the server has recovered: retry on the new endpoint
         code, out = _epi(["retry", "r", "--results", str(tmp_path), "--agent", "openai", "--api-key-env", KEY,
@@ -116,10 +104,10 @@ def test_outage_is_errored_not_failed_and_retry_reruns_it(tiny_sandbox, tiny_epi
         assert [(a.number, a.bucket) for a in tl.attempts] == [(1, "provider")] and not tl.errored
 
         # nothing errored any more: nothing to retry, nothing written
-        before = _snapshot(rd.path)
+        before = folder_snapshot(rd.path)
         code, out = _epi(["retry", "r", "--results", str(tmp_path), "--agent", "openai", "--api-key-env", KEY,
                           "--base-url", up.base_url], capsys, monkeypatch, tiny_sandbox)
-        assert code == 0 and "nothing to retry" in out and _snapshot(rd.path) == before
+        assert code == 0 and "nothing to retry" in out and folder_snapshot(rd.path) == before
     finally:
         down.stop()
         up.stop()

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
 from harness.runlock import LOCK_NAME, RunLock, RunLocked, RunLockInfo, lock_state, read_lock, this_host
+
+from ..fakes import folder_snapshot
+from .test_run_cli import epi
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -132,34 +134,19 @@ def test_racing_writers_on_a_stale_lock_one_wins(tmp_path):
     assert all("being written by pid" in msg or "just now" in msg for kind, msg in results if kind == "refused")
 
 
-def _epi(args: list[str], capsys, monkeypatch) -> tuple[int, str]:  # noqa: ANN001
-    monkeypatch.setattr(sys, "argv", ["epi", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def test_the_cli_refuses_a_second_writer_with_one_line_and_writes_nothing(
         holder, tiny_sandbox, tiny_episodes, capsys, monkeypatch):
     run, proc = holder
     monkeypatch.setenv("EPI_SANDBOX_DIR", str(tiny_sandbox))
     (run / "run.json").write_text(json.dumps({"run_id": "r", "settings": {"episodes": str(tiny_episodes)}}))
-    before = _snapshot(run)
+    before = folder_snapshot(run)
     results = str(run.parent)
     cases = [["run", "--resume", "r", "--results", results, "--episodes", str(tiny_episodes)],
              ["run", "--run-id", "r", "--results", results, "--episodes", str(tiny_episodes)],
              ["score", str(run)]]
     for args in cases:
-        code, out = _epi(args, capsys, monkeypatch)
+        code, out = epi(args, capsys, monkeypatch)
         assert code == 2, (args, out)
         assert f"is being written by pid {proc.pid}" in out and "Traceback" not in out, (args, out)
         assert len(out.strip().splitlines()) == 1, out
-        assert _snapshot(run) == before, args
+        assert folder_snapshot(run) == before, args

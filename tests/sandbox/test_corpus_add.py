@@ -18,26 +18,14 @@ from sandbox.corpus.identity import corpus_identity
 from sandbox.world import SandboxWorld
 from tools.search_index import HybridIndex, same_bm25
 
-from .test_world import _foreign_paper
+from ..fakes import folder_snapshot
+from .test_world import _cli, _foreign_paper
 
 QUERIES = ["image classification", "graph neural networks", "segmentation refinement", "pooling", "language model"]
 
 
-def _cli(args: list[str], env_sandbox: Path, monkeypatch, capsys) -> tuple[int, str]:  # noqa: ANN001
-    monkeypatch.setenv("EPI_SANDBOX_DIR", str(env_sandbox))
-    monkeypatch.setattr(sys, "argv", ["epi", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
 def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
-            and "cache" not in p.relative_to(folder).parts}
+    return folder_snapshot(folder, skip=("cache",))
 
 
 @pytest.fixture(scope="module")
