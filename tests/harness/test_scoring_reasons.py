@@ -8,21 +8,16 @@ through the real runner (as in test_scoring_must_show), and the run is scored fr
 """
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
-from harness.agent import AgentConfig
 from harness.episode import Turn
 from harness.episodes_io import load_episodes
-from harness.runner import run_episodes
-from harness.scoring import score_run
 from harness.settings import RunSettings
-from sandbox.model_server import Script, ScriptedModelServer, ScriptItem
 
-from ..fakes import NullWorld
+from .answer_styles import run_scripted_answers
 
 DEFAULT_EPISODES = Path(RunSettings.model_fields["episodes"].default)
 OTHER = "SolbelParse"
@@ -63,27 +58,8 @@ def reasons_run(tmp_path_factory) -> Path:  # noqa: ANN001
     episodes = _episodes()
     sub = tmp_path / "episodes.jsonl"
     sub.write_text("".join(e.model_dump_json(exclude_none=False) + "\n" for e in episodes), encoding="utf-8")
-    items, k = [], 0
-    for ep in episodes:
-        for turn in ep.turns:
-            items.append(ScriptItem(content=with_reason(turn, k),
-                                    match={"contains": f"is used up and no more tools can be called. Question: {turn.question}"}))
-            k += 1
-    script = Script(responses=items, default=ScriptItem(content="Plan: recall where this was reported."))
-    mp = pytest.MonkeyPatch()
-    mp.setenv("EPI_SCRIPTED_KEY", "sk-test")
-    try:
-        with ScriptedModelServer(script) as srv:
-            cfg = AgentConfig(model="scripted", base_url=srv.base_url, api_key_env="EPI_SCRIPTED_KEY",
-                              request_timeout_s=30, max_retries=1, extra={"images": False})
-            settings = RunSettings(agent="openai", episodes=sub, results=tmp_path, run_id="reasons",
-                                   concurrency=1, score=False, agent_config=cfg, max_steps=1)
-            summary = asyncio.run(run_episodes(settings, world=NullWorld(tmp_path / "cache")))
-            assert srv.remaining() == 0, f"{srv.remaining()} scripted replies were never asked for"
-    finally:
-        mp.undo()
-    score_run(summary.run_dir)
-    return summary.run_dir
+    replies = [(turn.question, with_reason(turn, k)) for k, turn in enumerate(t for ep in episodes for t in ep.turns)]
+    return run_scripted_answers(sub, replies, tmp_path, "reasons")
 
 
 def test_a_model_right_on_every_turn_that_gives_reasons_scores_esr_5_of_5(reasons_run):
