@@ -1,0 +1,168 @@
+"""smol-code runs the model's code in the jail, never in the harness (issue 23), proven through `epi run --agent
+smol-code` against the scripted model server, with canaries planted in the harness's environment and files.
+
+One run (in a subprocess, so its peak memory and its responsiveness are its own) plays the red team's
+payloads in turn 1: the `str.format` traversal that printed the harness's environment, the same traversal
+naming `sys.path` and the harness's own module, a read of a 0600 secret, an import of the harness, a 2 GB
+allocation, a variable, `sum(range(2*10**9))` and a look at that variable afterwards. The tests then read
+what the model server was sent and every file of the run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from harness.rundir import RunDir
+from sandbox.model_server import Script, ScriptedModelServer, ScriptItem
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+GADGET = "'{0.gi_frame.f_globals[inspect].%s}'.format((i for i in [1]))"
+STEPS = {
+    "env": f"print({GADGET % 'sys.modules[os].environ'})",  # the issue's payload
+    "path": f"print({GADGET % 'sys.path'})",
+    "harness_module": f"print({GADGET % 'sys.modules[harness]'})",
+    "secret": "print(open(SECRET).read())",
+    "import": "import harness\nprint(harness.__file__)",
+    "alloc": "x = 'a' * (2 * 10**9)\nprint(len(x))",
+    "set": "y = 42\nprint('y is set')",
+    "loop": "print(sum(range(2 * 10**9)))",
+    "after": "print('y =', y)",
+}
+CODE_TIMEOUT_S = 2
+
+_DRIVER = r'''
+import json, resource, sys, threading, time
+gap = [0.0]
+def beat():
+    last = time.monotonic()
+    while True:
+        time.sleep(0.05)
+        now = time.monotonic()
+        gap[0] = max(gap[0], now - last)
+        last = now
+threading.Thread(target=beat, daemon=True).start()
+from harness.cli import main
+sys.argv = ["epi", *json.loads(sys.argv[1])]
+t0, code = time.monotonic(), 0
+try:
+    main()
+except SystemExit as e:
+    code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+print("RESULT " + json.dumps({"exit": code, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                              "max_gap_s": gap[0], "elapsed_s": time.monotonic() - t0}))
+'''
+
+
+def _host_paths() -> list[str]:
+    """Where the harness lives on the host: the checkout, its virtualenv and the Python installation."""
+    paths = {str(CHECKOUT), os.path.realpath(CHECKOUT), os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+    return sorted(p for p in paths if p not in ("/", "/usr"))
+
+
+class AttackRun:
+    def __init__(self, root: Path, episodes: Path, sandbox: Path):
+        nonce = secrets.token_hex(6)
+        self.canaries = {"OPENAI_API_KEY": f"canary-openai-{nonce}", "EPI_CANARY_TOKEN": f"canary-env-{nonce}",
+                         "EPI_TEST_KEY": f"sk-canary-{nonce}"}
+        self.file_canary = f"canary-file-{nonce}"
+        secret = root / "secret.txt"
+        secret.write_text(self.file_canary)
+        secret.chmod(0o600)
+        self.order = list(STEPS)
+        codes = [STEPS[k].replace("SECRET", repr(str(secret))) for k in self.order]
+        items = [{"code": c} for c in codes] + [{"code": "final_answer('2020')"}, {"code": "final_answer('x')"},
+                                                {"code": "final_answer('x')"}]
+        self.server = ScriptedModelServer(Script(responses=[ScriptItem.model_validate(i) for i in items],
+                                                 default=ScriptItem(content="Final answer: unknown"))).start()
+        config = root / "run.toml"
+        config.write_text(f"[agent_config.extra]\ncode_timeout_s = {CODE_TIMEOUT_S}\n")
+        self.results = root / "results"
+        args = ["run", "--agent", "smol-code", "--model", "scripted-model", "--base-url", self.server.base_url,
+                "--api-key-env", "EPI_TEST_KEY", "--episodes", str(episodes), "--results", str(self.results),
+                "--run-id", "smoljail", "--limit", "1", "--max-steps", "12", "--no-score", "-q", "--config", str(config)]
+        script = root / "driver.py"
+        script.write_text(_DRIVER)
+        env = {**os.environ, **self.canaries, "EPI_SANDBOX_DIR": str(sandbox), "PYTHONPATH": str(CHECKOUT),
+               "HF_HUB_OFFLINE": "1"}
+        try:
+            proc = subprocess.run([sys.executable, str(script), json.dumps(args)], cwd=root, env=env,
+                                  capture_output=True, text=True, timeout=600)
+        finally:
+            self.server.stop()
+        self.output = proc.stdout + proc.stderr
+        line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+        assert line, f"the run did not finish:\n{self.output[-3000:]}"
+        self.result: dict[str, Any] = json.loads(line[len("RESULT "):])
+        self.requests = [json.dumps(r.body) for r in self.server.chat_requests]
+        self.run_dir = RunDir(self.results / "smoljail")
+
+    def after(self, step: str) -> str:
+        """The request the model was sent right after this code step: it holds the step's observation."""
+        return self.requests[self.order.index(step) + 1]
+
+    def run_files(self) -> dict[str, str]:
+        return {str(p): p.read_bytes().decode("utf-8", "replace") for p in self.results.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def attack_run(tmp_path_factory: pytest.TempPathFactory, tiny_sandbox: Path, tiny_episodes: Path) -> Iterator[AttackRun]:
+    yield AttackRun(tmp_path_factory.mktemp("smoljail"), tiny_episodes, tiny_sandbox)
+
+
+@pytest.mark.slow
+def test_the_run_completes_and_every_answer_is_recorded(attack_run: AttackRun):
+    assert attack_run.result["exit"] == 0, attack_run.output[-3000:]
+    traces = list((attack_run.run_dir.traces_dir).glob("*.jsonl"))
+    assert len(traces) == 1
+    tr = attack_run.run_dir.read_trace(traces[0].stem)
+    assert tr.complete and not tr.bad_lines
+    finals = [e for e in tr.events if e.kind == "final_answer"]
+    assert [(f.answer, f.source) for f in finals] == [("2020", "agent"), ("x", "agent"), ("x", "agent")]
+
+
+@pytest.mark.slow
+def test_no_environment_value_file_secret_or_host_path_reaches_the_model_or_the_run(attack_run: AttackRun):
+    seen = {"request": attack_run.requests, **{f"file {k}": [v] for k, v in attack_run.run_files().items()}}
+    for where, texts in seen.items():
+        for text in texts:
+            for name, value in attack_run.canaries.items():
+                assert value not in text, f"{name}'s value reached the {where}"
+            assert attack_run.file_canary not in text, f"the 0600 file reached the {where}"
+            for path in _host_paths():
+                assert path not in text, f"the host path {path} reached the {where}"
+    env_seen = attack_run.after("env")
+    assert "HOME" in env_seen and "/scratch" in env_seen, "the payload ran and printed the jail's own environment"
+
+
+@pytest.mark.slow
+def test_the_harness_modules_are_neither_loaded_nor_importable_where_the_code_runs(attack_run: AttackRun):
+    assert "KeyError" in attack_run.after("harness_module") and "<module 'harness'" not in attack_run.after("harness_module")
+    assert "Import of harness is not allowed" in attack_run.after("import")
+    path_seen = attack_run.after("path")
+    for pkg in ("harness", "agents", "tools", "sandbox"):
+        assert f"/{pkg}'" not in path_seen
+
+
+@pytest.mark.slow
+def test_a_long_computation_ends_its_step_and_holds_neither_the_harness_nor_the_run(attack_run: AttackRun):
+    stopped = attack_run.after("loop")
+    assert f"maximum execution time of {CODE_TIMEOUT_S} seconds" in stopped
+    assert "variables" in stopped and "lost" in stopped  # the model is told the session was restarted
+    assert "is not defined" in attack_run.after("after")  # and so it was: y is gone
+    assert attack_run.result["max_gap_s"] < 3, attack_run.result  # a thread of the harness was never starved
+    assert attack_run.result["elapsed_s"] < 60, attack_run.result
+
+
+@pytest.mark.slow
+def test_a_2gb_allocation_meets_the_memory_cap_outside_the_harness(attack_run: AttackRun):
+    seen = attack_run.after("alloc")
+    assert "MemoryError" in seen and "memory limit" in seen
+    assert "2000000000" not in seen
+    assert attack_run.result["peak_mb"] < 1500, attack_run.result  # the harness never held the 2 GB
