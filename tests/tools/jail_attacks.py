@@ -192,7 +192,8 @@ ATTACKS: list[Attack] = [
     Attack("editable_finder_names_checkout", lambda t: (
         "import glob, sys\nfor p in sys.path:\n    for f in glob.glob(p + '/__editable__*finder*.py'):\n"
         "        print(open(f).read()[:4000])"),
-        lambda t, out: str(CHECKOUT) in out, r"exit status: 0"),
+        # the checkout the editable install points at (in a git worktree, the main checkout's)
+        lambda t, out: re.search(r"'harness': '/[^']*/harness'", out) is not None, r"exit status: 0"),
     Attack("import_harness_packages", lambda t: "import harness, tools\nprint('IMPORTED', harness.__file__)",
            lambda t, out: "IMPORTED" in out, r"ModuleNotFoundError"),
     Attack("os_system", lambda t: f"import os\nos.system('cat {t.secret}')", _has_secret, r"os.system is not allowed"),
@@ -232,7 +233,9 @@ ATTACKS: list[Attack] = [
                                                    f"shutil.copy('mine.txt', {str(t.outside / 'copy.txt')!r})"),
            lambda t, out: t.wrote("copy.txt"), _FILE_ERR),
     Attack("write_host_tmp", lambda t: _write(t.tmp_file), lambda t, out: t.tmp_file.exists(), _FILE_ERR),
-    Attack("write_python_installation", lambda t: _child(_write(t.prefix_file)),
+    # the installation wherever it appears (inside the jail it is shown at a neutral path)
+    Attack("write_python_installation",
+           lambda t: _child(f"import sys; open(sys.base_prefix + '/' + {t.prefix_file.name!r}, 'w').write('x')"),
            lambda t, out: t.prefix_file.exists(), r"Read-only file system|Permission denied"),
     Attack("read_environment", lambda t: "import os\nprint(dict(os.environ))\nprint(open('/proc/self/environ', 'rb').read())",
            lambda t, out: t.secret_text in out, r"'HOME': '/scratch'"),
