@@ -1,11 +1,13 @@
 """The Python that runs first inside the jail, before the snippet: limits, then the audit hook.
 
-It is the second layer. The first is the OS sandbox (`_jail_box`): what the snippet cannot see
-there it cannot reach whatever it does to this prelude. The prelude adds rlimits the kernel
-enforces per process (CPU, address space, file size, open files, processes), and a PEP 578 audit
-hook that refuses sockets, subprocesses, ctypes and file access outside the scratch folder with a
-readable message. Audit hooks can be bypassed (`_posixsubprocess.fork_exec` raises no event), so
-nothing here is relied on alone.
+The rlimits it sets (CPU, address space, file size, open files, processes) are enforced by the
+kernel and cannot be raised by the snippet. The PEP 578 audit hook that follows is a convenience,
+not a boundary: it gives an honest mistake (opening a file outside the scratch folder, a socket, a
+subprocess, ctypes) a readable refusal, but it lives in the snippet's own interpreter, so the
+snippet can switch it off (reach the hook function through `gc` and swap its `__code__`), go
+around it (`_posixsubprocess.fork_exec` raises no event) or race its path check (swap a symlink
+between the check and the open). What the jail promises rests on the OS sandbox (`_jail_box`) alone,
+and the attack tests run every attack with the hook off.
 """
 from __future__ import annotations
 
