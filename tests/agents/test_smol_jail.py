@@ -166,3 +166,33 @@ def test_a_2gb_allocation_meets_the_memory_cap_outside_the_harness(attack_run: A
     assert "MemoryError" in seen and "memory limit" in seen
     assert "2000000000" not in seen
     assert attack_run.result["peak_mb"] < 1500, attack_run.result  # the harness never held the 2 GB
+
+
+def test_smol_code_is_refused_before_any_episode_where_the_jail_cannot_run(tiny_sandbox, tiny_episodes, tmp_path,
+                                                                         capsys, monkeypatch):
+    from harness.cli import main
+    from tools import _jail_box
+    from tools._jail import check_jail
+
+    monkeypatch.setattr(_jail_box, "find_bwrap", lambda: None)
+    monkeypatch.setenv("EPI_SANDBOX_DIR", str(tiny_sandbox))
+    monkeypatch.setenv("EPI_TEST_KEY", "sk-test")
+    srv = ScriptedModelServer(Script(responses=[ScriptItem(code="final_answer('x')")])).start()
+    for f in (_jail_box.plan, check_jail):
+        f.cache_clear()
+    monkeypatch.setattr(sys, "argv", ["epi", "run", "--agent", "smol-code", "--model", "scripted-model", "--base-url",
+                                      srv.base_url, "--api-key-env", "EPI_TEST_KEY", "--episodes", str(tiny_episodes),
+                                      "--results", str(tmp_path / "r"), "--limit", "1", "-q"])
+    try:
+        with pytest.raises(SystemExit) as done:
+            main()
+    finally:
+        srv.stop()
+        for f in (_jail_box.plan, check_jail):
+            f.cache_clear()
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert done.value.code == 2, text
+    assert "smol-code runs the model's code in the jail" in text and "apt-get install bubblewrap" in text
+    assert "Traceback" not in text
+    assert not srv.chat_requests, "no episode may start"
