@@ -104,45 +104,11 @@ def jail_home() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "epiharness" / "jail"
 
 
-def _copy_world_readable(src: Path, dst: Path) -> None:
-    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns("tests"))
-    _make_world_readable(dst)
-
-
 def jail_site() -> str | None:
     """A site-packages with numpy only, copied once from the harness's own numpy (same interpreter ABI)."""
-    spec = find_spec("numpy")
-    if spec is None or not spec.origin:
+    if find_spec("numpy") is None:
         return None
-    pkg = Path(spec.origin).parent
-    try:
-        from importlib.metadata import version
-
-        tag = f"py{sys.version_info[0]}{sys.version_info[1]}-numpy{version('numpy')}"
-    except Exception:  # noqa: BLE001 - metadata may be missing; the folder name just gets less specific
-        tag = f"py{sys.version_info[0]}{sys.version_info[1]}-numpy"
-    home = jail_home()
-    target = home / f"site-{tag}"
-    if (target / "numpy" / "__init__.py").exists():
-        return str(target)
-    if _inside(os.path.realpath(home), str(_checkout_root())):
-        raise JailUnavailable(f"EPI_JAIL_DIR {home} is inside the checkout; the jail's files must live outside it")
-    home.mkdir(parents=True, exist_ok=True)
-    tmp = home / f".tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        for name in ("numpy", "numpy.libs"):
-            if (pkg.parent / name).is_dir():
-                _copy_world_readable(pkg.parent / name, tmp / name)
-        compileall.compile_dir(tmp, quiet=2, workers=1)  # the jail runs with -B: import from ready bytecode
-        os.chmod(tmp, 0o755)
-        try:
-            os.rename(tmp, target)
-        except OSError:  # another process made it first
-            if not (target / "numpy" / "__init__.py").exists():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return str(target)
+    return packages_site(("numpy",))
 
 
 def _distributions(names: tuple[str, ...]) -> list[Any]:
