@@ -98,6 +98,7 @@ def executor_class() -> type:
             self.tools: dict[str, Any] = {}
             self._pending: dict[str, Any] = {}
             self._jail_seen = 0  # the session's start count the jail was last set up for
+            self.broken: JailUnavailable | None = None  # set when a jail could not be (re)started
             self.session = JailSession(PROGRAM.read_text(encoding="utf-8"), self.limits,
                                        sites=(packages_site(PACKAGES),))
 
@@ -153,6 +154,9 @@ def executor_class() -> type:
                 text = _STOP_TEXT[e.reason].format(wall=self.limits.wall_seconds, cpu=self.limits.cpu_seconds,
                                                    mem=self.limits.memory_mb, detail=e.detail[:300])
                 raise InterpreterError(text + _LOST) from None
+            except JailUnavailable as e:  # our side, not the code's: the agent ends the episode with it
+                self.broken = e
+                raise InterpreterError(f"The jail could not run the code: {e}") from None
             self.state = {"_print_outputs": str(reply.get("logs") or "")}
             if not reply.get("ok"):
                 raise InterpreterError(str(reply.get("error") or "the code failed"))

@@ -276,8 +276,12 @@ class _SmolAgentBase(BaseAgent):
             memory_step.observations = f"{memory_step.observations}\n{feedback}" if memory_step.observations else feedback
             bridge.no_tool_step(NoToolStep(reason=reason, reply=self._reply_text(memory_step) or None, feedback=feedback))
         bridge.step_calls, bridge.step_requested = 0, False
-        if bridge.exhausted() and self._agent is not None:
+        if (bridge.exhausted() or self._jail_broken() is not None) and self._agent is not None:
             self._agent.interrupt()
+
+    def _jail_broken(self) -> Exception | None:
+        """Why the jail the code runs in could not be (re)started, if it could not: the episode ends with it."""
+        return getattr(getattr(self._agent, "python_executor", None), "broken", None)
 
     def _reply_text(self, step: Any) -> str:
         """What the model wrote in a step, without the closing code tag the CodeAgent appends to every reply."""
@@ -353,6 +357,8 @@ class _SmolAgentBase(BaseAgent):
         except Exception as e:
             if bridge.provider_error is not None:
                 raise bridge.provider_error from e
+            if (broken := self._jail_broken()) is not None:
+                raise broken from e
             if bridge.text_answer is not None:
                 return FinalAnswer(answer=bridge.text_answer, reasoning=bridge.text_answer)
             if ctx.exhausted:
@@ -542,6 +548,8 @@ class SmolCodeAgent(_SmolAgentBase):
         except BudgetExhaustedError:
             raise
         except Exception as e:  # the model's code failed: shown to the model, a step
+            if (broken := self._jail_broken()) is not None:
+                raise broken from e
             return "code_error", f"Error: {e}"
         if out.is_final_answer:
             return answer_value_text(out.output) or ""

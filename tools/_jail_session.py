@@ -72,7 +72,11 @@ def _encode(msg: dict[str, Any]) -> bytes:
 
 
 class _Jail:
-    """One running jail process: its pipes, control group and captured stderr."""
+    """One running jail process: its pipes, control group and captured stderr.
+
+    bubblewrap's --die-with-parent follows the thread that started it: a jail started from a thread that
+    then exits is killed with it (the next request reports the jail as gone and starts another). The
+    harness starts jails from its event loop's thread and its executor's workers, which live as long as it."""
 
     def __init__(self, program: str, limits: SessionLimits, sites: tuple[str, ...], audit_hook: bool):
         p = box.plan()

@@ -196,3 +196,31 @@ def test_smol_code_is_refused_before_any_episode_where_the_jail_cannot_run(tiny_
     assert "smol-code runs the model's code in the jail" in text and "apt-get install bubblewrap" in text
     assert "Traceback" not in text
     assert not srv.chat_requests, "no episode may start"
+
+
+async def test_a_jail_that_cannot_be_restarted_fails_the_episode_as_the_harnesses_fault(
+        model_server, api_key_env, episodes_file, tmp_path, monkeypatch):
+    """After a step is stopped, the fresh jail cannot start (bubblewrap vanished): the episode ends with the
+    pipeline bucket and the reason, instead of the model spending its budget on a jail that is not there."""
+    from tools import _jail_session
+    from tools._jail_box import JailUnavailable
+
+    from .conftest import agent_config, events, run_agent
+
+    real, made = _jail_session._Jail, []
+
+    def first_only(*args: Any, **kwargs: Any) -> Any:
+        if made:
+            raise JailUnavailable("bubblewrap vanished")
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_jail_session, "_Jail", first_only)
+    srv = model_server([{"code": "print(sum(range(2 * 10**9)))"}], default={"code": "print('again')"})
+    cfg = agent_config(srv, api_key_env, extra={"code_timeout_s": 1})
+    summary, rd = await run_agent("smol-code", cfg, episodes_file, tmp_path / "res")
+    outcome = summary.outcomes[0]
+    assert outcome.status == "failed" and outcome.bucket == "pipeline", outcome
+    (err,) = events(rd, "ep-search-1", "error")
+    assert "bubblewrap vanished" in err.message
+    assert len(srv.chat_requests) == 2  # the stopped step, the step that found no jail; then the episode ended
