@@ -470,6 +470,7 @@ class SmolCodeAgent(_SmolAgentBase):
 
     async def preflight(self) -> None:
         """Before the run: the endpoint, and the jail the model's code runs in (ValueError saying what to install)."""
+        self._limits()
         await super().preflight()
         from ._smol_jail import jail_unavailable
 
@@ -477,10 +478,18 @@ class SmolCodeAgent(_SmolAgentBase):
             raise ValueError(f"smol-code runs the model's code in the jail, which cannot run here: {why}")
 
     def _limits(self) -> SessionLimits:
-        extra = self.config.extra
-        step_s = float(extra.get("code_timeout_s", CODE_TIMEOUT_S))
-        return SessionLimits(wall_seconds=step_s, cpu_seconds=step_s,
-                             memory_mb=int(extra.get("code_memory_mb", CODE_MEMORY_MB)))
+        """The code's limits from agent_config.extra (ValueError naming the field if one is not a positive number)."""
+        extra, values = self.config.extra, {}
+        for key, default, cast in (("code_timeout_s", CODE_TIMEOUT_S, float), ("code_memory_mb", CODE_MEMORY_MB, int)):
+            raw = extra.get(key, default)
+            try:
+                values[key] = cast(raw)
+            except (TypeError, ValueError):
+                values[key] = 0
+            if isinstance(raw, bool) or not values[key] > 0:
+                raise ValueError(f"agent_config.extra.{key} must be a positive number, not {raw!r}")
+        step_s = values["code_timeout_s"]
+        return SessionLimits(wall_seconds=step_s, cpu_seconds=step_s, memory_mb=int(values["code_memory_mb"]))
 
     def _build(self, tools: list[Any]) -> Any:
         from smolagents import CodeAgent
@@ -488,11 +497,15 @@ class SmolCodeAgent(_SmolAgentBase):
         from ._smol_jail import executor_class
 
         executor = executor_class()(list(AUTHORIZED_IMPORTS), limits=self._limits())
-        agent = CodeAgent(
-            tools=tools, model=self._model, additional_authorized_imports=list(AUTHORIZED_IMPORTS), executor=executor,
-            instructions=system_prompt(CODE_STYLE.final_instruction), verbosity_level=_QUIET,
-            step_callbacks=[self._step_callback], max_steps=OUT_OF_REACH_STEPS,
-        )
+        try:
+            agent = CodeAgent(
+                tools=tools, model=self._model, additional_authorized_imports=list(AUTHORIZED_IMPORTS), executor=executor,
+                instructions=system_prompt(CODE_STYLE.final_instruction), verbosity_level=_QUIET,
+                step_callbacks=[self._step_callback], max_steps=OUT_OF_REACH_STEPS,
+            )
+        except Exception:
+            executor.cleanup()  # the episode's jail goes with the agent that failed to build
+            raise
         self.code_tags = tuple(agent.code_block_tags)  # type: ignore[assignment]
         return agent
 

@@ -224,3 +224,13 @@ async def test_a_jail_that_cannot_be_restarted_fails_the_episode_as_the_harnesse
     (err,) = events(rd, "ep-search-1", "error")
     assert "bubblewrap vanished" in err.message
     assert len(srv.chat_requests) == 2  # the stopped step, the step that found no jail; then the episode ended
+
+
+@pytest.mark.parametrize("extra", [{"code_timeout_s": "soon"}, {"code_timeout_s": 0}, {"code_memory_mb": -5}])
+async def test_bad_code_limits_are_refused_before_the_run_naming_the_field(extra):
+    from agents.smol import SmolCodeAgent
+    from harness.agent import AgentConfig
+
+    agent = SmolCodeAgent(AgentConfig(model="m", base_url="http://127.0.0.1:9/v1", extra=extra))
+    with pytest.raises(ValueError, match=f"agent_config.extra.{next(iter(extra))} must be a positive number"):
+        await agent.preflight()
