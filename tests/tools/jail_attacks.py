@@ -255,6 +255,7 @@ def sc(nr, *args):
 """
 _X86_64 = os.uname().machine == "x86_64"
 HOST_INTERFACES = [n for _, n in socket.if_nameindex() if n != "lo"]
+_HOST_PYTHON = os.path.realpath(sys.base_prefix) + "/"  # a Python under /usr is shown where it is: /usr is no secret
 HOST_CMDLINE = Path("/proc/cmdline").read_text().strip() if Path("/proc/cmdline").exists() else ""
 _REFUSED = r"child exit 0 .*-1 (1|38)\b"  # EPERM from the filter (ENOSYS for clone3)
 
@@ -312,6 +313,11 @@ if _X86_64:
         "buf.write(bytes([0xb8, 20, 0, 0, 0, 0xcd, 0x80, 0xc3]))\n"
         "f = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))\nprint('pid32', f())"),
         lambda t, out: re.search(r"pid32 [1-9]", out) is not None, r"child exit -31\b"))
+# where the Python installation and the jail's package copies live on the host (issue 24, finding 8)
+KERNEL_ATTACKS.append(Attack("host_paths_of_python_and_packages", lambda t: (
+    "import sys, numpy\nprint(sys.base_prefix, sys.executable, sys.path, numpy.__file__)"),
+    lambda t, out: (not _HOST_PYTHON.startswith("/usr/") and _HOST_PYTHON in out) or "/var/cache/epiharness" in out
+    or os.path.expanduser("~") + "/.cache" in out, r"exit status: 0.*/opt/epi-jail/"))
 ATTACKS += KERNEL_ATTACKS
 
 
