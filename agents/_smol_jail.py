@@ -21,6 +21,7 @@ PACKAGES = ("smolagents",)  # bound read-only into the jail with what they requi
 _STOP_TEXT = {
     "wall": "Code execution exceeded the maximum execution time of {wall:g} seconds and was stopped",
     "cpu": "Code execution used more than {cpu:g} seconds of CPU time and was stopped",
+    "lifetime_cpu": "Code execution used up the Python session's CPU time ({life} seconds in all) and was stopped",
     "memory": "Code execution used more than the memory limit of {mem} MB and was stopped",
     "died": "The Python session running the code ended unexpectedly ({detail})",
     "protocol": "The Python session running the code broke its protocol with the harness and was stopped",
@@ -151,8 +152,10 @@ def executor_class() -> type:
                 self._pending = {}
                 reply = self._request(msg)
             except JailStopped as e:
-                text = _STOP_TEXT[e.reason].format(wall=self.limits.wall_seconds, cpu=self.limits.cpu_seconds,
-                                                   mem=self.limits.memory_mb, detail=e.detail[:300])
+                reason = "lifetime_cpu" if (e.reason, e.detail) == ("cpu", "lifetime") else e.reason
+                lim = self.limits
+                text = _STOP_TEXT[reason].format(wall=lim.wall_seconds, cpu=lim.cpu_seconds, mem=lim.memory_mb,
+                                                 life=lim.lifetime_cpu_seconds, detail=e.detail[:300])
                 raise InterpreterError(text + _LOST) from None
             except JailUnavailable as e:  # our side, not the code's: the agent ends the episode with it
                 self.broken = e

@@ -209,7 +209,7 @@ class _Jail:
         code = self.proc.returncode
         sig = -code if code < 0 else (code - 128 if code > 128 else 0)
         if reason is None and sig == signal.SIGXCPU:
-            reason = "cpu"
+            return JailStopped("cpu", "lifetime")  # the per-process rlimit over the jail's whole life
         tail = self.stderr.decode("utf-8", "replace").strip()[-600:]
         return JailStopped(reason or "died", f"exit status {code}" + (f": {tail}" if tail and not reason else ""))
 

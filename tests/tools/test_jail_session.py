@@ -177,3 +177,14 @@ print('SMOL', lpe.__file__)
     assert "IMPORTED" not in out and "\nREAD " not in "\n" + out and out.count("NOREAD") == 5
     assert "FOUND []" in out and "'HOME': '/scratch'" in out
     assert "SMOL /opt/epi-jail/lib/site-0/smolagents/local_python_executor.py" in out
+
+
+def test_the_jails_lifetime_cpu_is_capped_by_the_kernel_too():
+    """A backstop beside the watchdog: the rlimit over the jail's whole life (here 1 s) ends it, named as such."""
+    s = JailSession(RAW, SessionLimits(wall_seconds=30, cpu_seconds=30, lifetime_cpu_seconds=1, start_seconds=30))
+    try:
+        with pytest.raises(JailStopped) as stop:
+            s.request({"code": "while True:\n    pass"}, _no_calls)
+        assert (stop.value.reason, stop.value.detail) == ("cpu", "lifetime")
+    finally:
+        s.close()
