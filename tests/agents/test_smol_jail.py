@@ -9,8 +9,10 @@ what the model server was sent and every file of the run.
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -234,3 +236,49 @@ async def test_bad_code_limits_are_refused_before_the_run_naming_the_field(extra
     agent = SmolCodeAgent(AgentConfig(model="m", base_url="http://127.0.0.1:9/v1", extra=extra))
     with pytest.raises(ValueError, match=f"agent_config.extra.{next(iter(extra))} must be a positive number"):
         await agent.preflight()
+
+
+VALUES = ["final_answer('Paper 1')", "final_answer(42)", "final_answer(3.0)", "final_answer(2.5)",
+          "final_answer(['a', 'b'])", "final_answer(('x', 1))", "final_answer({'only'})", "final_answer({'a': 1})",
+          "final_answer(None)", "final_answer(True)", "final_answer([[1, 2], [3]])", "final_answer(10**20)",
+          "class A:\n    def __str__(self):\n        return 'custom'\nfinal_answer(A())",
+          "final_answer(answer='keyword')", "final_answer({'answer': 'a dict of arguments'})",
+          "final_answer('  padded  ')", "print('shown')\nx = [1, 'two', 3.5]\nx", "y = {'k': (1, 2)}\ny"]
+
+
+ERRORS = ["import os", "print('before')\n1 / 0", "print(undefined_name)", "for i in range(3)\n    print(i)",
+          "x = [1]\nx[5]", "raise ValueError('mine')", "print('a')\nfinal_answer()"]
+
+
+def test_every_value_reads_as_it_did_with_the_executor_in_the_harness():
+    """The same code steps through smolagents' executor in the harness (before issue 23) and in the jail: the
+    recorded answer, the printed output, the logs and the final-answer flag are the same."""
+    from smolagents.default_tools import FinalAnswerTool
+    from smolagents.local_python_executor import LocalPythonExecutor
+
+    from agents._answers import answer_value_text
+    from agents._smol_jail import executor_class
+    from agents.smol import AUTHORIZED_IMPORTS
+
+    local = LocalPythonExecutor(list(AUTHORIZED_IMPORTS))
+    jailed = executor_class()(list(AUTHORIZED_IMPORTS))
+    try:
+        for ex in (local, jailed):
+            ex.send_tools({"final_answer": FinalAnswerTool()})
+        for code in VALUES:
+            want, got = local(code), jailed(code)
+            assert (got.is_final_answer, got.logs) == (want.is_final_answer, want.logs), code
+            assert answer_value_text(got.output) == answer_value_text(want.output), code
+            assert str(got.output) == str(want.output), code
+            assert re.sub(r"0x[0-9a-f]+", "0x", repr(got.output)) == re.sub(r"0x[0-9a-f]+", "0x", repr(want.output)), code
+        for code in ERRORS:  # what the model reads after a failed step: the error and what was printed before it
+            seen = []
+            for ex in (local, jailed):
+                with pytest.raises(Exception) as err:
+                    ex(code)
+                # the allowlist is printed in set order, which differs from one interpreter to the next
+                text = re.sub(r"\[[^\]]*\]$", lambda m: str(sorted(ast.literal_eval(m.group(0)))), str(err.value))
+                seen.append((type(err.value).__name__, text, str(ex.state["_print_outputs"])))
+            assert seen[0] == seen[1], code
+    finally:
+        jailed.cleanup()
