@@ -44,12 +44,11 @@ _SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at)?\s*$", re.I)
 _COMPARE = [
     (r"(?:is|are|was|were)\s+(?:\w+\s+)?(?:outperformed|beaten|surpassed|edged\s+out)\s+by", -1, True),
     (r"outperform(?:s|ed)?|beat(?:s)?|surpass(?:es|ed)?|edg(?:es|ed)\s+out|(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|"
-     r"better\s+than|improv(?:es|ed|ing)\s+(?:on|over|upon)|margin\s+over|lead\s+over", 1, True),
-    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+than|falls?\s+short\s+of|"
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|margin\s+over|lead\s+over", 1, True),
+    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|falls?\s+short\s+of|"
      r"second\s+(?:only\s+)?to", -1, True),
-    (r"higher\s+than|more\s+than|above|exceed(?:s|ed)?|greater\s+than|larger\s+than|faster\s+than|heavier\s+than|"
-     r"bigger\s+than", 1, False),
-    (r"lower\s+than|less\s+than|below|smaller\s+than|fewer\s+than|slower\s+than|lighter\s+than|under", -1, False),
+    (r"(?:higher|more|greater|larger|faster|heavier|bigger)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|exceed(?:s|ed)?", 1, False),
+    (r"(?:lower|less|smaller|fewer|slower|lighter)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
 ]
 _COMPARE_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARE]
 # Superlatives: (pattern, +1 best/highest, -1 worst/lowest, reads through quality)
