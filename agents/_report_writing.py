@@ -100,3 +100,70 @@ def write_report(claims: list[Claim], brief: ReportBrief | None, key: str, title
     for label, sents in by_unit.items():
         lines += [" ".join(s for s in sents if s), ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+_EFFICIENCY = ("Params (M)", "GFLOPs", "Throughput (img/s)")
+_OPS = {"<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
+
+
+def _tables(memory: list) -> dict[tuple[str, int], tuple[list[str], list[list[str]], str]]:  # noqa: ANN001
+    """(paper, n) -> (header, body rows, caption) of every table read without error, the latest read of each."""
+    out: dict[tuple[str, int], tuple[list[str], list[list[str]], str]] = {}
+    for o in memory:
+        if o.tool != "table_extract" or o.error or not o.data or not o.data.get("rows"):
+            continue
+        rows = [list(map(str, r)) for r in o.data["rows"]]
+        paper = next((p.paper for p in o.provenance), o.args.get("paper"))
+        if paper and len(rows) > 1:
+            out[(str(paper), int(o.data.get("n") or o.args.get("table") or 0))] = (rows[0], rows[1:], o.data.get("caption") or "")
+    return out
+
+
+def _num(s: str) -> float | None:
+    try:
+        return float(s.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def tables_report(memory: list, brief: ReportBrief | None, key: str) -> str:  # noqa: ANN001 - Observations
+    """What an agent that reads only table text can report: each method's cell on the reader's dataset, the
+    order of the first few, the efficiency column the reader constrains (or parameters), the reader's numeric
+    constraints applied where an efficiency table gives the number. Figures are not read."""
+    persona = brief.persona if brief else None
+    dataset = next((str(c.value) for c in (persona.constraints if persona else []) if c.field == "dataset"), None)
+    bounds = [(c.field, c.op, float(c.value)) for c in (persona.constraints if persona else [])
+              if c.field in _EFFICIENCY and c.op in _OPS and isinstance(c.value, (int, float))]
+    tables = _tables(memory)
+    excluded: set[str] = set()
+    for (paper, n), (head, rows, _) in tables.items():
+        for field, op, bound in bounds:
+            if field in head:
+                i = head.index(field)
+                excluded |= {r[0].removesuffix(" (ours)") for r in rows if len(r) > i and (v := _num(r[i])) is not None
+                             and not _OPS[op](v, bound)}
+    claims: list[Claim] = []
+    for (paper, n), (head, rows, caption) in sorted(tables.items()):
+        unit = [EvidenceUnit(paper=paper, unit=f"table:{n}")]
+        if dataset and dataset in head:
+            i = head.index(dataset)
+            lower = bool(_LOWER_BETTER.search(caption))
+            vals = {r[0].removesuffix(" (ours)"): v for r in rows if len(r) > i and (v := _num(r[i])) is not None}
+            vals = {m: v for m, v in vals.items() if m not in excluded}
+            for m, v in vals.items():
+                claims.append(Claim(kind="value", subject=m, dataset=dataset, value=v, cites=unit))
+            ranked = sorted(vals, key=lambda m: vals[m] if lower else -vals[m])
+            for a, b in list(zip(ranked, ranked[1:]))[:3]:
+                if vals[a] != vals[b]:
+                    claims.append(Claim(kind="compare", subject=a, object=b, relation=">" if vals[a] > vals[b] else "<",
+                                        dataset=dataset, cites=unit))
+        elif any(c in head for c in _EFFICIENCY):
+            col = next((f for f, _, _ in bounds if f in head), "Params (M)" if "Params (M)" in head else None)
+            if col is None:
+                continue
+            i = head.index(col)
+            for r in rows:
+                m = r[0].removesuffix(" (ours)")
+                if m not in excluded and len(r) > i and (v := _num(r[i])) is not None:
+                    claims.append(Claim(kind="value", subject=m, quantity=col, value=v, cites=unit))
+    return write_report(claims, brief, key)

@@ -120,17 +120,11 @@ class ReportBuilder:
                     out.append({"kind": "value", "subject": m, "relation": "=", "quantity": col, "value": v,
                                 "tolerance": TABLE_TOLERANCE, "cites": _cite(pid, f"table:{eff.n}")})
         if fig is not None:
-            x = min(fig.series[0][2])
-            pts = []
-            for label, method, xs, ys in fig.series:
-                if method not in cands or x not in xs:
-                    continue
-                y = ys[xs.index(x)]
-                if self.c.askable(pid, fig, label, method, x, y):
-                    pts.append((method, y))
-                    out.append({"kind": "value", "subject": method, "relation": "=", "quantity": fig.metric,
-                                "dataset": fig.dataset, "x_label": fig.x_label, "x": x, "value": y, "unit": unit,
-                                "tolerance": fig.tolerance, "cites": _cite(pid, f"figure:{fig.n}")})
+            x, pts = self._figure_setting(pid, fig, cands)
+            for method, y in pts:
+                out.append({"kind": "value", "subject": method, "relation": "=", "quantity": fig.metric,
+                            "dataset": fig.dataset, "x_label": fig.x_label, "x": x, "value": y, "unit": unit,
+                            "tolerance": fig.tolerance, "cites": _cite(pid, f"figure:{fig.n}")})
             fhib = self.c.direction(pid, fig.metric)
             pts.sort(key=lambda p: -p[1] if fhib else p[1])
             if len(pts) >= 2 and abs(pts[0][1] - pts[1][1]) > 2 * fig.tolerance:
@@ -139,6 +133,17 @@ class ReportBuilder:
                             "dataset": fig.dataset, "x_label": fig.x_label, "x": x, "tolerance": fig.tolerance,
                             "cites": _cite(pid, f"figure:{fig.n}")})
         return out
+
+    def _figure_setting(self, pid: str, fig: LineFigure, cands: list[str]) -> tuple[float, list[tuple[str, float]]]:
+        """The smallest plotted setting where the most candidate curves are askable (no printed number gives
+        them), and those (method, value) points."""
+        best: tuple[float, list[tuple[str, float]]] = (min(fig.series[0][2]), [])
+        for x in sorted(set(fig.series[0][2])):
+            pts = [(method, ys[xs.index(x)]) for label, method, xs, ys in fig.series
+                   if method in cands and x in xs and self.c.askable(pid, fig, label, method, x, ys[xs.index(x)])]
+            if len(pts) > len(best[1]):
+                best = (x, pts)
+        return best
 
     # ---- one question, two personas ----------------------------------------------------------
     def build(self, pid: str, qid: str, archs: list[Archetype], source: str) -> list[dict] | None:
@@ -152,7 +157,8 @@ class ReportBuilder:
         if len(datasets) < 2:
             return None
         d1 = self.rng.choice(fig_sets)
-        d2 = self.rng.choice([d for d in datasets if d != d1])
+        others = [d for d in fig_sets if d != d1] or [d for d in datasets if d != d1]
+        d2 = self.rng.choice(others)
         turn1, turn2, opened = self._answer_turns(pid, main, figs)
         if turn2 is None:
             return None
@@ -227,8 +233,9 @@ class ReportBuilder:
         x_labels = sorted({f.x_label for f in figs})
         return (f"Write a short report for the reader described below on the methods compared in Table {main.n} of the "
                 f"paper from turn 1, restricted to the benchmark and the constraints the reader states: the score of "
-                f"each qualifying method, how they rank and by how much they differ,{cost} and how they behave at the "
-                f"smallest {' / '.join(x_labels)} the paper's figures plot on that benchmark. Leave out methods that do "
+                f"each qualifying method, how they rank and by how much they differ,{cost} and how they "
+                f"behave at a small {' / '.join(x_labels)} in the paper's figures on that benchmark (read from the plot). "
+                f"Leave out methods that do "
                 f"not fit the reader's constraints.")
 
 
