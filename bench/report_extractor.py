@@ -19,6 +19,7 @@ from harness.reports import Lexicon, extract_claims
 from harness.reports._lexicon import norm_name
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "harness" / "data" / "report_claims_labelled.json"
+HELDOUT = DATA.with_name("report_claims_heldout.json")
 
 
 @dataclass

@@ -303,7 +303,8 @@ class Episode(_Strict):
 
     @property
     def checklist_length(self) -> int:
-        return sum(len(t.checklist) for t in self.turns)
+        """c*: the minimal tool calls of the episode, a report turn's included."""
+        return sum(len(t.checklist) for t in self.turns) + (len(self.report.checklist) if self.report else 0)
 
     @property
     def papers(self) -> list[str]:
