@@ -101,6 +101,7 @@ def compare_cmd(
     from ..scoring import compare_runs, write_comparison
     from ..scoring.compare import (
         check_same_episodes, comparison_warnings, leaderboard_table, paired_comparisons, process_table,
+        report_leaderboard,
     )
     from ..scoring.paired import PairingError
     from ..scoring.paired_report import paired_table
@@ -127,6 +128,8 @@ def compare_cmd(
         console.print(f"[bold yellow]warning:[/] {escape(w)}", highlight=False)
     console.print(leaderboard_table(scores))
     console.print(process_table(scores))
+    if (reports := report_leaderboard(scores)) is not None:
+        console.print(reports)
     if any(s.uses_gold for s in scores):
         console.print(f"[bold yellow]{next(s.note for s in scores if s.uses_gold)}[/]")
     if comparisons:
