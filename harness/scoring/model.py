@@ -161,7 +161,7 @@ class EpisodeScore(BaseModel):
     failure: FailureLabel | None = None
     errored: bool = Field(
         default=False, description="the first error is a provider, data_access or pipeline error with no wrong turn before "
-                                   "it: not a failure; left out of the scores unless errors count as failures (scorer 5 on)")
+                                   "it: not a failure; left out of the scores unless errors count as failures (scorer 6 on)")
     cost: CostTotals = Field(default_factory=CostTotals)
     truncated: bool = False
     missing: bool = False
