@@ -3,7 +3,7 @@ import json
 
 from rich.console import Console
 
-from harness.scoring import compare_runs, score_run, write_comparison
+from harness.scoring import SCORER_VERSION, compare_runs, score_run, write_comparison
 from harness.scoring.compare import leaderboard_table
 
 from .scoring_fixture import NUM, TraceBuilder, episode, main_run, turn, write_run
@@ -30,7 +30,8 @@ def test_write_comparison_tables_and_ablation_plots(tmp_path):
     # out, so E3 alone: ESR 0 of 1 = [0, 79.35], Acc_final 1 of 1 = [20.65, 100], Acc_pre 1 of 2 turns = [5.46, 94.54]
     assert ("| fixture-run (steps=10, final-tools off) | 50.00 [9.45, 90.55] | 50.00 [9.45, 90.55] | 100.00 [34.24, 100.00] "
             "| 0.00 [0.00, 79.35] | 100.00 [20.65, 100.00] | 50.00 [5.46, 94.54] | 33.33 [6.15, 79.23] |") in md
-    assert "| fixture-run (steps=10, final-tools off) | fixture |  | steps=10, final-tools off | matcher | 5 | 3 | 1 (left out) |" in md
+    assert (f"| fixture-run (steps=10, final-tools off) | fixture |  | steps=10, final-tools off | matcher | {SCORER_VERSION} | "
+            "3 | 1 (left out) |") in md
     assert "| steps5-no-rag (steps=5, final-tools on, without pdf_rag) | 100.00 [20.65, 100.00] | 100.00 [20.65, 100.00] | n/a |" in md
     # different episode files: shown side by side, never paired
     assert "- not paired: runs 'steps5-no-rag' and 'fixture-run' were scored on different episode files" in md
