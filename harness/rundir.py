@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from pydantic import ValidationError
 
-from .trace import EpisodeEnd, parse_event
+from .trace import EpisodeEnd, TraceVersionError, parse_event
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _EPOCH_DIR = re.compile(r"^epoch=([1-9][0-9]*)$")
@@ -198,6 +198,22 @@ class RunDir:
     def completed_jobs(self) -> set[tuple[str, int]]:
         """(episode id, epoch) of every finished trace, whatever executor wrote it."""
         return {(ep, k) for k in self.epochs() for ep in self.completed_episodes(k)}
+
+    def newer_traces(self) -> list[Path]:
+        """Traces written by a newer epiharness (a trace schema this one cannot read): a run holding any must not
+        be taken up here, or its finished episodes would count as unfinished and be run again over them."""
+        out = []
+        for k in self.epochs():
+            for p in sorted(self.epoch_dir(k).glob("*.jsonl")):
+                first = _first_line(p)
+                try:
+                    if first:
+                        parse_event(first)
+                except TraceVersionError:
+                    out.append(p)
+                except (ValidationError, ValueError):
+                    continue
+        return out
 
     def discard_partial_traces(self) -> int:
         """Delete the unfinished `.part` traces of every epoch (a crash leftover); returns how many."""

@@ -158,6 +158,10 @@ def _check_stored(req: RunRequest, rd: RunDir, episode_set: Any, world: World) -
     except RunLocked as e:
         raise RunSetupError(str(e)) from None
     old = load_run_config(rd)
+    if newer := rd.newer_traces():
+        raise RunSetupError(
+            f"{req.command}: run {rd.run_id!r} holds traces written by a newer epiharness ({newer[0].name}"
+            f"{f' and {len(newer) - 1} more' if len(newer) > 1 else ''}); take it up with that version")
     if old.get("episodes_sha256") != episode_set.sha256:
         raise RunSetupError(
             f"{req.command}: run {rd.run_id!r} was made with a different episode set "

@@ -71,3 +71,33 @@ def test_a_doctored_run_folder_sends_nothing_to_the_endpoint_it_names(tiny_sandb
         code, out = epi([*base, "--base-url", attacker.base_url, "--api-key-env", "MY_KEY"], capsys, monkeypatch)
         assert code == 0, out
         assert attacker.chat_requests
+
+
+def test_a_run_folder_from_another_version_is_refused_with_one_line(tiny_sandbox, tiny_episodes, tmp_path, capsys,
+                                                                   monkeypatch):
+    code, out = epi(["run", "--agent", "oracle", "--episodes", str(tiny_episodes), "--limit", "2", "--results",
+                     str(tmp_path), "--run-id", "r", "-q", "--no-score"], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    run = tmp_path / "r"
+    resume = ["run", "--resume", "r", "--agent", "oracle", "--results", str(tmp_path), "-q"]
+    # settings this version does not know
+    cfg = json.loads((run / "run.json").read_text())
+    good = json.dumps(cfg)
+    cfg["settings"]["frobnicate"] = 3
+    (run / "run.json").write_text(json.dumps(cfg))
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    code, out = epi(resume, capsys, monkeypatch, tiny_sandbox)
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "Traceback" not in out
+    assert "settings.frobnicate" in out and "another version of epiharness" in " ".join(out.split())
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+    # a trace of a newer schema: its episode must not count as unfinished and be run again over it
+    (run / "run.json").write_text(good)
+    trace = sorted((run / "traces").glob("*.jsonl"))[0]
+    lines = trace.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["schema_version"] = 99
+    trace.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    code, out = epi(resume, capsys, monkeypatch, tiny_sandbox)
+    assert code == 2 and "written by a newer epiharness" in " ".join(out.split()) and trace.name in out
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
