@@ -107,31 +107,37 @@ def test_a_lock_of_another_host_needs_break_lock(tmp_path):
         RunLock.acquire(tmp_path / "s")
 
 
-def _race(run: str, go, out) -> None:  # noqa: ANN001
-    go.wait()
+def _race(run: str, ready, go, done, out) -> None:  # noqa: ANN001
+    ready.put(os.getpid())
+    go.wait(60)
     try:
         lock = RunLock.acquire(run)
-        out.put(("won", lock.info.token))
-        time.sleep(1.0)  # hold it while the others try
-        lock.release()
     except RunLocked as e:
         out.put(("refused", str(e)))
+        return
+    out.put(("won", lock.info.token))
+    done.wait(60)  # hold it until every other writer has tried
+    lock.release()
 
 
 def test_racing_writers_on_a_stale_lock_one_wins(tmp_path):
     _plant(tmp_path / "r")
     ctx = multiprocessing.get_context("spawn")
-    go, out = ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=_race, args=(str(tmp_path / "r"), go, out)) for _ in range(6)]
+    ready, go, done, out = ctx.Queue(), ctx.Event(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_race, args=(str(tmp_path / "r"), ready, go, done, out)) for _ in range(4)]
     for p in procs:
         p.start()
+    for _ in procs:  # all of them at the start line, then go at once
+        ready.get(timeout=60)
     go.set()
     results = [out.get(timeout=60) for _ in procs]
+    done.set()
     for p in procs:
         p.join(timeout=30)
     winners = [r for r in results if r[0] == "won"]
     assert len(winners) == 1, results
     assert all("being written by pid" in msg or "just now" in msg for kind, msg in results if kind == "refused")
+    assert not (tmp_path / "r" / LOCK_NAME).exists()
 
 
 def test_the_cli_refuses_a_second_writer_with_one_line_and_writes_nothing(
