@@ -14,6 +14,7 @@ hand-labelled sentences (tests/harness/data/report_claims_labelled.json, `bench/
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -389,6 +390,20 @@ class ClaimExtractor:
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 out.append(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q,
                                  dataset=_dataset_near(datasets, m.start()), **base))
+        return out
+
+    def leftovers(self, sent: Sentence, claims: list[Claim]) -> list[str]:
+        """What in the sentence no claim the rules read accounts for: numbers no claim states, a comparison or a
+        superlative without a claim of that kind (the sentences a judged extractor is asked about)."""
+        s = _MARKUP.sub(lambda m: " " * len(m.group(0)), _blank(sent.text, sent.start, sent.cites))
+        used = [v for c in claims for v in (c.value, c.x) if v is not None]
+        loose = [n for n in self.numbers(s, self.spans(s))
+                 if n.role in ("value", "diff") and not any(math.isclose(n.value, u) for u in used)]
+        out = [f"numbers no claim states: {', '.join(f'{n.value:g}' for n in loose)}"] if loose else []
+        if any(rx.search(s) for rx, _, _ in _COMPARE_RE) and not any(c.kind == "compare" for c in claims):
+            out.append("a comparison without a compare claim")
+        if any(rx.search(s) for rx, _, _ in _RANK_RE) and not any(c.kind == "rank" for c in claims):
+            out.append("a superlative without a rank claim")
         return out
 
     def extract(self, text: str) -> list[Claim]:

@@ -25,8 +25,9 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # memory on every turn, judge errors kept apart. 3: process metrics from the trace and claim-level scores of
 # set answers added (issue 17; the numbers of version 2 are unchanged). 4: every epoch of a repeated run scored and
 # reduced per episode (mean by default), 95% intervals of ESR, Acc_final, Acc_pre, EC, MG (issue 16; single-epoch
-# numbers of version 3 unchanged).
-SCORER_VERSION = "4"
+# numbers of version 3 unchanged). 5: the report claim extractor reads more sentence patterns (issue 32; report
+# metrics may move, every other number of version 4 is unchanged).
+SCORER_VERSION = "5"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
