@@ -26,7 +26,7 @@ def read_json(text: str | None, want: type) -> Any | None:
     while i < len(starts):
         try:
             value, end = decoder.raw_decode(body, starts[i])
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: brackets nested past the parser's depth
             i += 1
             continue
         if isinstance(value, want):
