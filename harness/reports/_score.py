@@ -13,6 +13,7 @@ from ._citations import parse_citations
 from ._extract import ClaimExtractor, split_sentences
 from ._lexicon import lexicon_from_facts, norm_name
 from ._model import ClaimVerdict, ReportScore
+from ._opened import opened_keys
 from ._verify import FactBook
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class PersonaCheck:
 
 
 def _opened(fold: EpisodeFold, upto: int) -> set[tuple[str, str]]:
-    return {u.key for t, tf in fold.turns.items() if t <= upto for u in tf.exposed}
+    return opened_keys(fold, upto)
 
 
 def score_report(turn: ReportTurn, fold: EpisodeFold, number: int, judge: "Judge | None" = None) -> ReportScore:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 
 from harness.scoring.judge import Judge
-from harness.trace import ToolCallEvent
 from harness.trace_fold import EpisodeFold
 
 from ._judge_io import describe_claim
 from ._judged_model import SupportJudgement
 from ._model import ReportScore
+from ._opened import opened_calls
 from ._verify import FactBook
 
 PROMPT_VERSION = "report-support-v1"
@@ -44,16 +44,13 @@ def parse_support(text: str | None) -> bool | None:
 def source_texts(fold: EpisodeFold, upto: int) -> dict[tuple[str, str], str]:
     """What the agent saw of each unit up to turn `upto`: the text of every call that exposed it, in trace order."""
     seen: dict[tuple[str, str], list[str]] = {}
-    for t, tf in sorted(fold.turns.items()):
-        if t > upto:
+    for _, ev, keys in opened_calls(fold, upto):
+        if not ev.result_text:
             continue
-        for ev in tf.events:
-            if not isinstance(ev, ToolCallEvent) or not ev.result_text:
-                continue
-            for u in ev.exposed:
-                texts = seen.setdefault(u.key, [])
-                if ev.result_text not in texts:
-                    texts.append(ev.result_text)
+        for k in keys:
+            texts = seen.setdefault(k, [])
+            if ev.result_text not in texts:
+                texts.append(ev.result_text)
     return {k: "\n\n".join(v)[:MAX_SOURCE_CHARS] for k, v in seen.items()}
 
 

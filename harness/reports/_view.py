@@ -15,6 +15,7 @@ from ._extract import split_sentences
 from ._judge_io import describe_claim
 from ._judged_model import JudgedReport
 from ._model import ClaimVerdict, ReportScore
+from ._opened import opened_calls
 
 Mark = Literal["false", "off_persona", "unread", "uncited", "unknown", "true"]
 MARKS: tuple[Mark, ...] = ("false", "off_persona", "unread", "uncited", "unknown", "true")  # worst first
@@ -75,12 +76,9 @@ def claim_marks(d: ClaimVerdict, opened: set[tuple[str, str]]) -> list[Mark]:
 
 def _first_openings(fold: EpisodeFold, upto: int) -> dict[tuple[str, str], tuple[int, int]]:
     out: dict[tuple[str, str], tuple[int, int]] = {}
-    for t, tf in sorted(fold.turns.items()):
-        if t > upto:
-            continue
-        for c in tf.calls:
-            for u in c.exposed:
-                out.setdefault(u.key, (t, c.step))
+    for t, ev, keys in opened_calls(fold, upto):
+        for k in keys:
+            out.setdefault(k, (t, ev.step))
     return out
 
 

@@ -150,3 +150,37 @@ def test_json_replies_are_read_after_reasoning_and_fences() -> None:
     assert read_json('<think>{"a": 1}</think> Here: ```json\n{"read": 0.5}\n```', dict) == {"read": 0.5}
     assert read_json('claims: [1, [2]] and then [3]', list) == [3]
     assert read_json("no json at all {", dict) is None and read_json("[" * 100_000, list) is None
+
+
+def test_a_live_world_citation_is_judged_against_the_page_the_agent_opened(tmp_path: Path) -> None:
+    """A URL citation finds the text of the call that opened that URL (the world named the paper by its arXiv id);
+    with no unit facts there is no rules verdict, only the judge's."""
+    from harness.episode import ReportTurn
+    from harness.reports import score_report
+    from harness.reports._judged import judge_report
+    from harness.scoring.judge import Judge
+    from harness.trace import FinalAnswerEvent, ToolCallEvent, TurnStart
+    from harness.trace_fold import fold_events
+
+    from .report_runs import FACTS, GOLD
+
+    url = "https://arxiv.org/abs/2101.00001"
+    mk = dict(run_id="r", episode_id="L", turn=1, ts=1.0)
+    fold = fold_events("L", [
+        TurnStart(step=0, question="q", allowed_tools=["table_extract"], budget=5, **mk),
+        ToolCallEvent(step=1, tool="table_extract", args={"paper": url, "table": 1}, result_text="| XNet | 70.0 |",
+                      provenance=[{"paper": "2101.00001", "unit": "table:1"}], **mk),
+        FinalAnswerEvent(step=2, answer=f"XNet reaches 70.0 on Alpha [{url}, Table 1]. XNet has 20 M parameters "
+                                        f"[{url}, Table 2].", source="agent", **mk)])
+    turn = ReportTurn.model_validate({"question": "q", "gold": GOLD, "facts": FACTS,
+                                      "papers": [{"paper": "P001", "method": "ZNet"}]})
+    rep = score_report(turn, fold, 1)
+    assert rep.unread == [f"{url} table:2"]  # Table 1 was opened under that URL, Table 2 never
+    live = turn.model_copy(update={"facts": [], "gold": []})  # what a live-world turn knows: no unit facts
+    script = Script(responses=[ScriptItem(content="SUPPORTED", match={"contains": "| XNet | 70.0 |"})],
+                    default=ScriptItem(content="(no reply scripted)"))
+    with ScriptedModelServer(script) as srv:
+        j = judge_report(Judge(_cfg(srv, tmp_path / "c")), live, fold, 1, rep, parts=("support",))
+        assert len(srv.chat_requests) == 1
+    assert [(s.unit, s.judged, s.rules) for s in j.support] == [(f"{url} table:1", True, None), (f"{url} table:2", None, None)]
+    assert (j.judged_supported, j.cited) == (1, 2)
