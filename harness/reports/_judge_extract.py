@@ -15,7 +15,8 @@ from harness.scoring.judge import Judge
 from harness.scoring.numbers import find_mentions
 from tools import EvidenceUnit
 
-from ._extract import _SKIP_ROLES, ClaimExtractor, Sentence, _slack, _unique
+from ._extract import ClaimExtractor, Sentence, _slack, _unique
+from ._patterns import _SKIP_ROLES
 from ._judge_io import number, read_json
 from ._judged_model import JudgedExtraction
 from ._lexicon import Lexicon, norm_name, quantity_aliases, setting_keywords

@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -20,15 +21,17 @@ from sandbox.model_server import ScriptedModelServer
 from .report_runs import R1_REPORT, judge_script, report_run
 
 
-def _judged_run(tmp_path: Path) -> Path:
-    run = report_run(tmp_path)
+@pytest.fixture(scope="module")
+def judged_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("judged")
+    run = report_run(root)
     with ScriptedModelServer(judge_script()) as srv:
-        score_run(run, report_judge=JudgeConfig(model="scripted", base_url=srv.base_url, cache_dir=tmp_path / "c"))
+        score_run(run, report_judge=JudgeConfig(model="scripted", base_url=srv.base_url, cache_dir=root / "c"))
     return run
 
 
-def test_every_claim_is_marked_and_every_citation_links_the_step_that_opened_it(tmp_path: Path) -> None:
-    run = _judged_run(tmp_path)
+def test_every_claim_is_marked_and_every_citation_links_the_step_that_opened_it(judged_run: Path) -> None:
+    run = judged_run
     tl = build_timeline(RunFiles.open(run), "R1")
     rep = tl.report
     assert rep is not None and rep.turn == 2 and rep.extraction.startswith("rules + judge:scripted")
@@ -55,9 +58,8 @@ def test_every_claim_is_marked_and_every_citation_links_the_step_that_opened_it(
         assert want in shown, want
 
 
-def test_the_viewer_carries_the_report_and_the_judged_run_numbers(tmp_path: Path) -> None:
-    run = _judged_run(tmp_path)
-    index = build_viewer([run], tmp_path / "viewer")
+def test_the_viewer_carries_the_report_and_the_judged_run_numbers(judged_run: Path, tmp_path: Path) -> None:
+    index = build_viewer([judged_run], tmp_path / "viewer")
     data = (index.parent / "data" / "ep" / "0" / "R1.js").read_text()
     assert "<img" not in data and "\\u003cimg src=x onerror=alert(1)\\u003e" in data  # no markup survives
     ep = json.loads(data[data.index(",", data.index(",") + 1) + 1:data.rindex(")")])
