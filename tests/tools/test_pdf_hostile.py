@@ -78,7 +78,7 @@ def _cli(args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
 def test_the_honest_file_of_the_same_writer_parses(hostile: dict[str, Path]) -> None:
     """The generator writes valid PDFs: what the other tests refuse is the flaw, not the writer."""
     parsed = parse_pdf(hostile["plain"].read_bytes())
-    assert parsed.pages == 2 and "honest paper" in parsed.markdown
+    assert parsed.pages == 2 and parsed.markdown.count("We study how retrieval models") >= 2
 
 
 @pytest.mark.parametrize("name", ["count", "cycle"])
