@@ -15,7 +15,7 @@ from rich.table import Table
 
 from ._apps import UserError, paper_app
 
-from tools.pdf._limits import PdfLimits, PdfLimitsError, describe_limits
+from tools.pdf._limits import PdfLimits, PdfLimitsError, describe_limits, format_mb
 
 if TYPE_CHECKING:  # tools.pdf loads pymupdf (~0.8 s): imported by the commands that parse, not by `epi --help`
     from tools.pdf import FloatRef, ParsedPaper
@@ -40,7 +40,7 @@ def _read(path: Path, limits: PdfLimits) -> bytes:
     try:
         size = path.stat().st_size
         if size > limits.file_bytes:  # refused before reading: the file may not even fit in memory
-            raise UserError(f"{path}: {limits.refuse(f'the file is {size / 2**20:,.1f} MB', 'file_mb').message}")
+            raise UserError(f"{path}: {limits.refuse(f'the file is {format_mb(size)}', 'file_mb').message}")
         return path.read_bytes()
     except OSError as e:
         raise UserError(f"{path}: cannot read ({e.strerror})") from None

@@ -64,6 +64,7 @@ def add_pdf(pdf_path: Path, sandbox_dir: Path | None = None, *, with_index: bool
     import pymupdf
 
     from tools.pdf import PdfError, PdfLimits, parse_cached
+    from tools.pdf._limits import format_mb
 
     from ..world import SandboxWorld
 
@@ -80,7 +81,7 @@ def add_pdf(pdf_path: Path, sandbox_dir: Path | None = None, *, with_index: bool
     try:
         size = path.stat().st_size
         if size > limits.file_bytes:  # refused before reading: the file may not even fit in memory
-            too_big = limits.refuse(f"the file is {size / 2**20:,.1f} MB", "file_mb")
+            too_big = limits.refuse(f"the file is {format_mb(size)}", "file_mb")
             raise AddPdfError(f"{path}: {too_big.message}; the sandbox was not changed")
         data = path.read_bytes()
     except OSError as e:

@@ -110,12 +110,12 @@ def lying_count_pdf(count: int = 100_000, real_pages: int = 2) -> bytes:
 
 
 def cyclic_page_tree_pdf() -> bytes:
-    """An inner /Pages node that lists the root among its kids: walking the tree never ends."""
+    """An inner /Pages node (object 4) that lists the root (object 2) among its kids: the tree loops."""
     pdf, catalog, pages, font = _skeleton()
     inner = pdf.reserve()
     page = _text_page(pdf, inner, font, "A paper with a looping page tree")
     pdf.set(inner, f"<< /Type /Pages /Parent {pages} 0 R /Count 2 /Kids [{page} 0 R {pages} 0 R] >>")
-    pdf.set(pages, f"<< /Type /Pages /Count 3 /Kids [{page} 0 R {inner} 0 R] >>")
+    pdf.set(pages, f"<< /Type /Pages /Count 2 /Kids [{inner} 0 R] >>")
     return pdf.tobytes(catalog)
 
 
@@ -139,9 +139,9 @@ def huge_image_pdf(side: int = 60_000, rgb: bool = True) -> bytes:
     pdf, catalog, pages, font = _skeleton()
     comps = 3 if rgb else 1
     row = bytes(side * comps)
-    rows_per_chunk = max(1, 2**20 // len(row))
+    most = max(1, 2**20 // len(row))  # whole rows per chunk of at most 1 MB, a divisor of the height
+    rows_per_chunk = max(d for d in range(1, min(side, most) + 1) if side % d == 0)
     chunk, times = row * rows_per_chunk, side // rows_per_chunk
-    assert side % rows_per_chunk == 0, "pick a side whose rows fill whole 1 MB chunks"
     image = pdf.stream(f"/Type /XObject /Subtype /Image /Width {side} /Height {side} /BitsPerComponent 8 "
                        f"/ColorSpace /{'DeviceRGB' if rgb else 'DeviceGray'} /Filter /FlateDecode",
                        repeat_deflate(chunk, times))
@@ -161,4 +161,18 @@ def plain_pdf(pages: int = 2) -> bytes:
     pdf, catalog, root, font = _skeleton()
     kids = [_text_page(pdf, root, font, f"Page {i + 1} of an honest paper") for i in range(pages)]
     pdf.set(root, f"<< /Type /Pages /Count {pages} /Kids [{' '.join(f'{k} 0 R' for k in kids)}] >>")
+    return pdf.tobytes(catalog)
+
+
+def glyph_flood_pdf(mb: int = 1) -> bytes:
+    """A 6 KB paper whose page shows `mb` million glyphs at a size of 0.0001 pt (all inside the page, so
+    none is clipped away): text extraction keeps about 100 bytes per glyph, so it costs memory and time."""
+    pdf, catalog, pages, font = _skeleton()
+    head = pdf.stream("", (_text_ops(["A paper with one very long line"], y=740, size=14)
+                           + _text_ops(_body_lines())).encode("latin-1"))
+    flood = b"BT /F1 0.0001 Tf 10 10 Td (" + b"A" * (mb * 2**20) + b") Tj ET\n"
+    body = pdf.stream("/Filter /FlateDecode", zlib.compress(flood, 6))
+    page = pdf.add(f"<< /Type /Page /Parent {pages} 0 R /MediaBox [0 0 612 792] "
+                   f"/Resources << /Font << /F1 {font} 0 R >> >> /Contents [{head} 0 R {body} 0 R] >>")
+    pdf.set(pages, f"<< /Type /Pages /Count 1 /Kids [{page} 0 R] >>")
     return pdf.tobytes(catalog)

@@ -13,7 +13,7 @@ import re
 import pymupdf
 
 from ._errors import PdfError
-from ._limits import PdfLimits
+from ._limits import PdfLimits, format_mb
 from .model import PdfMeasures
 
 MAX_TREE_DEPTH = 64
@@ -41,7 +41,7 @@ def check_page_tree(doc: pymupdf.Document, limits: PdfLimits) -> int:
     def walk(node: int, depth: int) -> int:
         nonlocal leaves
         if node in seen:
-            raise PdfError(f"corrupt PDF: its page tree loops back to object {node}; {_REPAIR}")
+            raise PdfError(f"corrupt PDF: its page tree reaches object {node} twice (a loop); {_REPAIR}")
         if depth > MAX_TREE_DEPTH:
             raise PdfError(f"corrupt PDF: its page tree is nested more than {MAX_TREE_DEPTH} levels deep; {_REPAIR}")
         seen.add(node)
@@ -116,9 +116,9 @@ def measure_streams(doc: pymupdf.Document, limits: PdfLimits, file_bytes: int) -
 def check_measures(measured: PdfMeasures, limits: PdfLimits) -> None:
     """A cached parse's measures against the limits in force now (the cache never changes a result)."""
     if measured.file_bytes > limits.file_bytes:
-        raise limits.refuse(f"the file is {measured.file_bytes / 2**20:,.1f} MB", "file_mb")
+        raise limits.refuse(f"the file is {format_mb(measured.file_bytes)}", "file_mb")
     if measured.decompressed_bytes > limits.decompressed_bytes:
-        raise limits.refuse(f"its streams decompress to {measured.decompressed_bytes / 2**20:,.0f} MB",
+        raise limits.refuse(f"its streams decompress to {format_mb(measured.decompressed_bytes)}",
                             "decompressed_mb")
     if measured.largest_image_pixels > limits.image_pixels:
         raise limits.refuse(f"it holds an image of {measured.largest_image_pixels / 1e6:,.0f} megapixels",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import select
 import signal
 import subprocess
@@ -22,13 +23,14 @@ import sys
 from pathlib import Path
 
 from ._errors import PdfError
-from ._limits import PdfLimits
+from ._limits import PdfLimits, format_mb
 from .model import ParsedPaper
 
 STARTUP_SECONDS = 60.0  # the child's imports, on a loaded machine; not counted against the file
 _ROOT = Path(__file__).resolve().parents[2]  # the folder holding the `tools` package the caller runs
 _BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from tools.pdf._isolate import child_main; child_main()"
 _UNUSED = ("pymupdf.layout", "pymupdf4llm")  # imported by `import pymupdf` when installed; never used here
+_ALLOC_FAILED = re.compile(r"\b(?:m|c|re)alloc\b.*\bfailed|out of memory", re.I)  # how mupdf says it ran out
 
 
 def _tail(err: bytes) -> str:
@@ -49,7 +51,7 @@ def _wait_ready(proc: subprocess.Popen[bytes]) -> None:
 def parse_isolated(data: bytes, limits: PdfLimits) -> ParsedPaper:
     """Check and parse untrusted PDF bytes in a child process; a PdfError (kind "limit" for a limit) on refusal."""
     if len(data) > limits.file_bytes:
-        raise limits.refuse(f"the file is {len(data) / 2**20:,.1f} MB", "file_mb")
+        raise limits.refuse(f"the file is {format_mb(len(data))}", "file_mb")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
     proc = subprocess.Popen([sys.executable, "-I", "-c", _BOOT, str(_ROOT), limits.model_dump_json()],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -115,15 +117,13 @@ def child_main() -> None:
         out.write(b'{"ok": true, "parsed": ' + parsed.model_dump_json().encode("utf-8") + b"}")
         out.flush()
         return
-    except PdfError as e:
-        reply = {"ok": False, "kind": e.kind, "message": e.message}
-    except MemoryError:
-        reply = {"ok": False, "kind": "limit", "message": limits.refuse(
-            "parsing it needs more memory", "memory_mb").message}
-    except RuntimeError as e:  # mupdf's errors on a damaged or hostile file; "malloc" when memory ran out
-        if "malloc" in str(e) or "out of memory" in str(e).lower():
-            reply = {"ok": False, "kind": "limit", "message": limits.refuse(
-                "parsing it needs more memory", "memory_mb").message}
+    except (PdfError, RuntimeError, MemoryError) as e:  # RuntimeError: mupdf on a damaged or hostile file
+        text = e.message if isinstance(e, PdfError) else str(e)
+        if isinstance(e, MemoryError) or _ALLOC_FAILED.search(text):  # the address-space limit was reached
+            reply = {"ok": False, "kind": "limit",
+                     "message": limits.refuse("parsing it needs more memory", "memory_mb").message}
+        elif isinstance(e, PdfError):
+            reply = {"ok": False, "kind": e.kind, "message": e.message}
         else:
             reply = {"ok": False, "kind": "data_access", "message": f"corrupt PDF: PyMuPDF failed on it ({e})"}
     out.write(json.dumps(reply).encode("utf-8"))

@@ -76,9 +76,9 @@ class PdfLimits(BaseModel):
         for pair in pairs:
             name, sep, value = pair.partition("=")
             name = name.strip().lower().replace("-", "_")
-            if not sep or name not in self.model_fields:
+            if not sep or name not in type(self).model_fields:
                 raise PdfLimitsError(f"--pdf-limit {pair!r}: expected name=value with a name among "
-                                     f"{', '.join(self.model_fields)}")
+                                     f"{', '.join(type(self).model_fields)}")
             values[name] = value.strip()
         return self._build({**self.model_dump(), **values}, lambda f: f"--pdf-limit {f}")
 
@@ -102,6 +102,12 @@ class PdfLimits(BaseModel):
                 "seconds": "s", "memory_mb": "MB"}[field]
         return PdfLimitError(f"PDF refused: {what}, over the limit of {getattr(self, field):g} {unit}; "
                              f"{self.raise_hint(field)}")
+
+
+def format_mb(n_bytes: int) -> str:
+    """A size for a message: '10.2 MB', or three digits below 1 MB ('0.00288 MB')."""
+    mb = n_bytes / 2**20
+    return f"{mb:,.1f} MB" if mb >= 1 else f"{mb:.3g} MB"
 
 
 def describe_limits() -> str:

@@ -20,7 +20,7 @@ from .._world import PaperMeta, World
 from ._checks import check_measures
 from ._errors import PdfError
 from ._isolate import parse_isolated
-from ._limits import PdfLimits, PdfLimitsError
+from ._limits import PdfLimits, PdfLimitsError, format_mb
 from ._parse import PARSER_VERSION, parse_pdf
 from .model import ParsedPaper
 
@@ -106,7 +106,7 @@ def parse_cached(data: bytes, cache_dir: Path | None, *, limits: PdfLimits | Non
     """
     limits = limits or PdfLimits.from_env()
     if not trusted and len(data) > limits.file_bytes:
-        raise limits.refuse(f"the file is {len(data) / 2**20:,.1f} MB", "file_mb")
+        raise limits.refuse(f"the file is {format_mb(len(data))}", "file_mb")
     sha = hashlib.sha256(data).hexdigest()
     path = _cache_path(cache_dir, sha) if cache_dir is not None else None
     key = (sha, limits)

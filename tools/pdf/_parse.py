@@ -14,13 +14,18 @@ from ._classify import classify_blocks, find_captions
 from ._errors import PdfError
 from ._gutter import split_at_gutter
 from ._layout import PageText, measure_geometry, read_page, union
-from ._limits import PdfLimits
+from ._limits import PdfLimits, format_mb
 from ._reading import read_document
 from ._regions import locate_regions, mark_float_blocks
 from .model import FloatRef, ParsedPaper
 
 PARSER_VERSION = "epi-pdf-3"
 DEFAULT_MAX_PAGES = 300
+
+# Text boxes as this parser has always measured them: `import pymupdf` imports pymupdf4llm when it is
+# installed, which switches PyMuPDF's quad corrections off for the whole process. Said here, the parse
+# no longer depends on which optional packages are installed (or skipped, as the child process does).
+pymupdf.TOOLS.unset_quad_corrections(True)
 
 
 def open_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES, limits: PdfLimits | None = None) -> pymupdf.Document:
@@ -37,7 +42,7 @@ def open_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES, limits: PdfLimi
         raise PdfError(f"not a PDF: the file does not start with a %PDF- header (starts with {shown!r})")
     caps = limits or PdfLimits(pages=max_pages)
     if limits is not None and len(data) > limits.file_bytes:
-        raise limits.refuse(f"the file is {len(data) / 2**20:,.1f} MB", "file_mb")
+        raise limits.refuse(f"the file is {format_mb(len(data))}", "file_mb")
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as e:  # mupdf raises its own types for damaged files
