@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import tools.pdf._isolate as isolate_module
 import tools.pdf._load as load_module
 from tools import get_tool
 from tools.pdf import PdfError, PdfLimits, PdfLimitsError, parse_cached, parse_isolated, parse_pdf
@@ -20,7 +21,7 @@ REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realpdfs" / "N18
 
 
 def _no_child(*args, **kwargs):
-    raise AssertionError("a child process was started")
+    raise AssertionError("a parse process was asked for")
 
 
 # ---- the limits themselves ----------------------------------------------------------------------
@@ -48,7 +49,7 @@ def test_a_bad_limit_is_refused_naming_where_it_was_set(env: dict, pairs: list[s
 
 
 def test_the_file_size_limit_refuses_before_anything_is_parsed(hostile: dict[str, Path], monkeypatch) -> None:
-    monkeypatch.setattr("subprocess.Popen", _no_child)
+    monkeypatch.setattr(isolate_module._ZYGOTE, "worker", _no_child)
     with pytest.raises(PdfError) as e:
         parse_isolated(hostile["image"].read_bytes(), PdfLimits(file_mb=5))
     assert e.value.kind == "limit" and "the file is 10.2 MB, over the limit of 5 MB" in e.value.message
@@ -80,18 +81,25 @@ def test_the_child_parses_exactly_what_the_process_parses() -> None:
     assert there == here
 
 
-def test_the_child_gets_no_secret_from_the_callers_environment(monkeypatch) -> None:
-    seen = []
-    real = subprocess.Popen
-
-    def spy(*args, **kwargs):
-        seen.append(kwargs.get("env"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-canary")
-    monkeypatch.setattr("subprocess.Popen", spy)
+def test_the_parse_processes_get_no_secret_from_the_callers_environment(monkeypatch) -> None:
+    isolate_module._ZYGOTE._stop()  # started again below, while the caller's environment holds a key
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-0123")
     assert parse_isolated(plain_pdf(), PdfLimits()).pages == 2
-    assert seen and seen[0] is not None and "sk-canary" not in str(seen[0])
+    zygote = isolate_module._ZYGOTE._proc
+    assert zygote is not None and zygote.poll() is None
+    environ = Path(f"/proc/{zygote.pid}/environ").read_bytes()
+    assert b"PATH=" in environ and b"sk-canary-0123" not in environ and b"OPENAI_API_KEY" not in environ
+
+
+def test_one_zygote_forks_every_worker_and_comes_back_if_it_dies() -> None:
+    parse_isolated(plain_pdf(), PdfLimits())
+    zygote = isolate_module._ZYGOTE._proc
+    assert parse_isolated(plain_pdf(3), PdfLimits()).pages == 3
+    assert isolate_module._ZYGOTE._proc is zygote  # no new interpreter for the second file
+    zygote.kill()
+    zygote.wait()
+    assert parse_isolated(plain_pdf(4), PdfLimits()).pages == 4
+    assert isolate_module._ZYGOTE._proc is not zygote
 
 
 def test_seconds_limit_stops_a_parse_mupdf_cannot_interrupt() -> None:
@@ -116,7 +124,7 @@ def test_the_first_parse_is_cached_and_the_cache_keeps_the_limits(tmp_path: Path
     data = huge_image_pdf(6000, rgb=False)  # 36 megapixels
     first = parse_cached(data, tmp_path, limits=PdfLimits())
     assert first.measured is not None and first.measured.largest_image_pixels == 36_000_000
-    monkeypatch.setattr("subprocess.Popen", _no_child)
+    monkeypatch.setattr(load_module, "parse_isolated", _no_child)
     assert parse_cached(data, tmp_path, limits=PdfLimits()) == first
     with pytest.raises(PdfError) as e:  # a lower limit refuses the cached parse, as a fresh one would
         parse_cached(data, tmp_path, limits=PdfLimits(image_megapixels=10))
@@ -130,7 +138,7 @@ def test_a_refusal_is_remembered_for_the_same_limits_only(tmp_path: Path, monkey
     monkeypatch.setattr(load_module, "parse_isolated", _no_child)
     with pytest.raises(PdfError, match="decompress"):  # no second child for the same file and limits
         parse_cached(data, tmp_path, limits=PdfLimits())
-    with pytest.raises(AssertionError, match="child process"):  # other limits: parsed again
+    with pytest.raises(AssertionError, match="parse process"):  # other limits: parsed again
         parse_cached(data, tmp_path, limits=PdfLimits(decompressed_mb=512))
 
 
