@@ -71,10 +71,46 @@ def _med(xs: list[float]) -> str:
     return f"{statistics.median(xs) * 1000:6.0f} ms" if xs else "      -"
 
 
+def _first_then(xs: list[float]) -> str:
+    """The first call (it starts the zygote, after the change) and the median of the others."""
+    return f"first {xs[0] * 1000:5.0f} ms, then {_med(xs[1:])}" if xs else "-"
+
+
 def _row(name: str, before: tuple[float, float] | None, after: tuple[float, float]) -> None:
     b = f"{before[0]:7.1f} {before[1]:7.1f}" if before else f"{'-':>7} {'-':>7}"
     ratio = f"{after[1] / before[1]:6.2f}x" if before and before[1] > 0 else "     -"
     print(f"{name:<44} {b}   {after[0]:7.1f} {after[1]:7.1f}   {ratio}")
+
+
+def per_file(files: list[Path], repeat: int) -> None:
+    """This checkout's parse of each file, in process (what the baseline did for every file) vs in a worker
+    forked from a running zygote (untrusted files now), best of `repeat`; then the zygote's start alone."""
+    from tools.pdf import PdfLimits, parse_isolated, parse_pdf
+    from tools.pdf._isolate import _ZYGOTE
+
+    t = time.perf_counter()
+    parse_isolated(files[0].read_bytes(), PdfLimits())
+    start = time.perf_counter() - t
+    print(f"\nfirst parse of one file, best of {repeat} (zygote already running; starting it took {start:.2f} s "
+          f"wall, once per process):")
+    print(f"  {'file':<24} {'in process':>10} {'checked':>10} {'isolated':>10} {'added':>8}")
+    totals = [0.0, 0.0, 0.0]
+    for f in files:
+        data = f.read_bytes()
+        best = []
+        for fn in (lambda: parse_pdf(data), lambda: parse_pdf(data, limits=PdfLimits()),
+                   lambda: parse_isolated(data, PdfLimits())):
+            runs = []
+            for _ in range(repeat):
+                t = time.perf_counter()
+                fn()
+                runs.append(time.perf_counter() - t)
+            best.append(min(runs))
+        totals = [a + b for a, b in zip(totals, best)]
+        print(f"  {f.stem[:24]:<24} {best[0] * 1000:8.0f} ms {best[1] * 1000:7.0f} ms {best[2] * 1000:7.0f} ms "
+              f"{(best[2] - best[0]) * 1000:5.0f} ms")
+    print(f"  {'TOTAL':<24} {totals[0]:9.2f} s {totals[1]:8.2f} s {totals[2]:8.2f} s  "
+          f"x{totals[2] / totals[0]:.2f}")
 
 
 def main() -> None:
@@ -84,6 +120,7 @@ def main() -> None:
     ap.add_argument("--papers", type=int, default=40, help="generated papers read through the sandbox world")
     ap.add_argument("--build", type=int, default=24, help="papers of the `epi sandbox build` row (0 skips it)")
     ap.add_argument("--hostile-before", action="store_true", help="also parse the hostile files with no limits")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per file in the per-file table (best is shown)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="epi-pdf-limits-"))
     try:
@@ -120,7 +157,7 @@ def main() -> None:
                 res[v] = (wall, cpu)
             _row(f"epi sandbox build --papers {args.build}", res["before"], res["after"])
         print("\nper call (median):" + "".join(
-            f"\n  {k:<16} pdf_extract {_med(c.get('pdf_extract', []))}   figure_extract "
+            f"\n  {k:<16} pdf_extract {_first_then(c.get('pdf_extract', []))}   figure_extract "
             f"{_med(c.get('figure_extract', []))}   table_extract {_med(c.get('table_extract', []))}"
             for k, c in calls.items()))
         hostile = {"lying /Count": lying_count_pdf(), "1 MB flate bomb (512 MB)": flate_bomb_pdf(512),
@@ -134,7 +171,9 @@ def main() -> None:
                     continue
                 wall, cpu, out = driver(root, "hostile", str(path), str(tmp / f"hostile-cache-{v}-{len(data)}"))
                 what = (out.get("errors") or ["accepted"])[0]
-                print(f"  {v:<6} {name:<26} {wall:6.1f} s wall {cpu:6.1f} s CPU: {what[:110]}")
+                tools = ", ".join(f"{t} {sum(out[t]):.1f} s" for t in ("pdf_extract", "figure_extract") if t in out)
+                print(f"  {v:<6} {name:<26} process {wall:5.1f} s wall {cpu:5.1f} s CPU; {tools}: {what[:100]}")
+        per_file(sorted(user.glob("*.pdf")), args.repeat)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

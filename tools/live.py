@@ -14,6 +14,7 @@ import ipaddress
 import os
 import re
 import socket
+from collections.abc import Collection
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -181,6 +182,13 @@ class LiveWorld(World):
                 raise FetchError(f"refused {url!r}: host {host!r} is a local or private address ({ip})", "refused")
 
     # ---- downloads ---------------------------------------------------------------------------
+    def preload(self, tools: Collection[str]) -> None:
+        """The PDF tools parse downloads (untrusted) in workers forked from a zygote process: start it now."""
+        if {"pdf_extract", "pdf_rag", "figure_extract", "table_extract"} & set(tools):
+            from .pdf._isolate import warm_up
+
+            warm_up()
+
     def pdf_byte_cap(self) -> int:
         """The download cap: max_pdf_bytes if given, else the PDF file limit (EPI_PDF_MAX_FILE_MB, 50 MB), so
         a download the parser would refuse for its size is never fetched whole."""

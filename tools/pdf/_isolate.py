@@ -74,13 +74,20 @@ class _Zygote:
             self._sock.close()
         self._proc = self._sock = None
 
+    def _alive(self) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            self._stop()
+            self._start()
+
+    def ensure(self) -> None:
+        with self._lock:
+            self._alive()
+
     def worker(self, limits: PdfLimits) -> tuple[socket.socket, int]:
         """A fresh worker held to `limits`: the socket to talk to it and its pid."""
         with self._lock:
-            for attempt in (1, 2):  # a zygote that died since its last use is started again, once
-                if self._proc is None or self._proc.poll() is not None:
-                    self._stop()
-                    self._start()
+            for _ in (1, 2):  # a zygote that died since its last use is started again, once
+                self._alive()
                 assert self._sock is not None
                 mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
                 try:
@@ -98,6 +105,11 @@ class _Zygote:
 
 
 _ZYGOTE = _Zygote()
+
+
+def warm_up() -> None:
+    """Start the zygote now (blocking, ~0.5 s of CPU), so the first untrusted parse only forks."""
+    _ZYGOTE.ensure()
 
 
 def _died(limits: PdfLimits, elapsed: float) -> PdfError:
