@@ -15,7 +15,7 @@ from rich.table import Table
 
 from ._apps import UserError, paper_app
 
-from tools.pdf._limits import PdfLimits, PdfLimitsError, describe_limits, format_mb
+from tools.pdf import PdfLimits, PdfLimitsError, describe_limits, format_mb  # light: no PyMuPDF
 
 if TYPE_CHECKING:  # tools.pdf loads pymupdf (~0.8 s): imported by the commands that parse, not by `epi --help`
     from tools.pdf import FloatRef, ParsedPaper

@@ -63,8 +63,7 @@ def add_pdf(pdf_path: Path, sandbox_dir: Path | None = None, *, with_index: bool
     """
     import pymupdf
 
-    from tools.pdf import PdfError, PdfLimits, parse_cached
-    from tools.pdf._limits import format_mb
+    from tools.pdf import PdfError, PdfLimits, format_mb, parse_cached
 
     from ..world import SandboxWorld
 

@@ -14,6 +14,7 @@ _EXPORTS = {
     "FigureCrop": "_crop", "body_box": "_crop", "crop_figure": "_crop",
     "PdfError": "_errors",
     "PdfLimits": "_limits", "PdfLimitError": "_limits", "PdfLimitsError": "_limits", "describe_limits": "_limits",
+    "format_mb": "_limits",
     "parse_isolated": "_isolate",
     "LoadedPaper": "_load", "load_paper": "_load", "parse_cached": "_load", "world_limits": "_load",
     "PARSER_VERSION": "_parse", "parse_pdf": "_parse",
@@ -23,7 +24,7 @@ _EXPORTS = {
 
 __all__ = [
     "BBox", "FloatRef", "ParsedPaper", "PdfMeasures", "Section", "TextBlock",
-    "PdfError", "PdfLimits", "PdfLimitError", "PdfLimitsError", "describe_limits",
+    "PdfError", "PdfLimits", "PdfLimitError", "PdfLimitsError", "describe_limits", "format_mb",
     "parse_pdf", "parse_cached", "parse_isolated", "PARSER_VERSION", "load_paper", "LoadedPaper", "world_limits",
     "crop_figure", "FigureCrop", "body_box", "extract_table", "TableCells", "rows_to_markdown",
 ]
@@ -46,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._crop import FigureCrop, body_box, crop_figure
     from ._errors import PdfError
     from ._isolate import parse_isolated
-    from ._limits import PdfLimitError, PdfLimits, PdfLimitsError, describe_limits
+    from ._limits import PdfLimitError, PdfLimits, PdfLimitsError, describe_limits, format_mb
     from ._load import LoadedPaper, load_paper, parse_cached, world_limits
     from ._parse import PARSER_VERSION, parse_pdf
     from .model import BBox, FloatRef, ParsedPaper, PdfMeasures, Section, TextBlock
