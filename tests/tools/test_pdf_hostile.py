@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from tools import PaperMeta, PaperNotFound, SearchHit, World, get_tool
+from tools import World, get_tool
 from tools.pdf import FloatRef, PdfError, crop_figure, parse_pdf
 
+from ..harness.test_run_cli import epi
 from .pdf_hostile import cyclic_page_tree_pdf, flate_bomb_pdf, huge_image_pdf, lying_count_pdf, plain_pdf
+from .test_pdf_tools import FolderWorld  # a user's folder of PDFs, paper id = file stem: untrusted
 
-REPO = Path(__file__).resolve().parents[2]
 PDF_TOOLS = {"pdf_extract": {}, "pdf_rag": {"query": "results"}, "figure_extract": {"figure": 1},
              "table_extract": {"table": 1}}
 # the figure of huge_image_pdf: the image is drawn at (162, 176)-(450, 392), its caption below it
@@ -35,44 +35,17 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {name: root / f"{name}.pdf" for name in made}
 
 
-class FileWorld(World):
-    """Papers that are files on disk, named by their stem: a user's PDFs, not the generated corpus."""
-
-    def __init__(self, files: dict[str, Path], cache_dir: Path):
-        super().__init__(cache_dir)
-        self.files = files
-
-    async def search(self, query: str, k: int) -> list[SearchHit]:
-        return []
-
-    async def resolve(self, ref: str) -> PaperMeta:
-        if ref not in self.files:
-            raise PaperNotFound(ref)
-        return PaperMeta(id=ref, title=f"the {ref} paper")
-
-    async def pdf_bytes(self, paper: PaperMeta) -> bytes:
-        return self.files[paper.id].read_bytes()
-
-
 def _call(world: World, tool: str, args: dict):
     return asyncio.run(get_tool(tool)(world, args))
 
 
 def _cli(args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
          env: dict[str, str] | None = None) -> tuple[int, str]:
-    """`epi ...` in-process through the real entry point: exit code and everything printed."""
-    from harness.cli import main
-
+    """`epi ...` in-process through the real entry point: exit code and everything printed, on one line."""
     for k, v in (env or {}).items():
         monkeypatch.setenv(k, v)
-    monkeypatch.setattr(sys, "argv", ["epi", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, " ".join((out.out + out.err).split())
+    code, out = epi(args, capsys, monkeypatch)
+    return code, " ".join(out.split())
 
 
 def test_the_honest_file_of_the_same_writer_parses(hostile: dict[str, Path]) -> None:
@@ -91,7 +64,7 @@ def test_a_page_tree_that_lies_is_a_pdf_error_naming_the_tree(hostile: dict[str,
 @pytest.mark.parametrize("tool", list(PDF_TOOLS))
 def test_every_pdf_tool_returns_an_error_result_for_a_lying_page_tree(
         hostile: dict[str, Path], tmp_path: Path, tool: str) -> None:
-    world = FileWorld({"count": hostile["count"]}, tmp_path / "cache")
+    world = FolderWorld(hostile["count"].parent, tmp_path / "cache")
     res = _call(world, tool, {"paper": "count", **PDF_TOOLS[tool]})
     assert res.is_error and "page tree" in res.error and "100000" in res.error, res.error
     assert res.error_kind == "data_access"
@@ -100,7 +73,7 @@ def test_every_pdf_tool_returns_an_error_result_for_a_lying_page_tree(
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("tool", ["pdf_extract", "pdf_rag"])
 def test_a_flate_bomb_is_refused_by_the_tools(hostile: dict[str, Path], tmp_path: Path, tool: str) -> None:
-    world = FileWorld({"bomb": hostile["bomb"]}, tmp_path / "cache")
+    world = FolderWorld(hostile["bomb"].parent, tmp_path / "cache")
     res = _call(world, tool, {"paper": "bomb", **PDF_TOOLS[tool]})
     assert res.is_error and res.error_kind == "limit", res.error
     assert "decompress" in res.error and "EPI_PDF_MAX_DECOMPRESSED_MB" in res.error
@@ -108,7 +81,7 @@ def test_a_flate_bomb_is_refused_by_the_tools(hostile: dict[str, Path], tmp_path
 
 @pytest.mark.timeout(200)
 def test_a_huge_image_is_refused_before_figure_extract_renders_it(hostile: dict[str, Path], tmp_path: Path) -> None:
-    world = FileWorld({"image": hostile["image"]}, tmp_path / "cache")
+    world = FolderWorld(hostile["image"].parent, tmp_path / "cache")
     res = _call(world, "figure_extract", {"paper": "image", "figure": 1})
     assert res.is_error and res.error_kind == "limit", res.error
     assert "60000 x 60000" in res.error and "EPI_PDF_MAX_IMAGE_MEGAPIXELS" in res.error

@@ -15,7 +15,8 @@ from tools import get_tool
 from tools.pdf import PdfError, PdfLimits, PdfLimitsError, parse_cached, parse_isolated, parse_pdf
 
 from .pdf_hostile import flate_bomb_pdf, glyph_flood_pdf, huge_image_pdf, plain_pdf
-from .test_pdf_hostile import FileWorld, _cli, hostile  # noqa: F401  (session fixture)
+from .test_pdf_hostile import _cli, hostile  # noqa: F401  (session fixture)
+from .test_pdf_tools import FolderWorld
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realpdfs" / "N18-3011.pdf"
 
@@ -167,7 +168,7 @@ def test_the_sandbox_trusts_its_generated_papers_only(tiny_sandbox: Path) -> Non
 # ---- tools and CLI --------------------------------------------------------------------------------
 def test_a_tool_reads_the_world_limits_and_the_environment(hostile: dict[str, Path], tmp_path: Path,
                                                            monkeypatch) -> None:
-    world = FileWorld({"image": hostile["image"]}, tmp_path / "cache")
+    world = FolderWorld(hostile["image"].parent, tmp_path / "cache")
     monkeypatch.setenv("EPI_PDF_MAX_IMAGE_MEGAPIXELS", "4000")
     res = asyncio.run(get_tool("pdf_extract")(world, {"paper": "image"}))
     assert not res.is_error and res.data["figures"][0]["n"] == 1
