@@ -156,11 +156,16 @@ def huge_image_pdf(side: int = 60_000, rgb: bool = True) -> bytes:
     return pdf.tobytes(catalog)
 
 
-def plain_pdf(pages: int = 2) -> bytes:
-    """A well-formed paper of the same writer, to show the checks pass honest files."""
+def plain_pdf(pages: int = 2, *, indirect: bool = False, count: int | None = None) -> bytes:
+    """A well-formed paper of the same writer, to show the checks pass honest files. `indirect` puts the
+    root's /Kids and /Count in objects of their own (legal, and a walker must follow them); `count` lies."""
     pdf, catalog, root, font = _skeleton()
-    kids = [_text_page(pdf, root, font, f"Page {i + 1} of an honest paper") for i in range(pages)]
-    pdf.set(root, f"<< /Type /Pages /Count {pages} /Kids [{' '.join(f'{k} 0 R' for k in kids)}] >>")
+    kids = " ".join(f"{_text_page(pdf, root, font, f'Page {i + 1} of an honest paper')} 0 R" for i in range(pages))
+    count = pages if count is None else count
+    if indirect:
+        pdf.set(root, f"<< /Type /Pages /Count {pdf.add(str(count))} 0 R /Kids {pdf.add(f'[{kids}]')} 0 R >>")
+    else:
+        pdf.set(root, f"<< /Type /Pages /Count {count} /Kids [{kids}] >>")
     return pdf.tobytes(catalog)
 
 

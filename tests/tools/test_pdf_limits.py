@@ -69,6 +69,12 @@ def test_checks_measure_an_honest_file_and_refuse_each_hostile_one(hostile: dict
         assert words in e.value.message, (name, e.value.message)
 
 
+def test_the_page_tree_walk_follows_indirect_kids_and_counts() -> None:
+    assert parse_pdf(plain_pdf(3, indirect=True), limits=PdfLimits()).pages == 3
+    with pytest.raises(PdfError, match="says /Count 7 at object 2 but holds 3 pages"):
+        parse_pdf(plain_pdf(3, indirect=True, count=7))
+
+
 def test_raising_a_limit_lets_the_same_file_through(hostile: dict[str, Path]) -> None:
     data = hostile["image"].read_bytes()
     parsed = parse_pdf(data, limits=PdfLimits(image_megapixels=4000))

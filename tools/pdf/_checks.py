@@ -46,6 +46,9 @@ def check_page_tree(doc: pymupdf.Document, limits: PdfLimits) -> int:
             raise PdfError(f"corrupt PDF: its page tree is nested more than {MAX_TREE_DEPTH} levels deep; {_REPAIR}")
         seen.add(node)
         kind, kids = _key(doc, node, "Kids")
+        if kind == "xref":  # an indirect array
+            kids = _resolve(doc, kids)
+            kind = "array" if kids.lstrip().startswith("[") else "null"
         if kind != "array":  # a leaf: a page
             leaves += 1
             if leaves > limits.pages:
@@ -55,6 +58,9 @@ def check_page_tree(doc: pymupdf.Document, limits: PdfLimits) -> int:
             return 1
         found = sum(walk(int(k), depth + 1) for k in _REF.findall(kids))
         kind, count = _key(doc, node, "Count")
+        if kind == "xref":  # an indirect number
+            count = _resolve(doc, count)
+            kind = "int" if count.strip().lstrip("-").isdigit() else "null"
         if kind == "int" and int(count) != found:
             raise PdfError(f"corrupt PDF: its page tree says /Count {count} at object {node} but holds {found} "
                            f"page{'s' if found != 1 else ''} there; {_REPAIR}")
@@ -63,13 +69,18 @@ def check_page_tree(doc: pymupdf.Document, limits: PdfLimits) -> int:
     return walk(top, 0)
 
 
+def _resolve(doc: pymupdf.Document, ref: str) -> str:
+    """The object an indirect reference ('12 0 R') names, as PDF source; 'null' if it cannot be read."""
+    try:
+        return doc.xref_object(int(ref.split()[0]), compressed=True)
+    except (ValueError, RuntimeError):
+        return "null"
+
+
 def _int_value(doc: pymupdf.Document, xref: int, key: str) -> int:
     kind, value = _key(doc, xref, key)
     if kind == "xref":  # an indirect number
-        try:
-            value = doc.xref_object(int(value.split()[0]), compressed=True)
-        except (ValueError, RuntimeError):
-            return 0
+        value = _resolve(doc, value)
     try:
         return int(float(value))
     except ValueError:
