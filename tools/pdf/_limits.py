@@ -39,12 +39,12 @@ class PdfLimits(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     pages: int = Field(default=300, gt=0, description="pages in the document")
-    file_mb: float = Field(default=50, gt=0, description="size of the PDF file (also the live world's download cap)")
+    file_mb: float = Field(default=50, gt=0, description="size of the PDF file, also the live world's download cap")
     decompressed_mb: float = Field(
         default=256, gt=0, description="bytes all non-image streams inflate to (content, fonts, object streams)")
     image_megapixels: float = Field(
         default=100, gt=0, description="pixels of any one image, and of all images drawn on a page region rendered")
-    seconds: float = Field(default=60, gt=0, description="wall-clock (and CPU) seconds of the first parse")
+    seconds: float = Field(default=60, gt=0, description="wall-clock and CPU seconds of the first parse")
     memory_mb: int = Field(default=2048, gt=0, description="address space of the process that parses the file")
 
     @property
@@ -113,4 +113,4 @@ def format_mb(n_bytes: int) -> str:
 def describe_limits() -> str:
     """One line per limit for help texts and docs: name, default, what it caps."""
     d = PdfLimits()
-    return "; ".join(f"{f}={getattr(d, f):g} ({info.description})" for f, info in PdfLimits.model_fields.items())
+    return "; ".join(f"{f}={getattr(d, f):g}: {info.description}" for f, info in PdfLimits.model_fields.items())
