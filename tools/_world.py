@@ -66,7 +66,7 @@ class World(ABC):
 
     def pdf_trusted(self, paper: PaperMeta) -> bool:
         """Does this world vouch for the paper's PDF bytes (our own generator wrote them)? A trusted PDF is
-        parsed in the tool's process; any other is first parsed in a child process held to pdf_limits.
+        parsed in the tool's process; any other is first parsed in a worker process held to pdf_limits.
         Default: no; only a world over files it made itself should say yes."""
         return False
 
