@@ -82,6 +82,21 @@ def _row(name: str, before: tuple[float, float] | None, after: tuple[float, floa
     print(f"{name:<44} {b}   {after[0]:7.1f} {after[1]:7.1f}   {ratio}")
 
 
+def refusals(hostile: dict[str, bytes]) -> None:
+    """How long this checkout takes to refuse each hostile file once the zygote runs (no imports counted)."""
+    from tools.pdf import PdfError, PdfLimits, parse_isolated
+
+    print("\nrefusing a hostile file, zygote running:")
+    for name, data in hostile.items():
+        t = time.perf_counter()
+        try:
+            parse_isolated(data, PdfLimits())
+            what = "accepted"
+        except PdfError as e:
+            what = e.message
+        print(f"  {name:<26} {(time.perf_counter() - t) * 1000:6.0f} ms: {what[:90]}")
+
+
 def per_file(files: list[Path], repeat: int) -> None:
     """This checkout's parse of each file, in process (what the baseline did for every file) vs in a worker
     forked from a running zygote (untrusted files now), best of `repeat`; then the zygote's start alone."""
@@ -174,6 +189,7 @@ def main() -> None:
                 tools = ", ".join(f"{t} {sum(out[t]):.1f} s" for t in ("pdf_extract", "figure_extract") if t in out)
                 print(f"  {v:<6} {name:<26} process {wall:5.1f} s wall {cpu:5.1f} s CPU; {tools}: {what[:100]}")
         per_file(sorted(user.glob("*.pdf")), args.repeat)
+        refusals(hostile)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
