@@ -31,8 +31,9 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # hedges caught, sets in sentences, fractions); grounding only from required evidence; redundancy and efficiency
 # from what a call showed that was new; calls failing a tool's schema refused (not executed: MG, cost);
 # `max_steps_rate` is episode-level (first error a max-step termination), the turn-level rate is
-# `wrong_after_exhaustion_rate`; `failed_model_calls` counted apart from `model_calls`.
-SCORER_VERSION = "5"
+# `wrong_after_exhaustion_rate`; `failed_model_calls` counted apart from `model_calls`. 6: the report claim extractor
+# reads more sentence patterns (issue 32; report metrics may move, every other number of version 5 is unchanged).
+SCORER_VERSION = "6"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
