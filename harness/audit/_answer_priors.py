@@ -191,6 +191,7 @@ class LearnedPrior:
     group: str
     model: object | None = None
     common: Counter = field(default_factory=Counter)
+    _seen: dict[tuple, object] = field(default_factory=dict)  # turn -> probabilities (a model call costs ms)
 
     def fit(self, turns: list[PriorTurn]) -> LearnedPrior:
         from sklearn.ensemble import HistGradientBoostingClassifier
@@ -213,7 +214,13 @@ class LearnedPrior:
             return self.common.most_common(1)[0][0] if self.common else None
         if self.model is None or not t.candidates:
             return None
-        p = self.model.predict_proba(np.array([_row(f) for f in t.feats]))[:, 1]  # type: ignore[attr-defined]
+        key = (t.episode, t.turn, tuple(t.candidates))
+        if key not in self._seen:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(1):
+                self._seen[key] = self.model.predict_proba(np.array([_row(f) for f in t.feats]))[:, 1]  # type: ignore[attr-defined]
+        p = self._seen[key]
         if self.group.startswith("set"):
             picked = {c for c, v in zip(t.candidates, p) if v >= 0.5}
             return picked or {t.candidates[int(np.argmax(p))]}

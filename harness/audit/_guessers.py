@@ -71,6 +71,7 @@ class LearnedRegressor:
     name: str = "learned regressor"
     model: object | None = None
     vocab: dict[str, dict[str, int]] = field(default_factory=dict)
+    keep: list[int] = field(default_factory=list)  # feature columns the training data gives a value in
 
     def _row(self, c: FigureCase) -> list[float]:
         f = features(c)
@@ -78,7 +79,7 @@ class LearnedRegressor:
         for k in CATEGORICAL:
             code = self.vocab[k].get(str(f[k])) if f[k] is not None else None
             row.append(float(code) if code is not None else math.nan)
-        return row
+        return [row[j] for j in self.keep] if self.keep else row
 
     def fit(self, cases: list[FigureCase]) -> LearnedRegressor:
         from sklearn.ensemble import HistGradientBoostingRegressor
@@ -88,26 +89,32 @@ class LearnedRegressor:
         for k in CATEGORICAL:
             seen = sorted({str(features(c)[k]) for c in usable if features(c)[k] is not None})
             self.vocab[k] = {v: i for i, v in enumerate(seen)}
-        x = [self._row(c) for c in usable]
+        self.keep = []
+        x = np.array([self._row(c) for c in usable])
+        self.keep = [j for j in range(x.shape[1]) if not np.isnan(x[:, j]).all()]
+        x = x[:, self.keep]
         y = [c.value - (table_value(c) or 0.0) for c in usable]
-        cat = [False] * len(NUMERIC) + [True] * len(CATEGORICAL)
+        cat = [j >= len(NUMERIC) for j in self.keep]
         model = HistGradientBoostingRegressor(loss="absolute_error", max_iter=200, learning_rate=0.08,
                                               categorical_features=cat, random_state=0)
         with threadpool_limits(1):  # OpenMP threads spin against each other on a busy 2-core machine
-            self.model = model.fit(np.array(x), np.array(y))
+            self.model = model.fit(x, np.array(y))
         return self
 
     def predict(self, c: FigureCase) -> float | None:
         t = table_value(c)
         if t is None or self.model is None:
             return None
-        return t + float(self.model.predict(np.array([self._row(c)]))[0])  # type: ignore[attr-defined]
+        return self.predict_many([c])[0]
 
     def predict_many(self, cases: list[FigureCase]) -> list[float | None]:
         idx = [i for i, c in enumerate(cases) if table_value(c) is not None]
         out: list[float | None] = [None] * len(cases)
         if idx and self.model is not None:
-            preds = self.model.predict(np.array([self._row(cases[i]) for i in idx]))  # type: ignore[attr-defined]
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(1):
+                preds = self.model.predict(np.array([self._row(cases[i]) for i in idx]))  # type: ignore[attr-defined]
             for i, p in zip(idx, preds):
                 out[i] = (table_value(cases[i]) or 0.0) + float(p)
         return out
