@@ -216,10 +216,7 @@ class LearnedPrior:
             return None
         key = (t.episode, t.turn, tuple(t.candidates))
         if key not in self._seen:
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(1):
-                self._seen[key] = self.model.predict_proba(np.array([_row(f) for f in t.feats]))[:, 1]  # type: ignore[attr-defined]
+            self._seen[key] = self.model.predict_proba(np.array([_row(f) for f in t.feats]))[:, 1]  # type: ignore[attr-defined]
         p = self._seen[key]
         if self.group.startswith("set"):
             picked = {c for c, v in zip(t.candidates, p) if v >= 0.5}

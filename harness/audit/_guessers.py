@@ -111,10 +111,7 @@ class LearnedRegressor:
         idx = [i for i, c in enumerate(cases) if table_value(c) is not None]
         out: list[float | None] = [None] * len(cases)
         if idx and self.model is not None:
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(1):
-                preds = self.model.predict(np.array([self._row(cases[i]) for i in idx]))  # type: ignore[attr-defined]
+            preds = self.model.predict(np.array([self._row(cases[i]) for i in idx]))  # type: ignore[attr-defined]
             for i, p in zip(idx, preds):
                 out[i] = (table_value(cases[i]) or 0.0) + float(p)
         return out

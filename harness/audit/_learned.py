@@ -101,6 +101,14 @@ class LearnedAudit:
                 self.charts[(paper, n)] = read_chart(doc[page - 1], bbox) if 1 <= page <= doc.page_count else None
 
     async def run(self) -> list[CheckResult]:
+        from threadpoolctl import threadpool_limits
+
+        # one thread for the models: OpenMP threads spin against each other on a busy 2-core machine, and
+        # limiting them per call costs more than the call (threadpoolctl inspects every loaded library)
+        with threadpool_limits(1):
+            return await self._run()
+
+    async def _run(self) -> list[CheckResult]:
         items = [(ep, a) for ep in self.eps for a in asked_values(ep) if a.kind == "figure"]
         papers = sorted({r.paper for ep in self.eps for t in ep.turns for r in t.reads} |
                         {e.paper for ep in self.eps for t in ep.turns for e in t.evidence})
@@ -243,7 +251,15 @@ class LearnedAudit:
             return ", ".join(c for c in t.candidates if c in pick)
 
         def estimator(views: dict[str, PaperView], charts: dict, areas: dict):
+            memo: dict[tuple, float | None] = {}
+
             def estimate(paper: str, unit: str, series: str, x: float | None, dataset: str | None) -> float | None:
+                key = (paper, unit, series, x, dataset)
+                if key not in memo:
+                    memo[key] = _estimate(paper, unit, series, x, dataset)
+                return memo[key]
+
+            def _estimate(paper: str, unit: str, series: str, x: float | None, dataset: str | None) -> float | None:
                 chart = charts.get((paper, int(unit.split(":")[1])))
                 if chart is not None:
                     v = value_at(chart, series, x, dataset if x is None else None)
