@@ -181,13 +181,14 @@ class LearnedAudit:
                                   f"{c.item.series!r}: guessed {v:.2f} from text (gold {c.value:g} +/- {c.tolerance:g})")
                           for c, v in hits if v is not None],
                 note=f"learned on {len(learn)} plotted values; {ts.origin}"))
-        priors_check, prior_of, prior_groups = self._priors(ts)
+        priors_check, turns, prior_groups = self._priors(ts)
         out += [priors_check, geometry]
         best = max(fitted, key=lambda gv: gv[1])[0] if fitted else None
-        out.append(self._composite(best, prior_of, prior_groups, ts))
+        out.append(self._composite(best, turns, prior_groups, ts))
         return out
 
-    def _priors(self, ts: TrainingSet) -> tuple[CheckResult, dict, dict]:
+    def _priors(self, ts: TrainingSet) -> tuple[CheckResult, tuple[list[PriorTurn], list[PriorTurn]], dict]:
+        """The check, the (training, audited) prior turns, and per group the rule chosen with its training accuracy."""
         train = prior_turns(ts.episodes, ts.views, method_years(ts.views))
         audited = prior_turns(self.eps, self.views, method_years(self.views))
         by_group: dict[str, list[PriorTurn]] = defaultdict(list)
@@ -220,35 +221,40 @@ class LearnedAudit:
                 if over > MAX_POINTS_OVER_CHANCE:
                     findings += [Finding(episode=t.episode, turn=t.turn, message=f"{g}: {name} is right") for t in ok]
         threshold = f"<= chance + {MAX_POINTS_OVER_CHANCE:g} points per group of >= {MIN_GROUP} turns"
-        by_key = {(t.episode, t.turn): t for t in audited + train}
         if worst is None:
             return (CheckResult(id="learned_priors", title="answer priors learned on a second benchmark", shown="no group of "
                                 f">= {MIN_GROUP} turns", threshold=threshold, status="not checked", breakdown=lines,
-                                not_checked_why=f"no group of answer format and op has {MIN_GROUP} turns"), {}, {})
+                                not_checked_why=f"no group of answer format and op has {MIN_GROUP} turns"), (train, audited), chosen)
         over, g, name, acc, chance = worst
         status, adv = _status(over, MAX_POINTS_OVER_CHANCE, self.advisory)
         return (CheckResult(id="learned_priors", title="answer priors learned on a second benchmark", count=judged,
                             total=len(groups), value=over, shown=f"{g}: {name}: {acc:.1f}% vs chance {chance:.1f}% ({over:+.1f})",
                             threshold=threshold, status=status, advisory=adv, breakdown=lines, findings=findings,
                             note=f"rule per group chosen on the second benchmark ({ts.origin})"),
-                {k: (t, chosen.get(t.group)) for k, t in by_key.items()}, chosen)
+                (train, audited), chosen)
 
-    def _composite(self, guesser: CalibratedGuess | LearnedRegressor | None, prior_of: dict, chosen: dict,
-                   ts: TrainingSet) -> CheckResult:
-        def prior(ep: Episode, ti: int) -> str | None:
-            t, rule = prior_of.get((ep.id, ti + 1), (None, None))
-            if t is None or rule is None:
-                return None
-            pick = rule[0](t)
-            if t.group == "count":
-                return None if pick is None else str(pick)
-            if not isinstance(pick, set) or not pick:
-                return None
-            turn = ep.turns[ti]
-            if turn.answer.format == "choice" and turn.answer.choices:
-                name = next(iter(pick))
-                return next((k for k, v in turn.answer.choices.items() if v == name), None)
-            return ", ".join(c for c in t.candidates if c in pick)
+    def _composite(self, guesser: CalibratedGuess | LearnedRegressor | None,
+                   turns: tuple[list[PriorTurn], list[PriorTurn]], chosen: dict, ts: TrainingSet) -> CheckResult:
+        def answerer(prior_turns_: list[PriorTurn]):  # noqa: ANN202
+            by_key = {(t.episode, t.turn): t for t in prior_turns_}
+
+            def prior(ep: Episode, ti: int) -> str | None:
+                """The chosen prior's answer to a turn, written as the turn's format wants it."""
+                t = by_key.get((ep.id, ti + 1))
+                rule = chosen.get(t.group) if t is not None else None
+                if t is None or rule is None:
+                    return None
+                pick = rule[0](t)
+                if t.group == "count":
+                    return None if pick is None else str(pick)
+                if not isinstance(pick, set) or not pick:
+                    return None
+                turn = ep.turns[ti]
+                if turn.answer.format == "choice" and turn.answer.choices:
+                    name = next(iter(pick))
+                    return next((k for k, v in turn.answer.choices.items() if v == name), None)
+                return ", ".join(c for c in t.candidates if c in pick)
+            return prior
 
         def estimator(views: dict[str, PaperView], charts: dict, areas: dict):
             memo: dict[tuple, float | None] = {}
@@ -272,7 +278,7 @@ class LearnedAudit:
             return estimate
 
         # which groups the prior answers: those where it scored better on the second benchmark than computing
-        trained = Composite(estimator(ts.views, {}, ts.areas), ts.views, prior, lambda turn: False)
+        trained = Composite(estimator(ts.views, {}, ts.areas), ts.views, answerer(turns[0]), lambda turn: False)
         compute: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         from harness.scoring.match import match_answer
 
@@ -284,7 +290,7 @@ class LearnedAudit:
                     compute[g][0] += bool(ans is not None and match_answer(ans, turn.answer, turn.question).correct)
                     compute[g][1] += 1
         use = {g for g, (_, acc) in chosen.items() if acc > compute[g][0] / max(1, compute[g][1])}
-        comp = Composite(estimator(self.views, self.charts, self.areas), self.views, prior,
+        comp = Composite(estimator(self.views, self.charts, self.areas), self.views, answerer(turns[1]),
                          lambda turn: group_of(turn) in use)
         s = score(comp, self.eps)
         esr = pct(s.successes, s.episodes)
