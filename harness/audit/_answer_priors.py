@@ -124,6 +124,9 @@ def prior_turns(episodes: list[Episode], views: dict[str, PaperView], method_yea
                 if _OURS.search(c.strip()) and view is not None:
                     years[c] = view.year
             feats = candidate_features(cands, turn, view, years, lower)
+            if g == "text":  # the list of names is the audit's own, not an order the benchmark chose
+                for f in feats:
+                    f.update(pos=math.nan, first=math.nan, last=math.nan)
             out.append(PriorTurn(ep.id, ti + 1, g, cands, feats, gold, chance))
     return out
 

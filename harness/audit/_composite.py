@@ -128,7 +128,10 @@ class Composite:
             if limit is None or any(v is None for v in others):
                 return None
             return str(sum((v > limit) if _high(m.group(1)) else (v < limit) for v in others if v is not None))
-        values = {r.series: self._read(r) for r in reads if r.series in d.candidates}
+        values: dict[str | None, float | None] = {}
+        for r in reads:  # a candidate's own read comes first; a later read of the same label is another paper's
+            if r.series in d.candidates and r.series not in values:
+                values[r.series] = self._read(r)
         if d.op in ("argmax", "argmin") and turn.answer.choices:
             known = {c: v for c, v in values.items() if v is not None and c is not None}
             if not known:
