@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -128,10 +129,29 @@ def _code_digest(packages: tuple[str, ...]) -> str:
     return h.hexdigest()
 
 
-def second_benchmark(src: FileSource, cache_dir: Path | None) -> TrainingSet:
-    """The second benchmark of the file's generator (seeds shifted by SEED_SHIFT), from the cache when built."""
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _cached(folder: Path) -> tuple[GroundTruth | None, list[str] | None, str]:
+    """A second benchmark built before (None, None when absent or damaged: it is built again)."""
+    from pydantic import ValidationError
+
     from sandbox.corpus.model import GroundTruth
 
+    try:
+        gt = GroundTruth.model_validate_json((folder / "ground_truth.json").read_bytes())
+        lines = (folder / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError, ValidationError):
+        return None, None, ""
+    return gt, lines, "cached"
+
+
+def second_benchmark(src: FileSource, cache_dir: Path | None) -> TrainingSet:
+    """The second benchmark of the file's generator (seeds shifted by SEED_SHIFT), from the cache when built."""
     recipe = _RECIPES.get(src.generator)
     if recipe is None:
         known = ", ".join(sorted(_RECIPES))
@@ -141,30 +161,26 @@ def second_benchmark(src: FileSource, cache_dir: Path | None) -> TrainingSet:
     key = hashlib.sha256(json.dumps([src.generator, src.corpus, cseed, eseed, EPISODE_SETS,
                                      _code_digest(recipe.code)]).encode()).hexdigest()[:24]
     folder = cache_dir / CACHE_FOLDER / key if cache_dir is not None else None
-    gt_file, ep_file = (folder / "ground_truth.json", folder / "episodes.jsonl") if folder else (None, None)
-    if gt_file is not None and ep_file is not None and gt_file.is_file() and ep_file.is_file():
-        gt = GroundTruth.model_validate_json(gt_file.read_bytes())
-        cached = "cached"
-    else:
-        gt, lines = recipe.build(cseed, eseed)
+    gt, lines, cached = _cached(folder) if folder is not None else (None, None, "")
+    if gt is None or lines is None:
+        try:
+            gt, lines = recipe.build(cseed, eseed)
+        except (RuntimeError, ValueError) as e:  # GenerationError and the like: the other seeds cannot be served
+            raise NotLearnable(f"{src.generator} could not make a second benchmark from seeds {cseed}/{eseed}: {e}") from None
         cached = "built now"
-        if folder is None:
-            import tempfile
-
-            folder = Path(tempfile.mkdtemp(prefix="epi-audit-"))
-            gt_file, ep_file = folder / "ground_truth.json", folder / "episodes.jsonl"
-        assert gt_file is not None and ep_file is not None
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = ep_file.with_suffix(".tmp")
-        tmp.write_text("".join(ln + "\n" for ln in lines), encoding="utf-8")
-        tmp.replace(ep_file)
-        tmp = gt_file.with_suffix(".tmp")
-        tmp.write_text(gt.model_dump_json(), encoding="utf-8")
-        tmp.replace(gt_file)
+        if folder is not None:
+            try:
+                _write(folder / "episodes.jsonl", "".join(ln + "\n" for ln in lines))
+                _write(folder / "ground_truth.json", gt.model_dump_json())
+            except OSError:
+                pass  # a read-only cache only costs time
     if gt.generator_version != src.corpus:
         raise NotLearnable(f"generator {src.generator} planned corpus {gt.generator_version}, but the file was made "
                            f"from {src.corpus}")
-    eps = load_episodes(ep_file).episodes
+    with tempfile.TemporaryDirectory(prefix="epi-audit-") as tmp:
+        ep_file = Path(tmp) / "episodes.jsonl"
+        ep_file.write_text("".join(ln + "\n" for ln in lines), encoding="utf-8")
+        eps = load_episodes(ep_file).episodes
     views = {p.id: view_from_plan(p) for p in gt.papers}
     plotted = {(p.id, f.n): f for p in gt.papers for f in p.figures}
     return TrainingSet(origin=(f"second benchmark: {src.generator} seed {eseed} over a plan of {gt.generator_version} "
