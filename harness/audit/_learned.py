@@ -81,12 +81,12 @@ class LearnedAudit:
             self.views[paper] = view_from_text(pt, pt.year)
         return self.views[paper]
 
-    async def _charts(self, paper: str) -> None:
-        """Every figure of `paper` read by the geometry reader (from the PDF bytes the world serves)."""
+    async def _charts(self, paper: str, figures: set[int]) -> None:
+        """The paper's figures `figures` read by the geometry reader (from the PDF bytes the world serves)."""
         import pymupdf
 
         pt = await self.reader.paper(paper)
-        todo = [n for n in pt.figure_where if (paper, n) not in self.charts]
+        todo = sorted(n for n in figures if n in pt.figure_where and (paper, n) not in self.charts)
         if not todo:
             return
         try:
@@ -112,9 +112,15 @@ class LearnedAudit:
         items = [(ep, a) for ep in self.eps for a in asked_values(ep) if a.kind == "figure"]
         papers = sorted({r.paper for ep in self.eps for t in ep.turns for r in t.reads} |
                         {e.paper for ep in self.eps for t in ep.turns for e in t.evidence})
+        figures: dict[str, set[int]] = defaultdict(set)  # every figure a turn reads or needs as evidence
+        for ep in self.eps:
+            for t in ep.turns:
+                for paper, unit in [(r.paper, r.unit) for r in t.reads] + [(e.paper, e.unit) for e in t.evidence]:
+                    if unit.startswith("figure:"):
+                        figures[paper].add(int(unit.split(":")[1]))
         for p in papers:
             await self._load(p)
-            await self._charts(p)
+            await self._charts(p, figures.get(p, set()))
         geometry = self._geometry(items)
         if self.training is None:
             why = self.why_not or "no second benchmark to learn from"

@@ -177,10 +177,15 @@ def second_benchmark(src: FileSource, cache_dir: Path | None) -> TrainingSet:
     if gt.generator_version != src.corpus:
         raise NotLearnable(f"generator {src.generator} planned corpus {gt.generator_version}, but the file was made "
                            f"from {src.corpus}")
-    with tempfile.TemporaryDirectory(prefix="epi-audit-") as tmp:
-        ep_file = Path(tmp) / "episodes.jsonl"
-        ep_file.write_text("".join(ln + "\n" for ln in lines), encoding="utf-8")
-        eps = load_episodes(ep_file).episodes
+    eps: list[Episode] = []
+    if lines:
+        with tempfile.TemporaryDirectory(prefix="epi-audit-") as tmp:
+            ep_file = Path(tmp) / "episodes.jsonl"
+            ep_file.write_text("".join(ln + "\n" for ln in lines), encoding="utf-8")
+            try:
+                eps = load_episodes(ep_file).episodes
+            except EpisodeFileError as e:
+                raise NotLearnable(f"{src.generator} made a second benchmark that does not load: {e.problems[0]}") from None
     views = {p.id: view_from_plan(p) for p in gt.papers}
     plotted = {(p.id, f.n): f for p in gt.papers for f in p.figures}
     return TrainingSet(origin=(f"second benchmark: {src.generator} seed {eseed} over a plan of {gt.generator_version} "

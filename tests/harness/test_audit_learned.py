@@ -177,3 +177,28 @@ def test_no_vision_composite_breaks_the_threshold_only_when_figure_values_can_be
             successes += s.successes
         acc_final = 100 * finals / len(eps)
         assert (successes > 0 or acc_final > MAX_COMPOSITE_FINAL) is breaks, (habit, successes, acc_final)
+
+
+def test_a_registered_generator_gets_its_second_benchmark_built_once_then_cached(tmp_path):
+    from harness.audit import NotLearnable, file_source, register_second_benchmark, second_benchmark
+    from sandbox.corpus.versions import corpus_version
+
+    calls = []
+
+    def build(corpus_seed: int, episode_seed: int):
+        calls.append((corpus_seed, episode_seed))
+        return corpus_version("v1").plan(corpus_seed, 16), []
+
+    register_second_benchmark("testgen-1", build)
+    eps = [Episode.model_validate({"id": "x", "split": "easy", "task_type": "comparison", "initiation": "citation",
+                                   "area": "a", "source": "sandbox.episodegen testgen-1 seed=4 ground_truth=corpus-1.1/seed=9",
+                                   "turns": [{"question": "q", "answer": {"format": "text", "value": "v"}}]})]
+    src = file_source(eps)
+    assert (src.generator, src.seed, src.corpus, src.corpus_seed) == ("testgen-1", 4, "corpus-1.1", 9)
+    first = second_benchmark(src, tmp_path)
+    again = second_benchmark(src, tmp_path)
+    assert calls == [(1009, 1004)]  # other seeds than the audited file's; built once
+    assert "built now" in first.origin and "cached" in again.origin and len(again.views) == 16
+    src.corpus = "corpus-9"  # the generator plans another corpus than the file says it was made from
+    with pytest.raises(NotLearnable, match="planned corpus corpus-1.1"):
+        second_benchmark(src, tmp_path)
