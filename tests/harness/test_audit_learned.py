@@ -47,7 +47,8 @@ def _figure_cases(n_papers: int, habit: bool, seed: int) -> list:
     return out
 
 
-@pytest.mark.parametrize("guesser", [CalibratedGuess, LearnedRegressor], ids=["calibrated", "regressor"])
+@pytest.mark.parametrize("guesser", [CalibratedGuess, pytest.param(LearnedRegressor, marks=pytest.mark.slow)],
+                         ids=["calibrated", "regressor"])
 def test_text_guessers_break_the_threshold_only_where_plots_follow_the_table(guesser):
     for habit, breaks in ((True, True), (False, False)):
         g = guesser().fit(_figure_cases(30, habit, seed=1))
@@ -82,6 +83,7 @@ def _choice_set(n: int, habit: bool, seed: int) -> tuple[list[Episode], dict[str
     return [e for e, _ in pairs], {v.paper: v for _, v in pairs}
 
 
+@pytest.mark.slow
 def test_answer_priors_learned_on_a_second_set_break_the_threshold_only_with_a_naming_habit():
     for habit, breaks in ((True, True), (False, False)):
         train_eps, train_views = _choice_set(40, habit, seed=3)
