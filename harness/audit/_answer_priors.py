@@ -244,7 +244,10 @@ def honest_accuracy(name: str, rule: Rule, training: list[PriorTurn]) -> float:
     if not isinstance(rule, LearnedPrior):
         return sum(right(rule, t) for t in training) / max(1, len(training))
     halves = ([t for t in training if hash_half(t.episode)], [t for t in training if not hash_half(t.episode)])
-    hits = sum(right(LearnedPrior(rule.group).fit(a), t) for a, b in (halves, halves[::-1]) for t in b)
+    hits = 0
+    for fit_on, score_on in (halves, halves[::-1]):
+        learned = LearnedPrior(rule.group).fit(fit_on)
+        hits += sum(right(learned, t) for t in score_on)
     return hits / max(1, len(training))
 
 

@@ -212,8 +212,9 @@ class LearnedAudit:
                                        count=0, total=len(turns)))
                 continue
             rules = rules_for(g, by_group[g])
-            name = max(rules, key=lambda n: honest_accuracy(n, rules[n], by_group[g]))
-            chosen[g] = (rules[name], honest_accuracy(name, rules[name], by_group[g]))
+            scores = {n: honest_accuracy(n, r, by_group[g]) for n, r in rules.items()}
+            name = max(scores, key=lambda n: scores[n])
+            chosen[g] = (rules[name], scores[name])
             ok = [t for t in turns if right(rules[name], t)]
             acc = pct(len(ok), len(turns))
             over = acc - chance
@@ -271,6 +272,26 @@ class LearnedAudit:
                     memo[key] = _estimate(paper, unit, series, x, dataset)
                 return memo[key]
 
+            def prime(episodes: list[Episode]) -> None:
+                """Estimate every figure read of the episodes at once (one model call instead of one per value)."""
+                keys = {(r.paper, r.unit, r.series, r.x, r.dataset) for ep in episodes for t in ep.turns for r in t.reads
+                        if r.unit.startswith("figure:") and r.series and r.paper in views}
+                todo = []
+                for k in keys:
+                    chart = charts.get((k[0], int(k[1].split(":")[1])))
+                    v = value_at(chart, k[2], k[3], k[4] if k[3] is None else None) if chart is not None else None
+                    if v is not None:
+                        memo[k] = v
+                    else:
+                        todo.append(k)
+                if guesser is None or not todo:
+                    return
+                cases = [make_case(AskedValue("-", 0, p, u, 0.0, 0.0, se, None, x, True, "", d if x is None else None, d),
+                                   views[p], areas.get(p)) for p, u, se, x, d in todo]
+                memo.update(zip(todo, guesses(guesser, cases)))
+
+            estimate.prime = prime  # type: ignore[attr-defined]
+
             def _estimate(paper: str, unit: str, series: str, x: float | None, dataset: str | None) -> float | None:
                 chart = charts.get((paper, int(unit.split(":")[1])))
                 if chart is not None:
@@ -284,7 +305,9 @@ class LearnedAudit:
             return estimate
 
         # which groups the prior answers: those where it scored better on the second benchmark than computing
-        trained = Composite(estimator(ts.views, {}, ts.areas), ts.views, answerer(turns[0]), lambda turn: False)
+        train_estimate = estimator(ts.views, {}, ts.areas)
+        train_estimate.prime(ts.episodes)
+        trained = Composite(train_estimate, ts.views, answerer(turns[0]), lambda turn: False)
         compute: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         from harness.scoring.match import match_answer
 
@@ -296,7 +319,9 @@ class LearnedAudit:
                     compute[g][0] += bool(ans is not None and match_answer(ans, turn.answer, turn.question).correct)
                     compute[g][1] += 1
         use = {g for g, (_, acc) in chosen.items() if acc > compute[g][0] / max(1, compute[g][1])}
-        comp = Composite(estimator(self.views, self.charts, self.areas), self.views, answerer(turns[1]),
+        audited_estimate = estimator(self.views, self.charts, self.areas)
+        audited_estimate.prime(self.eps)
+        comp = Composite(audited_estimate, self.views, answerer(turns[1]),
                          lambda turn: group_of(turn) in use)
         s = score(comp, self.eps)
         esr = pct(s.successes, s.episodes)
