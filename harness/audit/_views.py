@@ -80,7 +80,7 @@ class PaperView:
     def row_index(self, t: TableView, series: str) -> int | None:
         """The body row (0-based) of `series` in `t`: its label, or the paper's own row for 'Ours'."""
         own = self.own_method()
-        want = norm(own if norm(series) == "ours" and own else series)
+        want = norm(own if norm(series) == "ours" and own else _OURS.sub("", series))
         for i, r in enumerate(t.rows[1:]):
             if r and norm(_OURS.sub("", r[0])) == want:
                 return i
