@@ -240,7 +240,13 @@ class OpenAIChatAgent(BaseAgent):
         await ctx.model_slot()
         client = self._get_client()
         t0 = time.perf_counter()
-        resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry)
+        offered = view.tool_names if with_tools else []
+
+        def failed(error: str, seconds: float) -> None:  # the body of an attempt that failed goes in the trace too
+            ctx.record_model_call(model=self.config.model or "default", request=None, body=body, response=None,
+                                  usage=TokenUsage(), latency_s=seconds, tools_offered=offered, error=error)
+
+        resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry, failed)
         latency = time.perf_counter() - t0
         prompt_tokens, completion_tokens = token_counts(resp)
         ctx.record_model_call(
@@ -250,7 +256,7 @@ class OpenAIChatAgent(BaseAgent):
             response=resp,
             usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
             latency_s=latency,
-            tools_offered=view.tool_names if with_tools else [],
+            tools_offered=offered,
         )
         msg = first_message(resp)
         if msg is None:

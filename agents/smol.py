@@ -161,8 +161,15 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             body = ChatBody.from_request(completion_kwargs)
             bridge.model_slot()
             t0 = time.perf_counter()
+            offered = ([t.name for t in tools_to_call_from if t.name != "final_answer"]
+                       if tools_to_call_from else list(bridge.code_tools))
+
+            def failed(error: str, seconds: float) -> None:  # the body of an attempt that failed goes in the trace too
+                bridge.record_model_call(model=self.model_id, request=None, body=body, response=None,
+                                         usage=TokenUsage(), latency_s=seconds, tools_offered=offered, error=error)
+
             try:
-                resp = call_with_retries_sync(lambda: post_chat_sdk(self.client, body), policy, bridge.record_retry)
+                resp = call_with_retries_sync(lambda: post_chat_sdk(self.client, body), policy, bridge.record_retry, failed)
             except ProviderError as e:
                 bridge.provider_error = e
                 raise
@@ -171,9 +178,7 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             tokens = TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens)
             bridge.record_model_call(
                 model=self.model_id, request=None, body=body, response=resp,
-                usage=tokens, latency_s=time.perf_counter() - t0,
-                tools_offered=([t.name for t in tools_to_call_from if t.name != "final_answer"]
-                               if tools_to_call_from else list(bridge.code_tools)),
+                usage=tokens, latency_s=time.perf_counter() - t0, tools_offered=offered,
             )
             msg = first_message(resp) or {}
             calls = [ChatMessageToolCall(id=c["id"], type="function", function=ChatMessageToolCallFunction(

@@ -4,7 +4,10 @@ Retried (tenacity, exponential backoff with jitter, the server's Retry-After win
 timeouts, connection errors, cut-off or unparseable response bodies. Not retried: other 4xx (bad
 request, auth), which raise ProviderError at once. Anything else is not a provider failure (a bug)
 and propagates unchanged. Every retry is reported through `on_retry(attempt, error, wait_s)`, so the
-caller can record it: agents in the run's trace, the judge in its own log.
+caller can record it: agents in the run's trace, the judge in its own log. Every failed attempt, retried
+or not (a 400 is not), is reported through `on_failure(error, seconds)` before that, so an agent can put the
+body it sent in the trace beside the error: the request is what one needs to debug a 400 context-length
+error, and the server received it whether or not it answered.
 
 Two kinds of client are understood: the openai SDK's errors (smolagents, the judge) and, for requests
 posted with httpx itself (the OpenAI agent's prebuilt bodies, `agents/_wire.py`), `EndpointStatusError`
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TypeVar
 
@@ -26,6 +30,7 @@ from .agent import ProviderError
 
 T = TypeVar("T")
 OnRetry = Callable[[int, str, float], None]
+OnFailure = Callable[[str, float], None]  # (what failed, seconds the attempt took)
 
 
 @dataclass(frozen=True)
@@ -151,12 +156,25 @@ def _provider_error(exc: Exception, attempts: int) -> ProviderError | None:
     return ProviderError(f"{verdict.description}{tries}")
 
 
-async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, on_retry: OnRetry) -> T:
+def _report(exc: Exception, started: float, on_failure: OnFailure | None) -> None:
+    """Tell the caller an attempt failed with a provider error (a bug is not reported: it propagates)."""
+    verdict = classify(exc)
+    if verdict is not None and on_failure is not None:
+        on_failure(verdict.description, time.perf_counter() - started)
+
+
+async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, on_retry: OnRetry,
+                            on_failure: OnFailure | None = None) -> T:
     """Await fn(), retrying provider failures; ProviderError when they outlast the policy."""
     retrying = _retrying(policy, on_retry, tenacity.AsyncRetrying)
 
     async def attempt() -> T:  # a coroutine function, so tenacity awaits each attempt
-        return await fn()
+        started = time.perf_counter()
+        try:
+            return await fn()
+        except Exception as exc:  # reported, then re-raised unchanged for the retry policy to judge
+            _report(exc, started, on_failure)
+            raise
 
     try:
         result: T = await retrying(attempt)
@@ -168,11 +186,21 @@ async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
         raise err from exc
 
 
-def call_with_retries_sync(fn: Callable[[], T], policy: RetryPolicy, on_retry: OnRetry) -> T:
+def call_with_retries_sync(fn: Callable[[], T], policy: RetryPolicy, on_retry: OnRetry,
+                           on_failure: OnFailure | None = None) -> T:
     """The same for synchronous clients (smolagents runs in a worker thread; the judge is synchronous)."""
     retrying = _retrying(policy, on_retry, tenacity.Retrying)
+
+    def attempt() -> T:
+        started = time.perf_counter()
+        try:
+            return fn()
+        except Exception as exc:  # reported, then re-raised unchanged for the retry policy to judge
+            _report(exc, started, on_failure)
+            raise
+
     try:
-        result: T = retrying(fn)
+        result: T = retrying(attempt)
         return result
     except Exception as exc:
         err = _provider_error(exc, retrying.statistics.get("attempt_number", 1))
