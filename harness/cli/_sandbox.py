@@ -12,6 +12,7 @@ from sandbox import paths
 from sandbox.corpus.versions import DEFAULT_SEED
 
 from ._apps import UserError, sandbox_app
+from ._paper import PDF_LIMIT_HELP, pdf_limits
 
 _out = Console()
 
@@ -81,6 +82,7 @@ def add(
                                  "corpus is never changed silently."),
     base: Path = typer.Option(None, "--from", help="The corpus a new --sandbox folder is made from "
                               "(default: $EPI_SANDBOX_DIR, else sandbox/build)."),
+    pdf_limit: list[str] = typer.Option([], "--pdf-limit", help=PDF_LIMIT_HELP),
 ) -> None:
     """Add your own PDF to a named corpus folder: it gets an id (U001, ...), is parsed, cataloged and indexed
     incrementally (only the new paper is read and embedded; the index equals a full rebuild's)."""
@@ -93,7 +95,7 @@ def add(
     if base is not None and (sandbox / "catalog.json").is_file():
         raise UserError(f"--from {base}: {sandbox} is a corpus already; --from only says what a new folder is made from")
     try:
-        result = add_pdf(pdf, sandbox, base=base)
+        result = add_pdf(pdf, sandbox, base=base, limits=pdf_limits(pdf_limit))
     except AddPdfError as e:
         raise UserError(str(e)) from None
     e = result.entry

@@ -32,12 +32,13 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # hedges caught, sets in sentences, fractions); grounding only from required evidence; redundancy and efficiency
 # from what a call showed that was new; calls failing a tool's schema refused (not executed: MG, cost);
 # `max_steps_rate` is episode-level (first error a max-step termination), the turn-level rate is
-# `wrong_after_exhaustion_rate`; `failed_model_calls` counted apart from `model_calls`.
-# 6: errors are not failures (METRICS.md, failure accounting; issue 21): an episode whose first error is a provider,
+# `wrong_after_exhaustion_rate`; `failed_model_calls` counted apart from `model_calls`. 6: the report claim extractor
+# reads more sentence patterns (issue 32; report metrics may move, every other number of version 5 is unchanged).
+# 7: errors are not failures (METRICS.md, failure accounting; issue 21): an episode whose first error is a provider,
 # data-access or pipeline error with no wrong turn before it is `errored`, counted apart and left out of every number
-# but the cost (ESR, the accuracies, EC, MG, max-steps, failure types, process) unless scored with errors as failures
-# (then every number is version 5's); per split `episodes` counts the episodes scored and `errored` the ones left out.
-SCORER_VERSION = "6"
+# but the cost (ESR, the accuracies, EC, MG, max-steps, failure types, process, reports) unless scored with errors as
+# failures (then every number is version 6's); per split `episodes` counts the episodes scored, `errored` the ones left out.
+SCORER_VERSION = "7"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -161,7 +162,7 @@ class EpisodeScore(BaseModel):
     failure: FailureLabel | None = None
     errored: bool = Field(
         default=False, description="the first error is a provider, data_access or pipeline error with no wrong turn before "
-                                   "it: not a failure; left out of the scores unless errors count as failures (scorer 6 on)")
+                                   "it: not a failure; left out of the scores unless errors count as failures (scorer 7 on)")
     cost: CostTotals = Field(default_factory=CostTotals)
     truncated: bool = False
     missing: bool = False

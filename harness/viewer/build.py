@@ -57,6 +57,8 @@ class RunOverview(BaseModel):
     errored: int = Field(default=0, description="errored episodes (left out of the scores unless counted as failed)")
     errors_as_failures: bool = False
     plots: list[str] = Field(default_factory=list, description="image paths relative to the viewer")
+    report: dict[str, Any] | None = Field(default=None, description="report metrics of the run (ReportSummary), judged "
+                                                                    "ones with their judge and its calibration")
     episodes: list[EpisodeEntry] = Field(default_factory=list)
 
 
@@ -125,6 +127,7 @@ def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
         ov.scores = {s: rs.split(s).model_dump(mode="json") for s in SPLITS}
         ov.buckets = {b: rs.buckets.count(b) for b in ("provider", "data_access", "pipeline", "model")}
         ov.errored, ov.errors_as_failures = rs.all.errored, rs.errors_as_failures
+        ov.report = rs.report.model_dump(mode="json") if rs.report is not None else None
     plots_dir = files.run.path / "plots"
     if plots_dir.is_dir():
         for p in sorted(plots_dir.glob("*.png")):

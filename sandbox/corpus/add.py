@@ -14,13 +14,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import paths
 from .build import index_docs, load_catalog, sha256, write_atomic
 from .model import Catalog, CatalogEntry
+
+if TYPE_CHECKING:
+    from tools.pdf import PdfLimits
 
 ADDED_DIR = "added"
 _LINKED = ("corpus", ADDED_DIR)  # PDFs: only ever replaced whole, never written in place, so links are safe
@@ -105,12 +110,19 @@ def derive_corpus(base: Path, target: Path) -> Path:
     return target
 
 
-def add_pdf(pdf_path: Path, sandbox_dir: Path, *, base: Path | None = None, with_index: bool = True) -> AddResult:
+def add_pdf(pdf_path: Path, sandbox_dir: Path, *, base: Path | None = None, with_index: bool = True,
+            limits: PdfLimits | None = None) -> AddResult:
     """Parse `pdf_path` and add it to the corpus folder `sandbox_dir` (derived from `base`, by default the current
-    corpus, when it does not exist yet): catalog entry, PDF and an incremental search index."""
+    corpus, when it does not exist yet): catalog entry, PDF and an incremental search index.
+
+    The file is untrusted: it is parsed first in a child process under `limits` (default: from the
+    environment; tools/pdf/_limits.py), into the corpus's parse cache, so its tools reuse it.
+    """
     import pymupdf
 
-    from tools.pdf import PdfError, parse_pdf
+    from tools.pdf import PdfError, PdfLimits, format_mb, parse_cached
+
+    from ..world import SandboxWorld
 
     root = Path(sandbox_dir).resolve()
     path = Path(pdf_path)
@@ -122,21 +134,34 @@ def add_pdf(pdf_path: Path, sandbox_dir: Path, *, base: Path | None = None, with
     base_dir = Path(base).resolve() if base else paths.sandbox_dir().resolve()
     catalog = load_catalog(base_dir if derive else root)
     if catalog is None:
-        raise AddPdfError(f"the sandbox in {base_dir} is not built yet; run `epi sandbox build` before adding PDFs")
+        raise AddPdfError(f"the sandbox in {base_dir if derive else root} is not built yet; run `epi sandbox build` "
+                          "before adding PDFs")
+    limits = limits or PdfLimits.from_env()
     try:
+        size = path.stat().st_size
+        if size > limits.file_bytes:  # refused before reading: the file may not even fit in memory
+            too_big = limits.refuse(f"the file is {format_mb(size)}", "file_mb")
+            raise AddPdfError(f"{path}: {too_big.message}; the sandbox was not changed")
         data = path.read_bytes()
     except OSError as e:
         raise AddPdfError(f"{path}: cannot read the file ({e.strerror or e})") from None
+    # a corpus still to be made: the parse is cached aside, and moves into its cache once it exists
+    scratch = Path(tempfile.mkdtemp(prefix="epi-add-")) if derive else None
     try:
-        parsed = parse_pdf(data)
-    except PdfError as e:
-        raise AddPdfError(f"{path}: {e.message}; the sandbox was not changed") from None
-    digest = sha256(data)
-    for e in catalog.papers:
-        if e.sha256 == digest:
-            return AddResult(e, True, base_dir if derive else root)
-    if derive:
-        derive_corpus(base_dir, root)
+        try:
+            parsed = parse_cached(data, scratch or SandboxWorld(root).cache_dir, limits=limits, trusted=False)
+        except PdfError as e:
+            raise AddPdfError(f"{path}: {e.message}; the sandbox was not changed") from None
+        digest = sha256(data)
+        for e in catalog.papers:
+            if e.sha256 == digest:
+                return AddResult(e, True, base_dir if derive else root)
+        if derive:
+            derive_corpus(base_dir, root)
+            _move_into(scratch, SandboxWorld(root).cache_dir)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     with pymupdf.open(stream=data, filetype="pdf") as doc:
         meta = doc.metadata or {}
     title = (parsed.title or meta.get("title") or "").strip() or path.stem.replace("_", " ")
@@ -162,6 +187,16 @@ def add_pdf(pdf_path: Path, sandbox_dir: Path, *, base: Path | None = None, with
         target.unlink(missing_ok=True)
         raise
     return result
+
+
+def _move_into(src: Path, dst: Path) -> None:
+    """Move every file under `src` to the same place under `dst` (a cache: an entry already there is kept)."""
+    for f in sorted(src.rglob("*")):
+        if f.is_file():
+            target = dst / f.relative_to(src)
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(f, target)
 
 
 def index_added(catalog: Catalog, entry: CatalogEntry, root: Path) -> str | None:
