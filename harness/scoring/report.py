@@ -243,9 +243,8 @@ def scores_table(s: RunScores):  # noqa: ANN201 - a rich Table
     t = Table(title=escape(f"{run_label(s)} [{s.labeller}, scorer {s.scorer_version}]"
                            + (f", {s.epochs} epochs reduced by {s.reducer}" if s.epochs > 1 else "")),
               caption="N episodes scored, Err errored (" + ("counted as failed" if s.errors_as_failures else "left out")
-              + "); ESR, Acc, EC, max-steps error (% of episodes) in %; MG ratio; wall time in s; under each number "
-                "its 95% interval",
-              box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
+              + "); ESR, Acc, EC, MaxErr (of episodes) in %; MG a ratio; Wall in s; 95% intervals below",
+              box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold underline")
     for col in ("Split", "N", "Err", "ESR", "Acc_fin", "Acc_pre", "EC", "MG", "MaxErr", "Tokens", "Tools", "Wall"):
         t.add_column(col, justify="left" if col == "Split" else "right", no_wrap=True)
     for key, name in (("easy", "Easy"), ("hard", "Hard"), ("all", "All")):

@@ -152,3 +152,17 @@ def test_runs_are_paired_over_the_episodes_scored_in_both(tmp_path):
     sa = score_run(a, errors_as_failures=True)
     c = pair_runs(sb, read_episode_scores(b), sa, read_episode_scores(a), Reducer())
     assert c.episodes == 4 and c.only_run == []
+
+
+def test_the_terminal_table_shows_errored_episodes_beside_the_scores(tmp_path):
+    from rich.console import Console
+
+    from harness.scoring.report import scores_table
+
+    s = score_run(main_run(tmp_path))
+    out = Console(width=200, record=True)
+    out.print(scores_table(s))
+    lines = out.export_text().splitlines()
+    head = next(line.split() for line in lines if line.lstrip().startswith("Split"))
+    row = next(line.split() for line in lines if line.startswith("All"))
+    assert head[:3] == ["Split", "N", "Err"] and row[:3] == ["All", "3", "1"]
