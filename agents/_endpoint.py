@@ -70,6 +70,12 @@ def decoding_kwargs(config: AgentConfig) -> dict[str, Any]:
     return out
 
 
+def tool_choice_field(config: AgentConfig) -> dict[str, Any]:
+    """The `tool_choice` of a request that offers tools (`{}` with tool_choice omit). A request without tools
+    never carries one: vLLM refuses tool_choice without tools."""
+    return {} if config.tool_choice == "omit" else {"tool_choice": config.tool_choice}
+
+
 async def preflight_endpoint(config: AgentConfig) -> None:
     """Check before a run that the model, key and endpoint are usable; ValueError with a clear message."""
     if not config.model:

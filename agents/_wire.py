@@ -94,6 +94,29 @@ def function_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def finish_reason(completion: Any) -> str | None:
+    """Why the first choice stopped (`stop`, `length`, `tool_calls`), when the completion says."""
+    choices = completion.get("choices") if isinstance(completion, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        return None
+    reason = choices[0].get("finish_reason")
+    return reason if isinstance(reason, str) else None
+
+
+def plain_text_content(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages whose content is a list of text parts only, as one string (the parts joined by newlines).
+
+    A message stays a list of parts only where it carries an image: llama-cpp-python refuses a system
+    message as parts, and a chat template without vision prints a part list into the prompt as text."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in content):
+            m = {**m, "content": "\n".join(str(p.get("text", "")) for p in content)}
+        out.append(m)
+    return out
+
+
 def token_counts(completion: dict[str, Any]) -> tuple[int, int]:
     """(prompt tokens, completion tokens) from the completion's usage; zeros when absent."""
     usage = completion.get("usage") or {}

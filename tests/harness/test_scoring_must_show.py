@@ -60,7 +60,7 @@ def gold_run(tmp_path_factory) -> tuple[Path, dict[tuple[str, int], str]]:  # no
     try:
         with ScriptedModelServer(script) as srv:
             cfg = AgentConfig(model="scripted", base_url=srv.base_url, api_key_env="EPI_SCRIPTED_KEY",
-                              request_timeout_s=30, max_retries=1, extra={"images": False})
+                              request_timeout_s=30, max_retries=1, images=False)
             settings = RunSettings(agent="openai", episodes=DEFAULT_EPISODES, results=tmp_path, run_id="gold-styles",
                                    concurrency=1, score=False, agent_config=cfg, max_steps=1)
             summary = asyncio.run(run_episodes(settings, world=NullWorld(tmp_path / "cache")))
