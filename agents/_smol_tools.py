@@ -33,6 +33,8 @@ def make_smol_tools(specs: list[ToolSpec], call: HarnessCall, *, images: bool = 
         inputs: dict[str, dict[str, Any]] = {}
         for name, prop in props.items():
             entry: dict[str, Any] = {"type": _smol_type(prop), "description": prop.get("description") or name}
+            # the bounds and choices of the harness's schema (smolagents passes extra keys through to the request)
+            entry.update({k: prop[k] for k in ("enum", "minimum", "maximum") if k in prop})
             if name not in required:
                 entry["nullable"] = True
             inputs[name] = entry

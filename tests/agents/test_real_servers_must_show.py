@@ -60,7 +60,10 @@ async def test_each_agent_completes_three_episodes_against_the_strict_llama_cpp_
     assert {i: shape_problems(r.body) for i, r in enumerate(reqs) if shape_problems(r.body)} == {}
     assert reqs[0].n_images == 1  # the cue image went as a part of the turn's user message, the rest as strings
     if agent != "smol-code":
-        assert reqs[0].body["tool_choice"] == "auto" and reqs[0].body["tools"]
+        assert reqs[0].body["tool_choice"] == "auto"
+        (search,) = [t["function"] for t in reqs[0].body["tools"] if t["function"]["name"] == "web_search"]
+        k = search["parameters"]["properties"]["k"]  # the bounds the prose states, for a grammar-constrained server
+        assert (k["minimum"], k["maximum"]) == (1, 20)
 
 
 async def test_no_images_sends_no_image_and_says_the_image_is_not_available(model_server, api_key_env, tmp_path):
