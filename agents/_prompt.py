@@ -125,10 +125,26 @@ def answer_instructions(spec: AnswerSpec, style: AnswerStyle = TEXT_STYLE) -> st
         unit = f" in {spec.unit}" if spec.unit else ""
         return (f"Answer with a single number{unit}, without extra words: {style.example('<number>')}, with the "
                 "value in place of <number>.")
+    if spec.format == "report" and spec.report is not None:
+        return report_instructions(spec)
     if spec.format == "set":
         return ("Answer with every item that qualifies, names exactly as printed, on one line separated by "
                 f"semicolons: {style.example('<item>; <item>')}, one name in place of each <item>.")
     return "Answer with a short phrase (a name exactly as printed, or a value), without explanation."
+
+
+def report_instructions(spec: AnswerSpec) -> str:
+    """A report turn's instructions: the reader, the length, the one citation syntax."""
+    brief = spec.report
+    assert brief is not None
+    parts = [f"Write the report in markdown, at most {brief.max_words} words. Cite the evidence of every number, "
+             f"ranking or comparison right after it as {brief.citation_syntax}; cite only figures and tables you opened."]
+    if brief.persona is not None:
+        p = brief.persona
+        parts.append(f"The reader: {p.role} ({p.expertise}). They care about {', '.join(p.cares_about)}. {p.context}")
+        if p.constraints:
+            parts.append("Their constraints: " + "; ".join(c.text for c in p.constraints) + ".")
+    return "\n".join(parts)
 
 
 def turn_message_text(view: TurnView, style: AnswerStyle = TEXT_STYLE, *, image_attached: bool = True) -> str:

@@ -17,6 +17,7 @@ from harness.agent import (
     AgentConfig, AnswerSpec, BaseAgent, EpisodeInfo, FinalAnswer, Observation, ToolCall, TurnContext, TurnView,
 )
 
+from ._report_writing import tables_report
 from ._reading import (
     best_hit_paper,
     FactRef,
@@ -57,6 +58,8 @@ class HeuristicAgent(BaseAgent):
 
     async def step(self, ctx: TurnContext) -> ToolCall | FinalAnswer:
         view = ctx.view
+        if view.answer_spec.format == "report":
+            return self._report(view)
         if view.memory_only:
             return FinalAnswer(answer=self._fuse(view), reasoning="combined values from memory")
         this_turn = [o for o in view.memory if o.turn == view.turn]
@@ -101,6 +104,18 @@ class HeuristicAgent(BaseAgent):
         obs = done("pdf_extract")
         title = (obs.data or {}).get("title") if obs else None
         return FinalAnswer(answer=method_name(obs.text if obs else "", title), reasoning="method named in the text")
+
+    def _report(self, view: TurnView) -> ToolCall | FinalAnswer:
+        """A report turn: open the tables the question names of the paper from turn 1 not read yet, then
+        report what their cells say (it cannot read figures)."""
+        paper = self.paper_by_turn.get(1)
+        read = {(o.args.get("paper"), o.args.get("table")) for o in view.memory if o.tool == "table_extract"}
+        if paper and not view.fallback and view.budget_left > 0 and "table_extract" in view.tool_names:
+            for n in sorted({int(x) for x in _TABLE.findall(view.question)}):
+                if (paper, n) not in read:
+                    return ToolCall(tool="table_extract", args={"paper": paper, "table": n}, reasoning="heuristic: report table")
+        return FinalAnswer(answer=tables_report(view.memory, view.answer_spec.report, view.episode_id),
+                           reasoning="table cells in memory, written out")
 
     # -- reading one turn ------------------------------------------------------------------
     def _read_table(self, view: TurnView, obs: Observation | None) -> str | None:

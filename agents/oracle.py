@@ -9,6 +9,8 @@ import json
 from harness.agent import AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, ToolCall, TurnContext
 from harness.episode import Answer, Episode
 
+from ._report_writing import write_report
+
 
 def format_gold(answer: Answer) -> str:
     """The gold value as an answer string the deterministic matcher accepts."""
@@ -46,6 +48,8 @@ class OracleAgent(BaseAgent):
         view = ctx.view
         if view.turn != self._turn:
             self._turn, self._issued = view.turn, 0
+        if view.turn > len(self._episode.turns) and self._episode.report is not None:
+            return self._report_step(view)
         turn = self._episode.turns[view.turn - 1]
         if not view.fallback and self._issued < len(turn.checklist):
             item = turn.checklist[self._issued]
@@ -53,6 +57,18 @@ class OracleAgent(BaseAgent):
             return ToolCall(tool=item.tool, args=dict(item.args),
                             reasoning=f"gold checklist step {self._issued}/{len(turn.checklist)}: {json.dumps(item.args)}")
         return FinalAnswer(answer=format_gold(turn.answer), reasoning="gold answer")
+
+    def _report_step(self, view) -> ToolCall | FinalAnswer:  # noqa: ANN001 - a TurnView
+        """The report turn: open what the gold claims cite and no earlier turn opened, then write every gold
+        claim, each with its citation, in varied phrasing (the self-test of the report metrics)."""
+        assert self._episode is not None and self._episode.report is not None
+        rep = self._episode.report
+        if not view.fallback and self._issued < len(rep.checklist):
+            item = rep.checklist[self._issued]
+            self._issued += 1
+            return ToolCall(tool=item.tool, args=dict(item.args), reasoning="gold report checklist")
+        return FinalAnswer(answer=write_report(rep.gold, view.answer_spec.report, self._episode.id),
+                           reasoning="the gold claim set, written out")
 
     async def end_episode(self) -> None:
         self._episode = None

@@ -11,10 +11,13 @@ session says the turn is exhausted. The runner then makes the one fallback reque
 Turns without tools (memory-only turns, the fallback) are plain requests built from the agent's
 memory under a system prompt that names no tool, answered in the agent's own form: `final_answer()`
 in a code block for the CodeAgent (its code runs, with no tool but final_answer), a `Final answer:`
-line for the ToolCallingAgent. Code written by the model runs in smolagents' LocalPythonExecutor
-(no `open`, only the imports in AUTHORIZED_IMPORTS, a time limit). One smolagents agent lives for
-the whole episode, built at episode start with the run's tools; its memory carries evidence across
-turns. The smolagents hooks overridden here are pinned by tests/agents/test_smol_pin.py.
+line for the ToolCallingAgent. Code written by the model never runs in the harness's process: it runs
+in smolagents' LocalPythonExecutor (no `open`, only the imports in AUTHORIZED_IMPORTS) inside the
+jail code_exec uses, one jailed interpreter per episode, with wall-clock, CPU and memory limits kept
+from outside (`_smol_jail.py`); the tools it calls come back to the harness over a pipe and go through
+the same tool session. One smolagents agent lives for the whole episode, built at episode start with
+the run's tools; its memory carries evidence across turns. The smolagents hooks overridden or relied
+on here are pinned by tests/agents/test_smol_pin.py.
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ from harness.agent import (
     is_placeholder_answer,
 )
 from harness.chat_body import ChatBody
+from harness.code_jail import SessionLimits
 from harness.provider import call_with_retries_sync
 
 from ._answers import answer_value_text, code_blocks, last_chance_answer, no_tool_reason, read_reply
@@ -62,7 +66,8 @@ from ._wire import finish_reason, first_message, function_calls, plain_text_cont
 from ._smol_tools import make_smol_tools
 
 AUTHORIZED_IMPORTS = ["math", "statistics", "json", "re"]
-CODE_TIMEOUT_S = 20
+CODE_TIMEOUT_S = 20  # wall-clock and CPU seconds of one code step (agent_config.extra code_timeout_s)
+CODE_MEMORY_MB = 1024  # memory of the episode's jailed interpreter (agent_config.extra code_memory_mb)
 # smolagents' own step limit, set out of reach: the harness's budget ends the loop (begin_step refuses
 # a model request past it), so smolagents' provide_final_answer never runs.
 OUT_OF_REACH_STEPS = 1_000_000
@@ -279,8 +284,12 @@ class _SmolAgentBase(BaseAgent):
             memory_step.observations = f"{memory_step.observations}\n{feedback}" if memory_step.observations else feedback
             bridge.no_tool_step(NoToolStep(reason=reason, reply=self._reply_text(memory_step) or None, feedback=feedback))
         bridge.step_calls, bridge.step_requested = 0, False
-        if bridge.exhausted() and self._agent is not None:
+        if (bridge.exhausted() or self._jail_broken() is not None) and self._agent is not None:
             self._agent.interrupt()
+
+    def _jail_broken(self) -> Exception | None:
+        """Why the jail the code runs in could not be (re)started, if it could not: the episode ends with it."""
+        return getattr(getattr(self._agent, "python_executor", None), "broken", None)
 
     def _reply_text(self, step: Any) -> str:
         """What the model wrote in a step, without the closing code tag the CodeAgent appends to every reply."""
@@ -321,7 +330,7 @@ class _SmolAgentBase(BaseAgent):
         digest = digest_earlier_turns(view, chars=_HANDOVER_CHARS if handover else self.config.summary_chars, note=note)
         agent.memory.steps = [TaskStep(task=digest.text)]
         if code and not handover:
-            agent.python_executor.state = {"__name__": "__main__"}
+            agent.python_executor.clear_variables()
         self._compacted_for = view.turn
         ctx.record_memory(digest.compaction)
 
@@ -359,6 +368,8 @@ class _SmolAgentBase(BaseAgent):
         except Exception as e:
             if bridge.provider_error is not None:
                 raise bridge.provider_error from e
+            if (broken := self._jail_broken()) is not None:
+                raise broken from e
             if bridge.text_answer is not None:
                 return FinalAnswer(answer=bridge.text_answer, reasoning=bridge.text_answer)
             if ctx.exhausted:
@@ -463,20 +474,49 @@ class _SmolAgentBase(BaseAgent):
 
 
 class SmolCodeAgent(_SmolAgentBase):
-    """smolagents CodeAgent: the model writes Python that calls the tools; run in LocalPythonExecutor."""
+    """smolagents CodeAgent: the model writes Python that calls the tools; run by smolagents' executor in the jail."""
 
     name = "smol-code"
     style = CODE_STYLE
 
+    async def preflight(self) -> None:
+        """Before the run: the endpoint, and the jail the model's code runs in (ValueError saying what to install)."""
+        self._limits()
+        await super().preflight()
+        from ._smol_jail import jail_unavailable
+
+        if (why := await asyncio.to_thread(jail_unavailable)) is not None:
+            raise ValueError(f"smol-code runs the model's code in the jail, which cannot run here: {why}")
+
+    def _limits(self) -> SessionLimits:
+        """The code's limits from agent_config.extra (ValueError naming the field if one is not a positive number)."""
+        extra, values = self.config.extra, {}
+        for key, default, cast in (("code_timeout_s", CODE_TIMEOUT_S, float), ("code_memory_mb", CODE_MEMORY_MB, int)):
+            raw = extra.get(key, default)
+            try:
+                values[key] = cast(raw)
+            except (TypeError, ValueError):
+                values[key] = 0
+            if isinstance(raw, bool) or not values[key] > 0:
+                raise ValueError(f"agent_config.extra.{key} must be a positive number, not {raw!r}")
+        step_s = values["code_timeout_s"]
+        return SessionLimits(wall_seconds=step_s, cpu_seconds=step_s, memory_mb=int(values["code_memory_mb"]))
+
     def _build(self, tools: list[Any]) -> Any:
         from smolagents import CodeAgent
 
-        agent = CodeAgent(
-            tools=tools, model=self._model, additional_authorized_imports=list(AUTHORIZED_IMPORTS),
-            executor_type="local", executor_kwargs={"timeout_seconds": int(self.config.extra.get("code_timeout_s", CODE_TIMEOUT_S))},
-            instructions=system_prompt(CODE_STYLE.final_instruction), verbosity_level=_QUIET,
-            step_callbacks=[self._step_callback], max_steps=OUT_OF_REACH_STEPS,
-        )
+        from ._smol_jail import executor_class
+
+        executor = executor_class()(list(AUTHORIZED_IMPORTS), limits=self._limits())
+        try:
+            agent = CodeAgent(
+                tools=tools, model=self._model, additional_authorized_imports=list(AUTHORIZED_IMPORTS), executor=executor,
+                instructions=system_prompt(CODE_STYLE.final_instruction), verbosity_level=_QUIET,
+                step_callbacks=[self._step_callback], max_steps=OUT_OF_REACH_STEPS,
+            )
+        except Exception:
+            executor.cleanup()  # the episode's jail goes with the agent that failed to build
+            raise
         self.code_tags = tuple(agent.code_block_tags)  # type: ignore[assignment]
         return agent
 
@@ -533,6 +573,8 @@ class SmolCodeAgent(_SmolAgentBase):
         except BudgetExhaustedError:
             raise
         except Exception as e:  # the model's code failed: shown to the model, a step
+            if (broken := self._jail_broken()) is not None:
+                raise broken from e
             return "code_error", f"Error: {e}"
         if out.is_final_answer:
             return answer_value_text(out.output) or ""

@@ -17,6 +17,7 @@ from harness.agent import (
 )
 from harness.episode import Episode, Turn
 
+from ._report_writing import tables_report
 from ._reading import first_number, fmt_number, latest_table, letter_for, method_name, table_cell
 from ._text_finals import solve_constraint
 from ._text_guess import FigureAsk, guess_choice, guess_figure_value, paper_lines, parse_figure_ask
@@ -58,6 +59,8 @@ class TextOnlyAgent(BaseAgent):
         view = ctx.view
         if view.turn != self._turn:
             self._turn, self._issued, self._extra = view.turn, 0, set()
+        if view.answer_spec.format == "report" and self._episode.report is not None:
+            return self._report(view)
         turn = self._episode.turns[view.turn - 1]
         papers = _checklist_papers(turn)
         if papers:
@@ -81,6 +84,18 @@ class TextOnlyAgent(BaseAgent):
                 ("0" if spec.format == "number" else "none")
             return FinalAnswer(answer=answer, reasoning="no text evidence found: a placeholder guess")
         return FinalAnswer(answer=answer, reasoning="best text-derived guess (no image was looked at)")
+
+    def _report(self, view: TurnView) -> ToolCall | FinalAnswer:
+        """A report turn: the gold report checklist for navigation, then what table text says (no image, no gold value)."""
+        assert self._episode is not None and self._episode.report is not None
+        steps = self._episode.report.checklist
+        if not view.fallback and view.budget_left > 0 and self._issued < len(steps):
+            item = steps[self._issued]
+            self._issued += 1
+            if item.tool in view.tool_names:
+                return ToolCall(tool=item.tool, args=dict(item.args), reasoning="gold report checklist (navigation only)")
+        return FinalAnswer(answer=tables_report(view.memory, view.answer_spec.report, view.episode_id),
+                           reasoning="table text in memory, written out (no image looked at)")
 
     # -- reading more text ----------------------------------------------------------------
     def _more_reading(self, view: TurnView, turn: Turn, paper: str) -> ToolCall | None:

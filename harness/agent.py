@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools import EvidenceUnit
 
 from .chat_body import ChatBody
-from .episode import AnswerFormat, Episode
+from .episode import CITATION_SYNTAX, AnswerFormat, Episode, Persona
 from .fieldmeta import cli
 from .trace import BudgetUnit, NoToolReason, TokenUsage
 
@@ -39,8 +39,8 @@ FallbackKind = Literal["budget_fallback", "limit_fallback"]
 __all__ = [
     "Action", "Agent", "AgentConfig", "AnswerSpec", "BaseAgent", "BudgetExhaustedError", "BudgetUnit", "EpisodeInfo",
     "EvidenceUnit", "FallbackKind", "FinalAnswer", "MemoryCompaction", "MemoryImage", "MemoryMode", "ModelOutputError",
-    "NoToolReason", "NoToolStep", "Observation", "ProviderError", "TokenUsage", "ToolCall", "ToolCalls", "ToolSpec",
-    "ToolChoice", "TurnContext", "TurnRecord", "TurnView", "agent_protocol_problems", "is_placeholder_answer",
+    "NoToolReason", "NoToolStep", "Observation", "ProviderError", "ReportBrief", "TokenUsage", "ToolCall", "ToolCalls",
+    "ToolChoice", "ToolSpec", "TurnContext", "TurnRecord", "TurnView", "agent_protocol_problems", "is_placeholder_answer",
 ]
 
 
@@ -82,12 +82,21 @@ class TurnRecord(BaseModel):
     answer: str | None
 
 
-class AnswerSpec(BaseModel):
-    """What kind of answer is expected (never the gold value)."""
+class ReportBrief(BaseModel):
+    """What a report turn asks for: who reads it, how long it may be, how to cite (never the gold claims)."""
 
-    format: AnswerFormat
+    max_words: int = 1500
+    persona: Persona | None = None
+    citation_syntax: str = CITATION_SYNTAX
+
+
+class AnswerSpec(BaseModel):
+    """What kind of answer is expected (never the gold value). A report turn has format "report" and a brief."""
+
+    format: AnswerFormat | Literal["report"]
     choices: dict[str, str] | None = None
     unit: str | None = None
+    report: ReportBrief | None = None
 
 
 class TurnView(BaseModel):

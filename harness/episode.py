@@ -1,6 +1,9 @@
 """Episode schema: the public contract for benchmark files (JSONL, one episode per line).
 
 Field names here are stable: users write episodes by hand. See episodes/README.md.
+A report episode adds `report` (a `ReportTurn`, run after the answer turns as the episode's last turn):
+the research question, an optional persona, the gold claim set and the unit facts that verify claims
+(`harness/reports/` scores it).
 """
 from __future__ import annotations
 
@@ -137,6 +140,140 @@ class Turn(_Strict):
         return self
 
 
+ClaimKind = Literal["value", "compare", "rank"]
+Relation = Literal["=", ">", "<", "max", "min"]
+CITATION_SYNTAX = "[P0123, Figure 2], [P0123, Table 1], [P0123] (its text); several: [P0123, Table 1; P0456, Figure 2]"
+
+
+class Claim(_Strict):
+    """One atomic claim about named methods, with the units it cites: a gold claim, or one read from a report.
+
+    `value`: subject's quantity is `value`. `compare`: subject's value is greater (`>`) or smaller (`<`) than
+    object's, raw values (a lower FID is `<`), `value` the stated difference if any. `rank`: subject has the
+    highest (`max`) or lowest (`min`) value of what its source compares. A figure claim names its setting
+    (`x_label`, `x`) for line charts; a bar chart's bars are datasets."""
+
+    kind: ClaimKind
+    subject: str = Field(min_length=1, description="a method, as its paper names it")
+    object: str | None = Field(default=None, description="compare: the other method")
+    relation: Relation = "="
+    quantity: str | None = Field(default=None, description='metric or table column, e.g. "FID", "Params (M)"')
+    dataset: str | None = None
+    x_label: str | None = Field(default=None, description="figures: the swept quantity, e.g. \"pretraining epochs\"")
+    x: float | None = Field(default=None, description="figures: the setting on x_label")
+    value: float | None = Field(default=None, description="value claims: the value; compare: the stated difference")
+    unit: str | None = Field(default=None, description='"%" for percentages')
+    tolerance: float | None = Field(default=None, description="absolute; gold claims carry the unit's reading tolerance")
+    cites: list[EvidenceRef] = Field(default_factory=list)
+    sentence: str | None = Field(default=None, description="the report sentence a claim was read from")
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Claim":
+        if self.kind == "value" and (self.relation != "=" or self.value is None):
+            raise ValueError("a value claim has relation '=' and a value")
+        if self.kind == "compare" and (self.relation not in (">", "<") or not self.object):
+            raise ValueError("a compare claim has relation '>' or '<' and an object")
+        if self.kind == "rank" and self.relation not in ("max", "min"):
+            raise ValueError("a rank claim has relation 'max' or 'min'")
+        if self.tolerance is not None and self.tolerance < 0:
+            raise ValueError("tolerance must be >= 0")
+        return self
+
+
+class SeriesFacts(_Strict):
+    """A plotted series (figures) as the ground truth has it: its label, the method it stands for, its points."""
+
+    label: str
+    method: str | None = Field(default=None, description='the method a label such as "Ours" stands for')
+    x: list[float | str] = Field(description="line charts: settings; bar charts: the bars (datasets)")
+    y: list[float]
+
+    @model_validator(mode="after")
+    def _same_length(self) -> "SeriesFacts":
+        if len(self.x) != len(self.y):
+            raise ValueError(f"series {self.label!r} has {len(self.x)} x values and {len(self.y)} y values")
+        return self
+
+
+class UnitFacts(_Strict):
+    """What one evidence unit states, so that a claim citing it can be checked without the PDF."""
+
+    paper: str
+    unit: Unit = Field(description='"figure:N" | "table:N"')
+    kind: Literal["line", "bar", "table"]
+    metric: str | None = Field(default=None, description="figures and result tables: the metric (y axis)")
+    higher_is_better: bool = True
+    dataset: str | None = Field(default=None, description="line charts: the dataset plotted")
+    x_label: str | None = None
+    tolerance: float = Field(ge=0, description="reading tolerance of a value: a share of the y axis; 0.005 for tables")
+    series: list[SeriesFacts] = Field(default_factory=list, description="figures")
+    columns: list[str] = Field(default_factory=list, description="tables: the header; the first names the rows")
+    rows: list[list[str]] = Field(default_factory=list, description="tables: cells as printed")
+    lower_is_better: list[str] = Field(default_factory=list, description="tables: columns where lower is better "
+                                                                         "(Params, GFLOPs)")
+
+
+class PaperFacts(_Strict):
+    """A paper's facts a persona constraint or a name needs: its method, venue and year."""
+
+    paper: str
+    method: str
+    venue: str | None = None
+    year: int | None = None
+    title: str | None = None
+
+
+class PersonaConstraint(_Strict):
+    """A constraint the corpus can check: an efficiency column bound, a dataset, or a publication year."""
+
+    text: str = Field(min_length=1, description="as the reader states it")
+    field: str = Field(min_length=1, description='"dataset", "year", or a table column such as "Params (M)"')
+    op: Literal["<=", ">=", "=="]
+    value: float | str
+
+
+class Persona(_Strict):
+    """Who the report is for (PDR-style): role, expertise, what they care about, constraints, context."""
+
+    role: str = Field(min_length=1)
+    expertise: str = Field(min_length=1)
+    cares_about: list[str] = Field(min_length=1)
+    constraints: list[PersonaConstraint] = Field(default_factory=list)
+    context: str = Field(min_length=1)
+
+
+class ReportTurn(_Strict):
+    """The last turn of a report episode: a cited markdown report on a research question.
+
+    Tools stay available with the turn's own budget. Never shown to agents: `gold`, `facts`, `papers`,
+    `checklist`, `evidence`, `note`."""
+
+    question: str = Field(min_length=1)
+    persona: Persona | None = None
+    max_words: int = Field(default=1500, ge=50)
+    budget: int = Field(default=10, ge=1, description="the report turn's own step budget")
+    gold: list[Claim] = Field(min_length=1, description="the claims a complete, faithful report states")
+    facts: list[UnitFacts] = Field(default_factory=list, description="every unit a claim may cite, as data")
+    papers: list[PaperFacts] = Field(default_factory=list, description="the papers of the facts (method, venue, year)")
+    evidence: list[EvidenceRef] = Field(default_factory=list, description="units the gold claims cite")
+    checklist: list[ChecklistStep] = Field(default_factory=list, description="calls opening cited units no earlier "
+                                                                            "turn opened")
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _gold_cites_facts(self) -> "ReportTurn":
+        have = {(f.paper, f.unit) for f in self.facts} | {(p.paper, "text") for p in self.papers}
+        for i, c in enumerate(self.gold):
+            if c.tolerance is None:
+                raise ValueError(f"gold[{i}] needs a tolerance")
+            if not c.cites:
+                raise ValueError(f"gold[{i}] cites nothing")
+            for u in c.cites:
+                if u.key not in have:
+                    raise ValueError(f"gold[{i}] cites {u.paper} {u.unit}, which has no entry in facts")
+        return self
+
+
 class Episode(_Strict):
     id: str = Field(min_length=1)
     split: Split
@@ -153,13 +290,21 @@ class Episode(_Strict):
             raise ValueError("an episode needs at least one turn")
         return v
 
+    report: ReportTurn | None = Field(default=None, description="a report turn, run after `turns` as the last turn")
+
+    @property
+    def n_turns(self) -> int:
+        """Turns the agent runs: the answer turns and, for a report episode, the report turn after them."""
+        return len(self.turns) + (1 if self.report is not None else 0)
+
     @property
     def requires_reuse(self) -> bool:
         return self.turns[-1].memory_only
 
     @property
     def checklist_length(self) -> int:
-        return sum(len(t.checklist) for t in self.turns)
+        """c*: the minimal tool calls of the episode, a report turn's included."""
+        return sum(len(t.checklist) for t in self.turns) + (len(self.report.checklist) if self.report else 0)
 
     @property
     def papers(self) -> list[str]:

@@ -20,6 +20,7 @@ from .agent import (
     Agent,
     AnswerSpec,
     BudgetExhaustedError,
+    ReportBrief,
     EpisodeInfo,
     FallbackKind,
     FinalAnswer,
@@ -151,18 +152,18 @@ class EpisodeRunner:
             agent = _checked_agent(built)
             writer.write(
                 EpisodeStart(
-                    n_turns=len(ep.turns), split=ep.split, task_type=ep.task_type, initiation=ep.initiation,
+                    n_turns=ep.n_turns, split=ep.split, task_type=ep.task_type, initiation=ep.initiation,
                     agent=agent.name, uses_gold=bool(agent.uses_gold), epoch=epoch,
                 )
             )
             info = EpisodeInfo(
-                episode_id=ep.id, n_turns=len(ep.turns), split=ep.split, task_type=ep.task_type,
+                episode_id=ep.id, n_turns=ep.n_turns, split=ep.split, task_type=ep.task_type,
                 initiation=ep.initiation, area=ep.area, tools=self._specs(list(self.tools)),
                 episode=ep if agent.uses_gold else None,
                 trace_dir=str(self.run_dir.assets_dir(ep.id, epoch)),
             )
             await self._guard(agent.start_episode(info), "start_episode")
-            for t, turn in enumerate(ep.turns, 1):
+            for t in range(1, ep.n_turns + 1):  # the answer turns, then a report episode's report turn
                 answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start, epoch)
                 answers.append(answer)
         except _EpisodeStop as stop:
@@ -170,7 +171,7 @@ class EpisodeRunner:
             writer.write(ErrorEvent(turn=len(answers) + 1, bucket=stop.bucket, message=stop.message, detail=stop.detail))
             if stop.answered:
                 answers.append(stop.answer)
-            for t in range(len(answers) + 1, len(ep.turns) + 1):
+            for t in range(len(answers) + 1, ep.n_turns + 1):
                 writer.write(FinalAnswerEvent(turn=t, answer=None, source="none"))
                 answers.append(None)
         finally:
@@ -218,24 +219,30 @@ class EpisodeRunner:
         self, agent: Agent, ep: Episode, t: int, memory: EpisodeMemory, writer: TraceWriter,
         counters: EpisodeCounters, t_start: float, epoch: int = 1,
     ) -> str | None:
-        turn = ep.turns[t - 1]
-        active = list(self.tools)
-        allowed = [] if (turn.memory_only and not self.s.final_turn_tools) else active
-        cue_image = None
-        if turn.cue and turn.cue.image:
-            cue_image = str((self.episodes_dir / turn.cue.image).resolve())
+        if t > len(ep.turns):  # the report turn: tools stay available, with the turn's own budget
+            rep = ep.report
+            assert rep is not None
+            question, cue_text, cue_image, memory_only, budget = rep.question, None, None, False, rep.budget
+            spec = AnswerSpec(format="report", report=ReportBrief(max_words=rep.max_words, persona=rep.persona))
+            allowed = list(self.tools)
+        else:
+            turn = ep.turns[t - 1]
+            question, memory_only, budget = turn.question, turn.memory_only, self.s.max_steps
+            allowed = [] if (turn.memory_only and not self.s.final_turn_tools) else list(self.tools)
+            cue_text, cue_image = (turn.cue.text if turn.cue else None), None
+            if turn.cue and turn.cue.image:
+                cue_image = str((self.episodes_dir / turn.cue.image).resolve())
+            spec = AnswerSpec(format=turn.answer.format, choices=turn.answer.choices, unit=turn.answer.unit)
         view = TurnView(
-            episode_id=ep.id, turn=t, n_turns=len(ep.turns), question=turn.question,
-            cue_text=turn.cue.text if turn.cue else None, cue_image=cue_image,
-            answer_spec=AnswerSpec(format=turn.answer.format, choices=turn.answer.choices, unit=turn.answer.unit),
-            tools=self._specs(allowed), max_steps=self.s.max_steps, budget_unit=self.s.budget_unit,
-            memory_only=turn.memory_only, memory=list(memory.observations), history=list(memory.history),
+            episode_id=ep.id, turn=t, n_turns=ep.n_turns, question=question, cue_text=cue_text, cue_image=cue_image,
+            answer_spec=spec, tools=self._specs(allowed), max_steps=budget, budget_unit=self.s.budget_unit,
+            memory_only=memory_only, memory=list(memory.observations), history=list(memory.history),
         )
         writer.write(
             TurnStart(
-                turn=t, question=turn.question, cue_text=view.cue_text, cue_image=cue_image,
-                allowed_tools=allowed, budget=self.s.max_steps, budget_unit=self.s.budget_unit,
-                memory_only=turn.memory_only,
+                turn=t, question=question, cue_text=view.cue_text, cue_image=cue_image,
+                allowed_tools=allowed, budget=budget, budget_unit=self.s.budget_unit,
+                memory_only=memory_only,
             )
         )
         ctx = ToolSession(
@@ -263,13 +270,13 @@ class EpisodeRunner:
             writer.write(LimitHit(turn=t, step=ctx.budget.used, limit=lim.limit, value=lim.value, cap=lim.cap))
             answer, reasoning = await self._fallback(agent, ctx, "limit_fallback")
             writer.write(FinalAnswerEvent(turn=t, step=ctx.budget.used, answer=answer, source="limit_fallback", reasoning=reasoning))
-            memory.finish_turn(t, turn.question, answer)
+            memory.finish_turn(t, question, answer)
             raise _EpisodeStop(
                 "model", f"episode {lim.limit} limit reached ({lim.value:.0f} >= {lim.cap:.0f})",
                 answered=True, answer=answer,
             ) from None
         writer.write(FinalAnswerEvent(turn=t, step=ctx.budget.used, answer=answer, source=source, reasoning=reasoning))
-        memory.finish_turn(t, turn.question, answer)
+        memory.finish_turn(t, question, answer)
         return answer
 
     async def _act(self, agent: Agent, ctx: ToolSession, counters: EpisodeCounters, t_start: float) -> FinalAnswer | None:

@@ -222,6 +222,35 @@ def _paper_entry(catalog: Catalog, ref: str, *, allow_title: bool) -> CatalogEnt
     return entry
 
 
+def _step_problems(where: str, step: Any, catalog: Catalog | None) -> list[tuple[str, str]]:
+    """(field, message) for a checklist step naming an unknown tool, wrong arguments or a missing paper/float."""
+    if step.tool not in ALL_TOOLS:
+        return [(f"{where}.tool", f"unknown tool {step.tool!r}; known tools: {', '.join(ALL_TOOLS)}")]
+    required, optional = tool_parameters(step.tool)
+    unknown = [a for a in step.args if a not in required + optional]
+    missing = [a for a in required if a not in step.args]
+    if unknown or missing:
+        what = [f"unknown argument(s) {', '.join(map(repr, unknown))}"] if unknown else []
+        what += [f"missing argument(s) {', '.join(map(repr, missing))}"] if missing else []
+        return [(f"{where}.args", f"{'; '.join(what)}; {step.tool} takes {', '.join(required + optional)}")]
+    if catalog is None or step.tool not in PAPER_TOOLS:
+        return []
+    ref = step.args.get("paper")
+    if not isinstance(ref, str):
+        return [(f"{where}.args.paper", f"{step.tool} needs a 'paper' argument (a corpus paper id)")]
+    entry = _paper_entry(catalog, ref, allow_title=True)
+    if entry is None:
+        return [(f"{where}.args.paper", f"no paper {ref!r} in the catalog")]
+    float_arg = PAPER_TOOLS[step.tool]
+    if float_arg is not None:
+        n = step.args.get(float_arg)
+        if isinstance(n, bool) or not isinstance(n, int):
+            return [(f"{where}.args.{float_arg}", f"{step.tool} needs an integer {float_arg!r} argument")]
+        if (why := _float_problem(entry, f"{float_arg}:{n}")) is not None:
+            return [(f"{where}.args.{float_arg}", why)]
+    return []
+
+
 def episode_reference_problems(ep: Episode, *, base_dir: Path, catalog: Catalog | None) -> list[tuple[str, str]]:
     """(field, message) for every reference in `ep` that points at nothing: tools, images, papers, floats."""
     problems: list[tuple[str, str]] = []
@@ -231,35 +260,7 @@ def episode_reference_problems(ep: Episode, *, base_dir: Path, catalog: Catalog 
             if not img.is_file():
                 problems.append((f"turns[{ti}].cue.image", f"image file not found: {img}"))
         for ci, step in enumerate(turn.checklist):
-            where = f"turns[{ti}].checklist[{ci}]"
-            if step.tool not in ALL_TOOLS:
-                problems.append((f"{where}.tool", f"unknown tool {step.tool!r}; known tools: {', '.join(ALL_TOOLS)}"))
-                continue
-            required, optional = tool_parameters(step.tool)
-            unknown = [a for a in step.args if a not in required + optional]
-            missing = [a for a in required if a not in step.args]
-            if unknown or missing:
-                what = [f"unknown argument(s) {', '.join(map(repr, unknown))}"] if unknown else []
-                what += [f"missing argument(s) {', '.join(map(repr, missing))}"] if missing else []
-                problems.append((f"{where}.args", f"{'; '.join(what)}; {step.tool} takes {', '.join(required + optional)}"))
-                continue
-            if catalog is None or step.tool not in PAPER_TOOLS:
-                continue
-            ref = step.args.get("paper")
-            if not isinstance(ref, str):
-                problems.append((f"{where}.args.paper", f"{step.tool} needs a 'paper' argument (a corpus paper id)"))
-                continue
-            entry = _paper_entry(catalog, ref, allow_title=True)
-            if entry is None:
-                problems.append((f"{where}.args.paper", f"no paper {ref!r} in the catalog"))
-                continue
-            float_arg = PAPER_TOOLS[step.tool]
-            if float_arg is not None:
-                n = step.args.get(float_arg)
-                if isinstance(n, bool) or not isinstance(n, int):
-                    problems.append((f"{where}.args.{float_arg}", f"{step.tool} needs an integer {float_arg!r} argument"))
-                elif (why := _float_problem(entry, f"{float_arg}:{n}")) is not None:
-                    problems.append((f"{where}.args.{float_arg}", why))
+            problems += _step_problems(f"turns[{ti}].checklist[{ci}]", step, catalog)
         if catalog is None:
             continue
         for ei, ev in enumerate(turn.evidence):
@@ -268,6 +269,31 @@ def episode_reference_problems(ep: Episode, *, base_dir: Path, catalog: Catalog 
                 problems.append((f"turns[{ti}].evidence[{ei}].paper", f"no paper {ev.paper!r} in the catalog"))
             elif (why := _float_problem(entry, ev.unit)) is not None:
                 problems.append((f"turns[{ti}].evidence[{ei}].unit", why))
+    if ep.report is not None:
+        problems += report_problems(ep, catalog)
+    return problems
+
+
+def report_problems(ep: Episode, catalog: Catalog | None) -> list[tuple[str, str]]:
+    """(field, message) for a report turn whose checklist, facts or persona point at nothing."""
+    rep = ep.report
+    assert rep is not None
+    problems: list[tuple[str, str]] = []
+    for ci, step in enumerate(rep.checklist):
+        problems += _step_problems(f"report.checklist[{ci}]", step, catalog)
+    columns = {c for f in rep.facts for c in f.columns}
+    for pi, c in enumerate(rep.persona.constraints if rep.persona else []):
+        if c.field not in ("dataset", "year") and c.field not in columns:
+            problems.append((f"report.persona.constraints[{pi}].field",
+                             f"{c.field!r} is neither 'dataset', 'year' nor a column of a table in report.facts"))
+    if catalog is None:
+        return problems
+    for fi, f in enumerate(rep.facts):
+        entry = _paper_entry(catalog, f.paper, allow_title=False)
+        if entry is None:
+            problems.append((f"report.facts[{fi}].paper", f"no paper {f.paper!r} in the catalog"))
+        elif (why := _float_problem(entry, f.unit)) is not None:
+            problems.append((f"report.facts[{fi}].unit", why))
     return problems
 
 
@@ -313,6 +339,12 @@ def checklist_coverage_problems(ep: Episode) -> list[tuple[str, str]]:
                 src = "earlier turns' checklists" if turn.memory_only else "this turn's or an earlier turn's checklist"
                 problems.append((f"turns[{ti}].evidence[{ei}]", f"{ev.paper} {ev.unit} is not exposed by {src}"))
         earlier |= own
+    if ep.report is not None:
+        own = {u for step in ep.report.checklist for u in exposed_units(step.tool, step.args)}
+        for ei, ev in enumerate(ep.report.evidence):
+            if ev.key not in earlier | own:
+                problems.append((f"report.evidence[{ei}]", f"{ev.paper} {ev.unit} is not exposed by the report's or an "
+                                                          f"earlier turn's checklist"))
     return problems
 
 

@@ -3,10 +3,11 @@
 Two layers. The first is a bubblewrap sandbox (`_jail_box`): new namespaces, only the Python
 installation and a copy of numpy visible (read-only), a size-limited tmpfs as the working folder,
 an unprivileged uid, a seccomp filter (`_jail_seccomp`), and a control group (`_jail_cgroup`)
-capping total memory and processes. The second is the prelude (`_jail_prelude`): per-process rlimits and
+capping total memory and processes. The second is the prelude (`_jail_prelude`): per-process rlimits, and
 a PEP 578 audit hook that refuses sockets, subprocesses and files outside the scratch folder with a
-readable message. Where the sandbox cannot start, nothing runs: `JailUnavailable` says what to
-install (no silent weaker jail).
+readable message (a convenience for honest mistakes, not a boundary: the snippet can switch it off).
+Where the sandbox cannot start, nothing runs: `JailUnavailable` says what to install (no silent
+weaker jail). `_jail_session` keeps one such jail for many requests (smol-code's episodes).
 """
 from __future__ import annotations
 

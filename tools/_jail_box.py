@@ -1,10 +1,12 @@
 """The OS sandbox around code_exec: a bubblewrap command line, the jail's own numpy, and a preflight.
 
-Inside the box the snippet sees a read-only Python installation, a read-only copy of numpy made
-outside the checkout, a fresh size-limited tmpfs as its working folder, a new /proc and a minimal
-/dev, and nothing else of the host: not the checkout, the sandbox corpus, the results, the home
-folder or the caller's environment. It gets new mount, PID, network, IPC, UTS and cgroup
-namespaces and dies with the harness.
+Inside the box the snippet sees a read-only Python installation (at a fixed neutral path when it lives
+outside /usr, so the host's layout is not shown), read-only copies of the packages it may use made
+outside the checkout, a fresh size-limited tmpfs as its working folder and a minimal /dev, and
+nothing else of the host: not the checkout, the sandbox corpus, the results, the home folder, the
+caller's environment, nor a /proc (which would show the kernel command line, pid 1's bubblewrap
+command line with its host paths, and the host paths of every bound folder in mountinfo). It gets
+new mount, PID, network, IPC, UTS and cgroup namespaces and dies with the harness.
 
 When the harness runs as root, bubblewrap runs privileged (it can bind the interpreter even from
 a home folder closed to others) and `setpriv` switches to a fresh unprivileged uid before Python
@@ -14,7 +16,9 @@ the host reads only what is world-readable. Otherwise bubblewrap makes a user na
 from __future__ import annotations
 
 import compileall
+import hashlib
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -24,10 +28,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 DEBIAN_PACKAGE = "bubblewrap"
 SCRATCH = "/scratch"  # the working folder inside the jail
 SITE = "/opt/epi-jail/site-packages"  # where the jail's numpy appears inside
+PYTHON_HOME = "/opt/epi-jail/python"  # where a Python installed outside /usr appears inside
+LIB_ROOT = "/opt/epi-jail/lib"  # where extra package folders (`sites`) appear inside, one folder each
 UID_RANGE = (2_000_000_000, 2_100_000_000)  # fresh uids for jailed code when the harness is root
 _SYSTEM_DIRS = ("/usr",)
 _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -47,11 +54,12 @@ class BoxPlan:
 
     bwrap: str
     setpriv: str | None  # set when the harness is root: jailed code runs as a fresh uid
-    interpreter: str  # the real interpreter path (the same inside the box)
-    read_only: tuple[str, ...]  # host folders bound read-only at the same path
-    masks: tuple[str, ...]  # folders inside those that are covered by an empty tmpfs
+    interpreter: str  # the interpreter's path inside the box
+    read_only: tuple[tuple[str, str], ...]  # (host folder, where it appears inside), bound read-only
+    masks: tuple[str, ...]  # folders inside those (inside paths) that are covered by an empty tmpfs
     site: str | None  # the host folder holding the jail's numpy (bound at SITE)
-    python_dirs: tuple[str, ...] = ()  # the installation's own folders (possibly inside /usr)
+    python_dirs: tuple[str, ...] = ()  # the installation's own folders as seen inside (possibly inside /usr)
+    library_path: str | None = None  # LD_LIBRARY_PATH inside when the installation was moved to PYTHON_HOME
 
     def python_roots(self) -> list[str]:
         """What the audit hook lets the snippet read: the installation and the jail's site-packages."""
@@ -96,50 +104,85 @@ def jail_home() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "epiharness" / "jail"
 
 
-def _copy_world_readable(src: Path, dst: Path) -> None:
-    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns("tests"))
-    for dirpath, dirnames, filenames in os.walk(dst):
-        os.chmod(dirpath, 0o755)
-        for f in filenames:
-            p = os.path.join(dirpath, f)
-            if not os.path.islink(p):
-                os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
-
-
 def jail_site() -> str | None:
     """A site-packages with numpy only, copied once from the harness's own numpy (same interpreter ABI)."""
-    spec = find_spec("numpy")
-    if spec is None or not spec.origin:
+    if find_spec("numpy") is None:
         return None
-    pkg = Path(spec.origin).parent
-    try:
-        from importlib.metadata import version
+    return packages_site(("numpy",))
 
-        tag = f"py{sys.version_info[0]}{sys.version_info[1]}-numpy{version('numpy')}"
-    except Exception:  # noqa: BLE001 - metadata may be missing; the folder name just gets less specific
-        tag = f"py{sys.version_info[0]}{sys.version_info[1]}-numpy"
+
+def _distributions(names: tuple[str, ...]) -> list[Any]:
+    """These installed distributions and, recursively, what they require (extras left out)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from packaging.requirements import Requirement
+
+    found: dict[str, Any] = {}
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in found:
+            continue
+        try:
+            dist = distribution(name)
+        except PackageNotFoundError:
+            if name in names:
+                raise JailUnavailable(f"the jail needs the Python package {name!r}, which is not installed") from None
+            continue  # an optional requirement whose marker we cannot judge: not needed to import
+        found[key] = dist
+        for line in dist.requires or []:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+    return sorted(found.values(), key=lambda d: d.metadata["Name"].lower())
+
+
+@lru_cache(maxsize=8)
+def packages_site(names: tuple[str, ...]) -> str:
+    """A folder holding these distributions and their requirements, copied once from the harness's own
+    installation (same interpreter ABI), world-readable and compiled, outside the checkout; bound read-only."""
+    dists = _distributions(names)
+    key = repr((sys.version_info[:2], [(d.metadata["Name"], d.version) for d in dists]))
     home = jail_home()
-    target = home / f"site-{tag}"
-    if (target / "numpy" / "__init__.py").exists():
+    target = home / f"site-{'-'.join(names)}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    if (target / ".complete").exists():
         return str(target)
     if _inside(os.path.realpath(home), str(_checkout_root())):
         raise JailUnavailable(f"EPI_JAIL_DIR {home} is inside the checkout; the jail's files must live outside it")
     home.mkdir(parents=True, exist_ok=True)
     tmp = home / f".tmp-{os.getpid()}-{secrets.token_hex(4)}"
     try:
-        for name in ("numpy", "numpy.libs"):
-            if (pkg.parent / name).is_dir():
-                _copy_world_readable(pkg.parent / name, tmp / name)
+        for dist in dists:
+            for rel in dist.files or []:
+                if rel.parts and rel.parts[0] == "..":
+                    continue  # scripts installed outside site-packages
+                src, dst = Path(str(dist.locate_file(rel))), tmp / rel
+                if src.is_file():
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(src, dst)  # keeps the mtime the bytecode was compiled against
+        _make_world_readable(tmp)
         compileall.compile_dir(tmp, quiet=2, workers=1)  # the jail runs with -B: import from ready bytecode
+        _make_world_readable(tmp)
+        (tmp / ".complete").write_text(key)
         os.chmod(tmp, 0o755)
         try:
             os.rename(tmp, target)
         except OSError:  # another process made it first
-            if not (target / "numpy" / "__init__.py").exists():
+            if not (target / ".complete").exists():
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return str(target)
+
+
+def _make_world_readable(root: Path) -> None:
+    for dirpath, _, filenames in os.walk(root):
+        os.chmod(dirpath, 0o755)
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
 
 
 def find_bwrap() -> str | None:
@@ -160,10 +203,27 @@ def plan() -> BoxPlan:
                                   "to run jailed code as an unprivileged user")
     interpreter = os.path.realpath(sys.executable)
     roots = _interpreter_roots(interpreter)
-    read_only = tuple(list(_SYSTEM_DIRS) + [r for r in roots if not any(_inside(r, s) for s in _SYSTEM_DIRS)])
-    masks = tuple(h for h in _hidden_paths() if os.path.isdir(h) and any(_inside(h, r) and h != r for r in read_only))
-    return BoxPlan(bwrap=bwrap, setpriv=setpriv, interpreter=interpreter, read_only=read_only, masks=masks,
-                   site=jail_site(), python_dirs=tuple(roots))
+    outside = [r for r in roots if not any(_inside(r, s) for s in _SYSTEM_DIRS)]
+    binds = [(d, d) for d in _SYSTEM_DIRS]
+    library_path = None
+    if len(outside) == 1 and _inside(interpreter, outside[0]):
+        # one installation folder outside /usr (pyenv, a custom prefix): shown at a neutral path, so neither its
+        # host path nor the home folder it sits in is visible; libpython is found through LD_LIBRARY_PATH there
+        binds.append((outside[0], PYTHON_HOME))
+        inside = {outside[0]: PYTHON_HOME}
+        library_path = PYTHON_HOME + "/lib"
+    else:
+        binds += [(r, r) for r in outside]
+        inside = {r: r for r in outside}
+    masks = []
+    for h in _hidden_paths():
+        for src, dst in binds:
+            if os.path.isdir(h) and _inside(h, src) and h != src:
+                masks.append(dst + h[len(src):])
+    seen_roots = tuple(next((inside[o] + r[len(o):] for o in inside if _inside(r, o)), r) for r in roots)
+    jail_interpreter = next((inside[o] + interpreter[len(o):] for o in inside if _inside(interpreter, o)), interpreter)
+    return BoxPlan(bwrap=bwrap, setpriv=setpriv, interpreter=jail_interpreter, read_only=tuple(binds),
+                   masks=tuple(masks), site=jail_site(), python_dirs=seen_roots, library_path=library_path)
 
 
 def _dirs_for(path: str) -> list[str]:
@@ -175,16 +235,19 @@ def _dirs_for(path: str) -> list[str]:
     return out
 
 
-def command(p: BoxPlan, prelude: str, *, scratch_bytes: int, seccomp_fd: int | None) -> list[str]:
-    """The full argv: bubblewrap, then (as root) setpriv to a fresh uid, then the jail's Python."""
+def command(p: BoxPlan, prelude: str, *, scratch_bytes: int, seccomp_fd: int | None,
+            sites: tuple[str, ...] = ()) -> list[str]:
+    """The full argv: bubblewrap, then (as root) setpriv to a fresh uid, then the jail's Python.
+
+    `sites` are extra host folders of packages, each bound read-only at `site_path(i)` inside."""
     cmd = [p.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
            "--hostname", "jail", "--die-with-parent", "--new-session", "--clearenv"]
     if seccomp_fd is not None:
         cmd += ["--seccomp", str(seccomp_fd)]
     if p.setpriv is None:
         cmd += ["--unshare-user", "--uid", "1000", "--gid", "1000", "--disable-userns"]
-    for d in p.read_only:
-        cmd += _dirs_for(d) + ["--ro-bind", d, d]
+    for src, dst in p.read_only:
+        cmd += _dirs_for(dst) + ["--ro-bind", src, dst]
     for link in _SYSTEM_LINKS:
         if os.path.islink(link):
             cmd += ["--symlink", os.readlink(link), link]
@@ -194,10 +257,15 @@ def command(p: BoxPlan, prelude: str, *, scratch_bytes: int, seccomp_fd: int | N
         cmd += ["--tmpfs", m]
     if p.site:
         cmd += _dirs_for(SITE) + ["--ro-bind", p.site, SITE]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+    for i, host in enumerate(sites):
+        cmd += _dirs_for(site_path(i)) + ["--ro-bind", host, site_path(i)]
+    # no /proc: nothing the jail runs needs it, and it would show host paths (mountinfo, pid 1's command line)
+    cmd += ["--dev", "/dev", "--remount-ro", "/dev",
             "--perms", "01777", "--size", str(scratch_bytes), "--tmpfs", SCRATCH, "--chdir", SCRATCH, "--remount-ro", "/"]
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": SCRATCH, "TMPDIR": SCRATCH, "OMP_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    if p.library_path:
+        env["LD_LIBRARY_PATH"] = p.library_path
     for k, v in env.items():
         cmd += ["--setenv", k, v]
     if p.setpriv is not None:
@@ -206,6 +274,11 @@ def command(p: BoxPlan, prelude: str, *, scratch_bytes: int, seccomp_fd: int | N
                 p.setpriv, "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
     cmd += ["--", p.interpreter, "-I", "-S", "-B", "-c", prelude]
     return cmd
+
+
+def site_path(i: int) -> str:
+    """Where the i-th extra package folder of a command appears inside the box."""
+    return f"{LIB_ROOT}/site-{i}"
 
 
 def cgroup_wrapper(procs_files: list[str]) -> list[str]:

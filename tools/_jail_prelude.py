@@ -1,11 +1,13 @@
 """The Python that runs first inside the jail, before the snippet: limits, then the audit hook.
 
-It is the second layer. The first is the OS sandbox (`_jail_box`): what the snippet cannot see
-there it cannot reach whatever it does to this prelude. The prelude adds rlimits the kernel
-enforces per process (CPU, address space, file size, open files, processes), and a PEP 578 audit
-hook that refuses sockets, subprocesses, ctypes and file access outside the scratch folder with a
-readable message. Audit hooks can be bypassed (`_posixsubprocess.fork_exec` raises no event), so
-nothing here is relied on alone.
+The rlimits it sets (CPU, address space, file size, open files, processes) are enforced by the
+kernel and cannot be raised by the snippet. The PEP 578 audit hook that follows is a convenience,
+not a boundary: it gives an honest mistake (opening a file outside the scratch folder, a socket, a
+subprocess, ctypes) a readable refusal, but it lives in the snippet's own interpreter, so the
+snippet can switch it off (reach the hook function through `gc` and swap its `__code__`), go
+around it (`_posixsubprocess.fork_exec` raises no event) or race its path check (swap a symlink
+between the check and the open). What the jail promises rests on the OS sandbox (`_jail_box`) alone,
+and the attack tests run every attack with the hook off.
 """
 from __future__ import annotations
 
@@ -14,14 +16,13 @@ BAD_SOURCE_EXIT = 87  # the code is not UTF-8 (the tool refuses such code before
 
 _PRELUDE = r'''
 import os, resource, sys
-_raw = sys.stdin.buffer.read()
-_scratch, _ro, _site = os.getcwd(), tuple(__RO__), __SITE__
+_raw = __READ__
+_scratch, _ro, _sites = os.getcwd(), tuple(__RO__), __SITES__
 for _lim, _val in ((resource.RLIMIT_CPU, (__CPU__, __CPU__ + 1)), (resource.RLIMIT_AS, (__MEM__, __MEM__)),
                    (resource.RLIMIT_FSIZE, (__FSIZE__, __FSIZE__)), (resource.RLIMIT_CORE, (0, 0)),
                    (resource.RLIMIT_NOFILE, (64, 64)), (resource.RLIMIT_NPROC, (__NPROC__, __NPROC__))):
     resource.setrlimit(_lim, _val)  # a limit that cannot be set stops the run (no weaker jail)
-if _site:
-    sys.path.append(_site)
+sys.path.extend(_sites)
 try:
     _code = _raw.decode("utf-8")
 except UnicodeDecodeError as _e:
@@ -72,9 +73,16 @@ except MemoryError:
 
 
 def render(*, read_only: list[str], site: str | None, cpu_s: int, memory_bytes: int, file_bytes: int,
-           max_processes: int, audit_hook: bool = True) -> str:
-    """The prelude with this run's limits filled in. `audit_hook=False` is for tests of the OS layer alone."""
-    values = {"__RO__": repr(read_only), "__SITE__": repr(site), "__CPU__": str(cpu_s), "__MEM__": str(memory_bytes),
+           max_processes: int, audit_hook: bool = True, sites: tuple[str, ...] = (), framed: bool = False) -> str:
+    """The prelude with this run's limits filled in. `audit_hook=False` is for tests of the OS layer alone.
+
+    `sites` are further package folders (inside paths) put on sys.path and made readable. `framed`: the
+    program arrives as a line with its length in bytes and then the bytes, and stdin stays open after it
+    (a long-lived program that talks over stdin and stdout); otherwise the program is all of stdin."""
+    paths = ([site] if site else []) + list(sites)
+    read = "sys.stdin.buffer.read(int(sys.stdin.buffer.readline()))" if framed else "sys.stdin.buffer.read()"
+    values = {"__READ__": read, "__RO__": repr(list(read_only) + list(sites)), "__SITES__": repr(paths),
+              "__CPU__": str(cpu_s), "__MEM__": str(memory_bytes),
               "__FSIZE__": str(file_bytes), "__NPROC__": str(max_processes), "__HOOK__": repr(bool(audit_hook)),
               "__MEMEXIT__": str(MEMORY_EXIT), "__BADSRC__": str(BAD_SOURCE_EXIT)}
     text = _PRELUDE

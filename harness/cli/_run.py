@@ -218,7 +218,7 @@ def ablate_cmd(
     except (SettingsError, RunSetupError) as e:
         raise UserError(str(e)) from None
     from ..scoring import compare_runs, write_comparison
-    from ..scoring.compare import leaderboard_table, paired_comparisons
+    from ..scoring.compare import leaderboard_table, paired_comparisons, report_leaderboard
 
     path = write_comparison(run_dirs, out_root)
     # the grid's runs share one episode file: each is paired with the first, so the terminal says which
@@ -232,6 +232,8 @@ def ablate_cmd(
     else:
         console = Console() if Console().width >= 140 else Console(width=160)
         console.print(leaderboard_table(scores))
+        if (reports := report_leaderboard(scores)) is not None:
+            console.print(reports)
         for c in paired:
             console.print(c.verdict + ".", highlight=False, markup=False)
         console.print(f"ablation of {len(run_dirs)} runs in [bold]{out_root}[/]; comparison: {path}")

@@ -87,7 +87,7 @@ def compare_cmd(
     baseline over the same episodes: the difference with its interval, McNemar on episode success, a paired
     bootstrap on the rest, and the minimal detectable difference (runs not scored yet are scored first)."""
     from ..scoring import compare_runs, write_comparison
-    from ..scoring.compare import check_same_episodes, leaderboard_table, paired_comparisons, process_table
+    from ..scoring.compare import check_same_episodes, leaderboard_table, paired_comparisons, process_table, report_leaderboard
     from ..scoring.paired import PairingError
     from ..scoring.paired_report import paired_table
 
@@ -111,6 +111,8 @@ def compare_cmd(
     console = _wide_console()
     console.print(leaderboard_table(scores))
     console.print(process_table(scores))
+    if (reports := report_leaderboard(scores)) is not None:
+        console.print(reports)
     if any(s.uses_gold for s in scores):
         console.print(f"[bold yellow]{next(s.note for s in scores if s.uses_gold)}[/]")
     if comparisons:

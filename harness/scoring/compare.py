@@ -98,6 +98,24 @@ def process_table(runs: list[RunScores]) -> Table:
     return t
 
 
+def report_leaderboard(runs: list[RunScores]) -> Table | None:
+    """The report table (issue 31), a row per run with report episodes; None when no run has any."""
+    from harness.reports import report_table
+
+    rows = [(n, r.report) for n, r in zip(run_names(runs), runs) if r.report is not None]
+    if not rows:
+        return None
+    t = Table(title="Reports (apart from ESR and the accuracies)", box=None, pad_edge=False, padding=(0, 1),
+              caption="% with [95% bootstrap interval over episodes]; definitions: harness/README.md, Reports",
+              header_style="bold underline")
+    head, _, *body = report_table(rows)
+    for col in head.strip("| ").split(" | "):
+        t.add_column(col, justify="left" if col == "Run" else "right", no_wrap=col == "Run")
+    for line in body:
+        t.add_row(*[escape(c) for c in line.strip("| ").split(" | ")])
+    return t
+
+
 def pooled_episode_scores(run_dirs: list[Path]) -> list[EpisodeScore]:
     """The episode scores of every run, pooled (a run without episode_scores.jsonl adds none)."""
     out: list[EpisodeScore] = []
@@ -173,6 +191,11 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
         lines.append(f"| {n} | {f.retrieve} | {f.perception} | {f.reading_memory} | {f.reasoning} | {f.others} |")
     lines.append("")
     lines += process_markdown(names, runs, corrs)
+    if any(r.report is not None for r in runs):
+        from harness.reports import report_table
+
+        lines += ["## Reports (apart from ESR and the accuracies)", ""]
+        lines += report_table([(n, r.report) for n, r in zip(names, runs) if r.report is not None]) + [""]
     titles = {"failure_types": "Failure types", "ablation": "Ablations", "budget": "Step budget", "cost": "Cost against success",
               "process": "Process against outcome"}
     for key, title in titles.items():

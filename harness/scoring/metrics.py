@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from harness.episode import Answer, Episode
+from harness.reports import score_report
 from harness.trace_fold import EpisodeFold, unique_units
 
 from .attribution import attribute_failure, failure_bucket
@@ -104,6 +105,7 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
         uses_gold=bool(start and start.uses_gold), agent=start.agent if start else "",
         labeller=judge.name if judge is not None else "matcher", scorer_version=SCORER_VERSION,
         process=None if fold.missing else process_of(episode, fold),
+        report=score_report(episode.report, fold, len(episode.turns) + 1) if episode.report is not None else None,
     )
 
 

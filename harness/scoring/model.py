@@ -15,6 +15,7 @@ from harness.trace import ReasonBucket
 from tools import EvidenceUnit
 
 from .interval import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
+from harness.reports._model import ReportScore, ReportSummary
 from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, ProcessSummary
 
 # The scorer's version: matcher rules, attribution rule and metric definitions together. Bump it when any
@@ -153,6 +154,7 @@ class EpisodeScore(BaseModel):
     labeller: str = "matcher"
     scorer_version: str = Field(default="1", description="the scorer that wrote this (SCORER_VERSION)")
     process: EpisodeProcess | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
+    report: ReportScore | None = Field(default=None, description="report episodes: the report turn's metrics (issue 31)")
 
 
 class FailureCounts(BaseModel):
@@ -293,6 +295,8 @@ class RunScores(BaseModel):
     uncertainty: Uncertainty = Field(default_factory=Uncertainty, description="how the 95% intervals were made")
     pass_k: list[PassAtK] = Field(default_factory=list, description="pass@k and pass^k of episode success, k = 1..epochs "
                                                                    "(runs with more than one epoch)")
+    report: ReportSummary | None = Field(default=None, description="report episodes: the report metrics, apart from ESR "
+                                                                  "and the accuracies (harness/reports)")
 
     def split(self, name: str) -> SplitScores:
         return {"easy": self.easy, "hard": self.hard, "all": self.all}[name]

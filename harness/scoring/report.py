@@ -196,6 +196,10 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
         lines += ["## Cost per episode", "", _img(plots["cost"], base, "cost per episode"), ""]
     pplot = os.path.relpath(plots["process"], base) if "process" in plots else None
     lines += process_sections(s, episodes, process_correlations(episodes), pplot)
+    if s.report is not None:
+        from harness.reports import report_section
+
+        lines += report_section(s.report, name)
     lines += ["## Episodes", ""] + episode_rows(episodes) + [""]
     return "\n".join(lines)
 

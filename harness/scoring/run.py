@@ -23,6 +23,7 @@ from .metrics import bucket_counts, score_episode, split_scores
 from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, RunScores, Uncertainty
 from .process_judge import ProcessJudge, summarize_judged
 from .uncertainty import pass_at_k_table
+from harness.reports import summarize_reports
 
 
 class ScoringError(Exception):
@@ -175,6 +176,7 @@ def score_run(
         scored_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         epochs=epochs, reducer=red.name, uncertainty=Uncertainty(proportions=proportions),
         pass_k=pass_at_k_table(scored, proportions),
+        report=summarize_reports([(e.episode_id, e.report) for e in scored if e.report is not None]),
     )
     if write:
         write_outputs(rd, scores, scored)

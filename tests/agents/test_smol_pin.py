@@ -34,8 +34,19 @@ HOOKS: dict[str, tuple[str, str]] = {
     "models.OpenAIModel.generate": (
         "4bc82794a5864f19", "overridden: (messages, stop_sequences, response_format, tools_to_call_from, **kwargs)"),
     "models.Model._prepare_completion_kwargs": ("0aef4545f4666ae3", "builds the request the recording model sends"),
-    "local_python_executor.LocalPythonExecutor.__init__": ("131aefd3753c6250", "keeps variables in `state`"),
+    "local_python_executor.LocalPythonExecutor.__init__": ("131aefd3753c6250", "keeps variables in `state` (in the jail)"),
     "local_python_executor.LocalPythonExecutor.send_tools": ("c9e23cc226ac7875", "replaces the callable tools"),
+    "local_python_executor.LocalPythonExecutor.send_variables": ("268e87c797ca1c9b", "adds variables to `state`"),
+    "local_python_executor.LocalPythonExecutor.__call__": (
+        "bf02d05cee7653a4", "the jailed program's step: output, `_print_outputs` as logs, is_final_answer"),
+    "local_python_executor.evaluate_python_code": (
+        "21a7111e5f904554", "wraps final_answer (FinalAnswerException), errors become InterpreterError, "
+                            "timeout_seconds=None runs without a thread (the harness keeps the time)"),
+    "local_python_executor.PythonExecutor": (
+        "28181cd3a5fc543e", "the executor interface JailedPythonExecutor implements: send_tools, send_variables, __call__"),
+    "agents.CodeAgent.cleanup": ("900fe505c5db8215", "calls the executor's cleanup (closes the episode's jail)"),
+    "tools.Tool.__call__": ("fdb19702c3158be9", "in the jail, a single dict argument becomes keyword arguments"),
+    "default_tools.FinalAnswerTool": ("488bda181b92e3af", "the jail's own final_answer: returns its argument"),
     "local_python_executor.fix_final_answer_code": ("48029a8d4e2f593c", "used on code of turns without tools"),
     "memory.ActionStep": ("ac1463734f790a57", "fields written by the adapter: observations, observations_images, "
                                               "model_output; to_messages order"),

@@ -192,7 +192,8 @@ ATTACKS: list[Attack] = [
     Attack("editable_finder_names_checkout", lambda t: (
         "import glob, sys\nfor p in sys.path:\n    for f in glob.glob(p + '/__editable__*finder*.py'):\n"
         "        print(open(f).read()[:4000])"),
-        lambda t, out: str(CHECKOUT) in out, r"exit status: 0"),
+        # the checkout the editable install points at (in a git worktree, the main checkout's)
+        lambda t, out: re.search(r"'harness': '/[^']*/harness'", out) is not None, r"exit status: 0"),
     Attack("import_harness_packages", lambda t: "import harness, tools\nprint('IMPORTED', harness.__file__)",
            lambda t, out: "IMPORTED" in out, r"ModuleNotFoundError"),
     Attack("os_system", lambda t: f"import os\nos.system('cat {t.secret}')", _has_secret, r"os.system is not allowed"),
@@ -232,11 +233,92 @@ ATTACKS: list[Attack] = [
                                                    f"shutil.copy('mine.txt', {str(t.outside / 'copy.txt')!r})"),
            lambda t, out: t.wrote("copy.txt"), _FILE_ERR),
     Attack("write_host_tmp", lambda t: _write(t.tmp_file), lambda t, out: t.tmp_file.exists(), _FILE_ERR),
-    Attack("write_python_installation", lambda t: _child(_write(t.prefix_file)),
+    # the installation wherever it appears (inside the jail it is shown at a neutral path)
+    Attack("write_python_installation",
+           lambda t: _child(f"import sys; open(sys.base_prefix + '/' + {t.prefix_file.name!r}, 'w').write('x')"),
            lambda t, out: t.prefix_file.exists(), r"Read-only file system|Permission denied"),
     Attack("read_environment", lambda t: "import os\nprint(dict(os.environ))\nprint(open('/proc/self/environ', 'rb').read())",
            lambda t, out: t.secret_text in out, r"'HOME': '/scratch'"),
 ]
+
+
+# Issue 24: the kernel interfaces the seccomp filter refuses, devices, netlink, setuid programs and what /proc
+# would show. Each runs in a hook-free child, so the OS layer is what is tested even with the hook on.
+SYSCALL = """
+import ctypes, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def sc(nr, *args):
+    ctypes.set_errno(0)
+    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
+    return r, ctypes.get_errno()
+"""
+_X86_64 = os.uname().machine == "x86_64"
+HOST_INTERFACES = [n for _, n in socket.if_nameindex() if n != "lo"]
+_HOST_PYTHON = os.path.realpath(sys.base_prefix) + "/"  # a Python under /usr is shown where it is: /usr is no secret
+HOST_CMDLINE = Path("/proc/cmdline").read_text().strip() if Path("/proc/cmdline").exists() else ""
+_REFUSED = r"child exit 0 .*-1 (1|38)\b"  # EPERM from the filter (ENOSYS for clone3)
+
+
+def _sys(body: str) -> Callable[[Target], str]:
+    return lambda t: _child(SYSCALL + body)
+
+
+def _ok(name: str) -> Callable[[Target, str], bool]:
+    """The call returned a descriptor, an id or 0: it worked."""
+    return lambda t, out: re.search(rf"{name} (\d+) ", out) is not None
+
+
+KERNEL_ATTACKS: list[Attack] = [
+    Attack("bpf_map_create", _sys("attr = ctypes.create_string_buffer(struct.pack('IIII', 2, 4, 4, 1), 72)\n"
+                                  "print('bpf', *sc(321 if os.uname().machine == 'x86_64' else 280, 0, attr, 72), '')"),
+           _ok("bpf"), _REFUSED),
+    Attack("userfaultfd", _sys("print('uffd', *sc(323 if os.uname().machine == 'x86_64' else 282, 0), '')"),
+           _ok("uffd"), _REFUSED),
+    Attack("io_uring_setup", _sys("params = ctypes.create_string_buffer(120)\nprint('uring', *sc(425, 4, params), '')"),
+           _ok("uring"), _REFUSED),
+    Attack("keyctl_add_key", _sys("print('key', *sc(248 if os.uname().machine == 'x86_64' else 217, b'user', "
+                                  "b'epi-jail-test', b'x', 1, -2), '')"), _ok("key"), _REFUSED),
+    Attack("clone3_new_user_namespace", _sys(
+        "args = ctypes.create_string_buffer(struct.pack('QQQQQQQQ', 0x10000000, 0, 0, 0, 17, 0, 0, 0), 64)\n"
+        "r, e = sc(435, args, 64)\nif r == 0:\n    os._exit(0)\nif r > 0:\n    os.waitpid(r, 0)\nprint('clone3', r, e, '')"),
+        lambda t, out: re.search(r"clone3 [1-9]\d* ", out) is not None, _REFUSED),
+    Attack("setns_into_a_namespace", _sys(
+        "try:\n    fd = os.open('/proc/self/ns/uts', os.O_RDONLY)\nexcept OSError:\n    fd = 0\n"
+        "print('setns', *sc(308 if os.uname().machine == 'x86_64' else 268, fd, 0), '')"), _ok("setns"), _REFUSED),
+    Attack("mknod_block_device", lambda t: _child(
+        "import os, stat\nos.mknod('blk', 0o600 | stat.S_IFBLK, os.makedev(7, 0))\nprint('mknod ok')"),
+        lambda t, out: "mknod ok" in out, r"child exit 1 .*(Operation not permitted|Permission denied)"),
+    Attack("host_devices", lambda t: _child(
+        "import os\nprint(sorted(os.listdir('/dev')))\nfd = os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK)\n"
+        "print('kmsg', len(os.read(fd, 8192)))"),
+        lambda t, out: "kmsg " in out or "'kvm'" in out or "'loop0'" in out, r"child exit 1 .*No such file"),
+    Attack("netlink_lists_host_interfaces", lambda t: _child(
+        "import socket\ns = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\nprint('netlink', s.fileno())\n"
+        "print(socket.if_nameindex())"),
+        lambda t, out: any(f"'{n}'" in out for n in HOST_INTERFACES), r"child exit 0 .*\(1, 'lo'\)"),
+    Attack("setuid_program", lambda t: _child(
+        "import subprocess\nprint(subprocess.run(['/usr/bin/passwd', '-S', 'root'], capture_output=True, text=True))"),
+        lambda t, out: re.search(r"stdout='root [LNP]", out) is not None, r"child exit 0 .*returncode=[1-9]"),
+    Attack("proc_of_the_parent_and_pid_1", lambda t: _child(
+        "import os\nfor p in (f'/proc/{os.getppid()}/cmdline', '/proc/1/cmdline', '/proc/self/mountinfo', '/proc/cmdline'):\n"
+        "    try:\n        print(p, open(p, 'rb').read()[:3000])\n    except OSError as e:\n        print(p, e)"),
+        lambda t, out: "pytest" in out or "--ro-bind" in out or bool(HOST_CMDLINE and HOST_CMDLINE[:40] in out)
+        or os.path.realpath(sys.base_prefix) in out, r"child exit 0 .*No such file"),
+]
+if _X86_64:
+    # a 32-bit system call from 64-bit code (int 0x80: getpid): the filter kills the process
+    KERNEL_ATTACKS.append(Attack("syscall_32bit_abi", lambda t: _child(
+        "import ctypes, mmap\nbuf = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
+        "buf.write(bytes([0xb8, 20, 0, 0, 0, 0xcd, 0x80, 0xc3]))\n"
+        "f = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))\nprint('pid32', f())"),
+        lambda t, out: re.search(r"pid32 [1-9]", out) is not None, r"child exit -31\b"))
+# where the Python installation and the jail's package copies live on the host (issue 24, finding 8)
+KERNEL_ATTACKS.append(Attack("host_paths_of_python_and_packages", lambda t: (
+    "import sys, numpy\nprint(sys.base_prefix, sys.executable, sys.path, numpy.__file__)"),
+    lambda t, out: (not _HOST_PYTHON.startswith("/usr/") and _HOST_PYTHON in out) or "/var/cache/epiharness" in out
+    or os.path.expanduser("~") + "/.cache" in out, r"exit status: 0.*/opt/epi-jail/"))
+ATTACKS += KERNEL_ATTACKS
 
 
 def run_outside(code: str, folder: Path, timeout: float = 60, pass_fds: tuple[int, ...] = ()) -> str:

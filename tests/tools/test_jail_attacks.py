@@ -5,12 +5,17 @@ escape there), through the code_exec tool (what the model sees: the expected ref
 secret), and in the jail without its audit hook (the OS sandbox must hold on its own, since the
 hook can be bypassed). Issue 12's escapes are among them: a fork_exec child reading a planted
 secret and the answer key, writing outside the scratch folder, sqlite3 creating files, and the
-editable install's finder naming the checkout.
+editable install's finder naming the checkout. Issue 24's families follow: kernel interfaces the seccomp
+filter refuses (bpf, userfaultfd, io_uring, keyrings, clone3 and setns into namespaces, 32-bit system
+calls), mknod and host devices, netlink, setuid programs, /proc of the parent and pid 1; and, as tests of
+their own, persistence from one run to the next and two jails at once.
 """
 from __future__ import annotations
 
 import os
 import re
+import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -19,7 +24,7 @@ import pytest
 from tools._jail import JailLimits, run_python
 from tools.code_exec import code_exec
 
-from .jail_attacks import ATTACKS, ENV_SECRET_NAME, Attack, LoopbackServers, Target, run_outside
+from .jail_attacks import ATTACKS, ENV_SECRET_NAME, Attack, LoopbackServers, Target, host_processes_of, run_outside
 
 LIMITS = JailLimits(cpu_seconds=3, wall_seconds=15, memory_mb=512, file_mb=4, max_output_chars=12_000)
 
@@ -82,3 +87,54 @@ async def test_attack_escapes_outside_and_is_contained_inside(attack: Attack, ta
     finally:
         held.close()
         fresh.cleanup()
+
+
+def test_the_suite_covers_the_kernel_and_process_families_of_issue_24():
+    names = " ".join(a.name for a in ATTACKS)
+    for needed in ("mknod", "host_devices", "abstract", "netlink", "io_uring", "userfaultfd", "bpf", "keyctl", "clone3",
+                   "setns", "setuid", "proc_of_the_parent"):
+        assert needed in names, needed
+    if os.uname().machine == "x86_64":
+        assert "syscall_32bit" in names
+
+
+def test_nothing_persists_from_one_run_to_the_next(tmp_path: Path):
+    """A file in the scratch folder and a detached child of one run are gone for the next (the OS layer alone)."""
+    marker = f"persist-{os.urandom(6).hex()}"
+    first = (f"import os\nopen({marker!r}, 'w').write('x')\n"
+             "if os.fork() == 0:\n    os.setsid()\n    import time\n    time.sleep(30)\n    os._exit(0)\nprint('left', os.getuid())")
+    second = f"import os\nprint('seen' if os.path.exists({marker!r}) else 'gone', sorted(os.listdir('.')))"
+    run_outside(first.replace("time.sleep(30)", "time.sleep(0)"), tmp_path)
+    assert "seen" in run_outside(second, tmp_path), "positive control: outside, the file outlives its run"
+
+    one = run_python(first, LIMITS, audit_hook=False)
+    two = run_python(second, LIMITS, audit_hook=False)
+    assert one.exit_code == 0 and "left" in one.stdout, one.stderr
+    assert two.exit_code == 0 and two.stdout.startswith("gone []"), two.stdout + two.stderr
+    assert not host_processes_of(int(one.stdout.split()[-1]))  # the detached sleeper went with its jail
+
+
+def test_two_jails_at_once_cannot_see_or_signal_each_other(tmp_path: Path):
+    """While jail A holds a file and sleeps, jail B looks for the file everywhere and kills every process it
+    may signal; A finishes untouched and B found nothing (the OS layer alone)."""
+    marker = f"twin-{os.urandom(6).hex()}"
+    hold = f"import os, time\nopen({marker!r}, 'w').write('x')\nprint('A', os.getuid(), flush=True)\ntime.sleep(3)\nprint('A done')"
+    look = (f"import os, signal\nfound = []\nfor root, dirs, files in os.walk('/'):\n"
+            "    dirs[:] = [d for d in dirs if root != '/' or d not in ('usr', 'dev')]\n"
+            f"    found += [os.path.join(root, f) for f in files if f == {marker!r}]\n"
+            "print('B', os.getuid(), 'found', found)\n")
+    run_outside(hold.replace("time.sleep(3)", "time.sleep(0)"), tmp_path)
+    assert marker in run_outside(look.replace("os.walk('/')", f"os.walk({str(tmp_path)!r})"), tmp_path), \
+        "positive control: two processes sharing a folder see each other's files"
+
+    results: dict[str, object] = {}
+    a = threading.Thread(target=lambda: results.__setitem__("a", run_python(hold, LIMITS, audit_hook=False)))
+    a.start()
+    time.sleep(1.0)
+    b = run_python(look + "try:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError as e:\n    print('kill', e)\n",
+                   LIMITS, audit_hook=False)
+    a.join(30)
+    ra = results["a"]
+    assert ra.exit_code == 0 and "A done" in ra.stdout, (ra.stdout, ra.stderr)  # B's kill(-1) did not reach A
+    assert "found []" in b.stdout, b.stdout + b.stderr
+    assert ra.stdout.split()[1] != b.stdout.split()[1]  # different uids on the host

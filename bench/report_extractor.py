@@ -1,0 +1,90 @@
+"""Precision and recall of the report claim extractor on the hand-labelled sentences (issue 31 item 3).
+
+    PYTHONPATH=. .venv/bin/python bench/report_extractor.py [--show-misses]
+
+The sentences (tests/harness/data/report_claims_labelled.json) were written and committed before the
+extractor existed. An extracted claim matches a labelled one when kind, subject, object, relation, quantity,
+dataset, setting (x_label, x), value and citations all agree (greedy one-to-one per sentence).
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.episode import Claim
+from harness.reports import Lexicon, extract_claims
+from harness.reports._lexicon import norm_name
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "harness" / "data" / "report_claims_labelled.json"
+HELDOUT = DATA.with_name("report_claims_heldout.json")
+
+
+@dataclass
+class ExtractorScore:
+    labelled: int = 0
+    extracted: int = 0
+    matched: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.extracted if self.extracted else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.labelled if self.labelled else 0.0
+
+
+def _same(c: Claim, lab: dict) -> bool:
+    def close(a: float | None, b: float | None) -> bool:
+        return (a is None and b is None) or (a is not None and b is not None and math.isclose(a, b, abs_tol=1e-9))
+
+    return (c.kind == lab["kind"] and norm_name(c.subject) == norm_name(lab["subject"])
+            and norm_name(c.object or "") == norm_name(lab.get("object") or "")
+            and c.relation == lab.get("relation", "=") and c.quantity == lab.get("quantity")
+            and c.dataset == lab.get("dataset") and c.x_label == lab.get("x_label") and close(c.x, lab.get("x"))
+            and close(c.value, lab.get("value")) and sorted(u.label() for u in c.cites) == sorted(lab["cites"]))
+
+
+def _show(c: Claim) -> str:
+    return json.dumps({k: v for k, v in c.model_dump(exclude={"sentence", "tolerance", "unit"}).items()
+                       if v not in (None, [], "=")} | {"cites": [u.label() for u in c.cites]})
+
+
+def evaluate(path: Path = DATA) -> ExtractorScore:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lexicons = {k: Lexicon(methods=v["methods"], datasets=v["datasets"], quantities=v["quantities"],
+                           settings=v["settings"]) for k, v in data["contexts"].items()}
+    out = ExtractorScore()
+    for s in data["sentences"]:
+        got = extract_claims(s["text"], lexicons[s["context"]])
+        labels = s["claims"]
+        out.labelled += len(labels)
+        out.extracted += len(got)
+        used: set[int] = set()
+        for c in got:
+            hit = next((i for i, lab in enumerate(labels) if i not in used and _same(c, lab)), None)
+            if hit is None:
+                out.misses.append(f"{s['id']} extra: {_show(c)}")
+            else:
+                used.add(hit)
+                out.matched += 1
+        for i, lab in enumerate(labels):
+            if i not in used:
+                out.misses.append(f"{s['id']} missed: {json.dumps(lab)}")
+    return out
+
+
+def main() -> None:
+    r = evaluate()
+    print(f"sentences: {DATA.name}; labelled claims {r.labelled}, extracted {r.extracted}, matched {r.matched}")
+    print(f"precision {r.precision:.3f}  recall {r.recall:.3f}")
+    if "--show-misses" in sys.argv:
+        print("\n".join(r.misses))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,366 @@
+"""Claims from report text, deterministically: sentences that state numbers, rankings and comparisons about
+named methods become atomic `Claim`s carrying the citations of their sentence.
+
+Per sentence: citations are read and blanked out (`_citations`); methods, datasets, quantities and setting
+words are found with the episode's lexicon (`_lexicon`); numbers and their units come from the answer
+matcher's reader (`scoring.numbers.find_mentions`: identifiers such as "CIFAR-100", "Table 2" and years are
+never values). A number is a setting ("50 pretraining epochs"), a difference ("1.9 points above"), a ratio
+("2.3 times"), a limit ("a 40M parameter limit") or a value; a value belongs to the method the sentence
+ties it to ("A and B reach 1 and 2, respectively", "111 for B", "A ... B, 1 versus 2", else the nearest
+method before it, else after it). A comparison word between two methods ("outperforms", "trails", "lower
+than") makes a compare claim, a superlative ("the lowest FID", "tops") a rank claim; "better" and
+"worse" read through the quantity's direction (a lower FID is better). Precision and recall are measured on
+hand-labelled sentences (tests/harness/data/report_claims_labelled.json, `bench/report_extractor.py`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from harness.episode import Claim
+from harness.scoring.numbers import find_mentions
+from tools import EvidenceUnit
+
+from ._citations import Citation, parse_citations
+from ._lexicon import IMPLIED_QUANTITY, Lexicon, quantity_aliases, quantity_family, setting_keywords
+
+_SKIP_ROLES = {"identifier", "reference", "citation", "ordinal", "uncertainty", "year", "operand"}
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|vs|et al|fig|figs|approx|cf|resp|no|eq|sec|tab)|\b[A-Z])\.$", re.I)
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\[(*\"“A-Z0-9-])")
+_MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*[-*+•]\s+|^\s*\d{1,2}[.)]\s+")
+_RATIO_AFTER = re.compile(r"^\s*(?:x|×|times|-?fold)\b", re.I)
+_LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|threshold|constraint|ceiling|or\s+less|"
+                          r"or\s+fewer|at\s+most)\b", re.I)
+_DIFF_AFTER = re.compile(r"^\s*(?:%|pp|p\.p\.|percentage\s+points?|points?|pts|fid|m|gflops?|img/s)?\s*"
+                         r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|"
+                         r"fewer|greater|smaller|larger|faster|slower)\b", re.I)
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bgap\s+of|\bmargin\b[^.;]{0,60}?\b(?:is|of)|\blead\s+of|\bimprovement\s+of)"
+                          r"\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
+_FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
+_PAIR_JOIN = re.compile(r"^\s*%?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$", re.I)
+_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at)?\s*$", re.I)
+
+# Comparison words: (pattern, polarity, reads through quality). Passive forms come first.
+_COMPARE = [
+    (r"(?:is|are|was|were)\s+(?:\w+\s+)?(?:outperformed|beaten|surpassed|edged\s+out)\s+by", -1, True),
+    (r"outperform(?:s|ed)?|beat(?:s)?|surpass(?:es|ed)?|edg(?:es|ed)\s+out|(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|"
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|margin\s+over|lead\s+over", 1, True),
+    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|falls?\s+short\s+of|"
+     r"second\s+(?:only\s+)?to", -1, True),
+    (r"(?:higher|more|greater|larger|faster|heavier|bigger)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|exceed(?:s|ed)?", 1, False),
+    (r"(?:lower|less|smaller|fewer|slower|lighter)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
+]
+_COMPARE_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARE]
+# Superlatives: (pattern, +1 best/highest, -1 worst/lowest, reads through quality)
+_RANK = [
+    (r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place)\b)|comes?\s+out\s+on\s+top|"
+     r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place", 1, True),
+    (r"least\s+accurate|worst|weakest|last\s+place", -1, True),
+    (r"highest|largest|heaviest|fastest|biggest", 1, False),
+    (r"lowest|smallest|fewest|lightest|slowest|cheapest", -1, False),
+]
+_RANK_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _RANK]
+_CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
+
+
+@dataclass
+class Span:
+    kind: str  # method | dataset | quantity | setting
+    canon: str
+    start: int
+    end: int
+
+
+@dataclass
+class Number:
+    value: float
+    start: int
+    end: int
+    role: str  # value | setting | diff
+    unit: str | None = None
+    slack: float = 0.0  # half a unit of the last printed digit
+    x_label: str | None = None
+
+
+@dataclass
+class Sentence:
+    text: str
+    start: int
+    cites: list[Citation]
+
+
+def _slack(raw: str) -> float:
+    digits = raw.split(".")[1] if "." in raw else ""
+    return 0.5 * 10 ** (-len(digits))
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences (lines first: bullets and table rows stand alone), each with the citations written in it; a
+    citation standing alone after a sentence belongs to that sentence."""
+    cites, _, _ = parse_citations(text)
+    out: list[Sentence] = []
+    pos = 0
+    for line in text.split("\n"):
+        pieces: list[tuple[int, str]] = []
+        last = 0
+        for m in _SPLIT.finditer(line):
+            head = line[last:m.start()]
+            if _ABBREV.search(head.rstrip()):
+                continue  # "e.g. 62.85", "vs. 21.26": not the end of a sentence
+            pieces.append((last, head))
+            last = m.end()
+        pieces.append((last, line[last:]))
+        for off, piece in pieces:
+            if not piece.strip():
+                continue
+            a, b = pos + off, pos + off + len(piece)
+            mine = [c for c in cites if a <= c.start < b]
+            stripped = _BRACKETS_ONLY.sub("", piece).strip(" .|;,")
+            if not stripped and out:
+                out[-1].cites.extend(mine)
+                continue
+            out.append(Sentence(piece, a, mine))
+        pos += len(line) + 1
+    return out
+
+
+_BRACKETS_ONLY = re.compile(r"\[[^\[\]]*\]")
+
+
+class ClaimExtractor:
+    """Reads claims from report text with the names of one episode (`Lexicon`)."""
+
+    def __init__(self, lex: Lexicon):
+        self.lex = lex
+        pats: list[tuple[str, str, str]] = []
+        for m in lex.methods:
+            pats.append(("method", m, m))
+        for d in lex.datasets:
+            pats.append(("dataset", d, d))
+            base = re.sub(r"\s*\([^()]*\)\s*$", "", d)
+            if base != d:
+                pats.append(("dataset", d, base))
+        for q in lex.quantities:
+            for a in quantity_aliases(q):
+                pats.append(("quantity", q, a))
+        for x in lex.settings:
+            for k in setting_keywords(x):
+                pats.append(("setting", x, k))
+        pats.sort(key=lambda p: -len(p[2]))
+        self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_flex(alias)}(?![\w-])", re.I)) for kind, canon, alias in pats]
+
+    # ---- mentions ---------------------------------------------------------------------------
+    def spans(self, s: str) -> list[Span]:
+        taken: list[tuple[int, int]] = []
+        out: list[Span] = []
+        for kind, canon, rx in self._pats:
+            for m in rx.finditer(s):
+                if any(a < m.end() and m.start() < b for a, b in taken):
+                    continue
+                taken.append(m.span())
+                out.append(Span(kind, canon, m.start(), m.end()))
+        for m in _CAMEL.finditer(s):  # a method the episode's facts do not know: still a claim's subject
+            if not any(a < m.end() and m.start() < b for a, b in taken):
+                taken.append(m.span())
+                out.append(Span("method", m.group(0), m.start(), m.end()))
+        return sorted(out, key=lambda sp: sp.start)
+
+    def numbers(self, s: str, spans: list[Span]) -> list[Number]:
+        settings = [sp for sp in spans if sp.kind == "setting"]
+        out: list[Number] = []
+        for m in find_mentions(s):
+            if m.role in _SKIP_ROLES or any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
+                continue
+            try:
+                raw = float(m.text.replace(",", ""))
+            except ValueError:
+                continue
+            after = s[m.end:]
+            glued = re.match(r"[kKM%]?", after).group(0)  # type: ignore[union-attr]
+            rest = after[len(glued):]
+            unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
+            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text))
+            if _RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest):
+                continue
+            near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
+                r"[\s%kK]*(?:[a-z\-]+\s+){0,2}", s[m.end:sp.start], re.I)]
+            before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and _SETTING_BEFORE_JOIN.match(
+                s[sp.end:m.start].replace("%", ""))]
+            hit = (near or before)
+            if hit:
+                num.role, num.x_label = "setting", hit[0].canon
+            elif _DIFF_AFTER.match(rest) or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start]):
+                num.role = "diff"
+            elif m.role == "bound":
+                continue
+            out.append(num)
+        return out
+
+    # ---- claims -----------------------------------------------------------------------------
+    def sentence_claims(self, sent: Sentence) -> list[Claim]:
+        s = _blank(sent.text, sent.start, sent.cites)
+        s = _MARKUP.sub(lambda m: " " * len(m.group(0)), s)
+        spans = self.spans(s)
+        methods = [sp for sp in spans if sp.kind == "method"]
+        if not methods:
+            return []
+        nums = self.numbers(s, spans)
+        datasets = [sp for sp in spans if sp.kind == "dataset"]
+        quants = [sp for sp in spans if sp.kind == "quantity"]
+        setting = next((n for n in nums if n.role == "setting"), None)
+        cites = [EvidenceUnit(paper=c.paper, unit=c.unit) for c in _unique(sent.cites)]
+        base = dict(cites=cites, sentence=sent.text.strip(),
+                    x_label=setting.x_label if setting else None, x=setting.value if setting else None)
+        claims: list[Claim] = []
+        values = [n for n in nums if n.role == "value"]
+        owners = self._owners(s, values, methods)
+        for n in values:
+            owner = owners.get(id(n))
+            if owner is None:
+                continue
+            claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
+                                quantity=_nearest(quants, n.start, n.end),
+                                dataset=self._dataset_for(s, n, nums, datasets), **base))
+        claims += self._compares(s, methods, datasets, quants, nums, base)
+        claims += self._ranks(s, methods, datasets, quants, base)
+        return claims
+
+    def _owners(self, s: str, values: list[Number], methods: list[Span]) -> dict[int, Span]:
+        owners: dict[int, Span] = {}
+        if re.search(r"\brespectively\b", s, re.I):
+            first = values[0].start if values else 0
+            listed = _distinct([m for m in methods if m.end <= first])
+            if values and len(listed) >= len(values):
+                for n, m in zip(values, listed[-len(values):]):
+                    owners[id(n)] = m
+                return owners
+        for i, n in enumerate(values):
+            if id(n) in owners:
+                continue
+            after = [m for m in methods if m.start >= n.end]
+            if after and _FOR_AFTER.match(s[n.end:after[0].start]):
+                owners[id(n)] = after[0]
+                continue
+            if i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start]):
+                prior = _distinct([m for m in methods if m.end <= n.start])
+                if len(prior) >= 2:
+                    owners[id(n)], owners[id(values[i + 1])] = prior[-2], prior[-1]
+                    continue
+            prior = [m for m in methods if m.end <= n.start]
+            owners_after = [m for m in methods if m.start >= n.end and not re.search(r"[;:]", s[n.end:m.start])]
+            if prior:
+                owners[id(n)] = prior[-1]
+            elif owners_after:
+                owners[id(n)] = owners_after[0]
+        return owners
+
+    def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span]) -> str | None:
+        nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
+        after = [d for d in datasets if n.end <= d.start < nxt]
+        if after:
+            return after[0].canon
+        before = [d for d in datasets if d.end <= n.start]
+        if before:
+            return before[-1].canon
+        distinct = {d.canon for d in datasets}
+        return distinct.pop() if len(distinct) == 1 else None
+
+    def _direction(self, quantity: str | None) -> bool:
+        if quantity is not None and quantity in self.lex.quantities:
+            return self.lex.quantities[quantity]
+        d = self.lex.result_direction
+        return True if d is None else d
+
+    def _compares(self, s, methods, datasets, quants, nums, base) -> list[Claim]:  # noqa: ANN001
+        out: list[Claim] = []
+        seen: set[tuple[int, int]] = set()
+        for rx, pol, quality in _COMPARE_RE:
+            for m in rx.finditer(s):
+                if any(a <= m.start() < b or a < m.end() <= b for a, b in seen):
+                    continue
+                seen.add(m.span())
+                subj = [x for x in methods if x.end <= m.start()]
+                obj = [x for x in methods if x.start >= m.end() and not re.search(r"[;.]", s[m.end():x.start])]
+                if not subj or not obj or subj[-1].canon == obj[0].canon:
+                    continue
+                q = _nearest(quants, m.start(), m.end())
+                up = pol > 0 if not quality else (pol > 0) == self._direction(q)
+                diff = next((n for n in nums if n.role == "diff" and subj[-1].end <= n.start
+                             and not re.search(r";|\.\s", s[subj[-1].end:n.start])), None)
+                out.append(Claim(kind="compare", subject=subj[-1].canon, object=obj[0].canon, relation=">" if up else "<",
+                                 quantity=q, dataset=_dataset_near(datasets, m.start()),
+                                 value=diff.value if diff else None, tolerance=diff.slack if diff else None, **base))
+        return out
+
+    def _ranks(self, s, methods, datasets, quants, base) -> list[Claim]:  # noqa: ANN001
+        out: list[Claim] = []
+        triggers = sorted(m.start() for rx, _, _ in _RANK_RE for m in rx.finditer(s))
+        for rx, pol, quality in _RANK_RE:
+            for m in rx.finditer(s):
+                word = m.group(0).lower()
+                clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()), 0)
+                prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
+                later = [x for x in methods if x.start >= m.end()]
+                subj = prior[-1] if prior else (later[0] if later else None)
+                if subj is None:
+                    continue
+                stop = min((t for t in triggers if t > m.start()), default=len(s))
+                ahead = [x for x in quants if m.end() <= x.start < stop]  # "the lowest FID", "fastest, at 169 img/s"
+                q = ahead[0].canon if ahead else _nearest(quants, m.start(), m.end())
+                if q is None and word in IMPLIED_QUANTITY:
+                    q = next((k for k in self.lex.quantities if quantity_family(k) == IMPLIED_QUANTITY[word]), None)
+                up = pol > 0 if not quality else (pol > 0) == self._direction(q)
+                out.append(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q,
+                                 dataset=_dataset_near(datasets, m.start()), **base))
+        return out
+
+    def extract(self, text: str) -> list[Claim]:
+        claims: list[Claim] = []
+        for sent in split_sentences(text):
+            claims.extend(self.sentence_claims(sent))
+        return claims
+
+
+def _flex(alias: str) -> str:
+    return r"[\s\-]*".join(re.escape(w) for w in re.split(r"[\s\-]+", alias.strip()))
+
+
+def _blank(text: str, offset: int, cites: list[Citation]) -> str:
+    _, _, spans = parse_citations(text)
+    out = list(text)
+    for a, b in spans:
+        out[a:b] = " " * (b - a)
+    return "".join(out)
+
+
+def _unique(cites: list[Citation]) -> list[Citation]:
+    seen: dict[tuple[str, str], Citation] = {}
+    for c in cites:
+        seen.setdefault(c.key, c)
+    return list(seen.values())
+
+
+def _distinct(spans: list[Span]) -> list[Span]:
+    out: list[Span] = []
+    for sp in spans:
+        if not out or out[-1].canon != sp.canon:
+            out.append(sp)
+    return out
+
+
+def _nearest(spans: list[Span], start: int, end: int) -> str | None:
+    if not spans:
+        return None
+    return min(spans, key=lambda sp: min(abs(sp.start - end), abs(start - sp.end))).canon
+
+
+def _dataset_near(datasets: list[Span], at: int) -> str | None:
+    distinct = {d.canon for d in datasets}
+    if len(distinct) <= 1:
+        return distinct.pop() if distinct else None
+    return min(datasets, key=lambda d: abs(d.start - at)).canon
+
+
+def extract_claims(text: str, lex: Lexicon) -> list[Claim]:
+    """Every claim the report states about a named method, with the citations of its sentence."""
+    return ClaimExtractor(lex).extract(text)
