@@ -33,6 +33,7 @@ from harness.agent import (
     MemoryMode,
     NoToolStep,
     Observation,
+    ProviderError,
     TokenUsage,
     ToolCall,
     ToolCalls,
@@ -46,12 +47,14 @@ from harness.provider import call_with_retries
 from ._answers import last_chance_answer, no_tool_reason, read_reply
 from ._endpoint import (
     api_key,
+    carries_images,
     decoding_kwargs,
     endpoint_url,
     preflight_endpoint,
     retry_policy,
     tls_context,
     tool_choice_field,
+    with_fix,
 )
 from ._memory import digest_earlier_turns
 from ._prompt import (
@@ -279,9 +282,11 @@ class OpenAIChatAgent(BaseAgent):
         body = ChatBody.build(fields, self._encoder.encode(self.messages))
         await ctx.model_slot()
         client = self._get_client()
-        t0 = time.perf_counter()
-        resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry)
-        latency = time.perf_counter() - t0
+        try:
+            resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry)
+        except ProviderError as e:
+            raise with_fix(e, fields.get("tool_choice"), carries_images(self.messages)) from e
+        latency = client.last_latency_s  # the attempt that answered; failed attempts are counted apart
         prompt_tokens, completion_tokens = token_counts(resp)
         ctx.record_model_call(
             model=self.config.model or "default",

@@ -50,7 +50,15 @@ from harness.code_jail import SessionLimits
 from harness.provider import call_with_retries_sync
 
 from ._answers import answer_value_text, code_blocks, last_chance_answer, no_tool_reason, read_reply
-from ._endpoint import api_key, decoding_kwargs, preflight_endpoint, retry_policy, tool_choice_field
+from ._endpoint import (
+    api_key,
+    carries_images,
+    decoding_kwargs,
+    preflight_endpoint,
+    retry_policy,
+    tool_choice_field,
+    with_fix,
+)
 from ._memory import digest_earlier_turns
 from ._prompt import (
     CODE_STYLE,
@@ -166,18 +174,26 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             # the exact bytes sent, built once: no SDK transform walking the conversation
             body = ChatBody.from_request(completion_kwargs)
             bridge.model_slot()
-            t0 = time.perf_counter()
+            latency = [0.0]  # of the attempt that answered; failed attempts are counted apart
+
+            def post() -> dict[str, Any]:
+                t0 = time.perf_counter()
+                completion = post_chat_sdk(self.client, body)
+                latency[0] = time.perf_counter() - t0
+                return completion
+
             try:
-                resp = call_with_retries_sync(lambda: post_chat_sdk(self.client, body), policy, bridge.record_retry)
+                resp = call_with_retries_sync(post, policy, bridge.record_retry)
             except ProviderError as e:
-                bridge.provider_error = e
-                raise
+                bridge.provider_error = with_fix(e, completion_kwargs.get("tool_choice"),
+                                                 carries_images(completion_kwargs["messages"]))
+                raise bridge.provider_error from e
             bridge.step_requested = True
             prompt_tokens, completion_tokens = token_counts(resp)
             tokens = TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens)
             bridge.record_model_call(
                 model=self.model_id, request=None, body=body, response=resp,
-                usage=tokens, latency_s=time.perf_counter() - t0,
+                usage=tokens, latency_s=latency[0],
                 tools_offered=([t.name for t in tools_to_call_from if t.name != "final_answer"]
                                if tools_to_call_from else list(bridge.code_tools)),
             )

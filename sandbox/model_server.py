@@ -22,6 +22,8 @@ Script file: a JSON list of items, a JSON object `{"responses": [...], "default"
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -92,6 +94,8 @@ class RecordedRequest(BaseModel):
     served: str = Field(default="", description="'script[i]', 'default', 'loop', the fault name, or 'refused' (strict profile)")
     error: str | None = Field(default=None, description="the error message a strict profile answered with")
     ts: float = Field(default_factory=time.time)
+    abandoned_after_s: float | None = Field(
+        default=None, description="the client closed the connection this long after sending, before the reply")
     raw: bytes | None = Field(default=None, exclude=True, description="the body bytes exactly as received (not logged)")
 
 
@@ -363,6 +367,21 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             if cut:
                 self.close_connection = True
 
+        def _client_left_within(self, seconds: float) -> bool:
+            """Wait up to `seconds` (the scripted latency); True as soon as the client closes the connection,
+            as a client that gave up on its timeout does."""
+            end = time.monotonic() + seconds
+            while (left := end - time.monotonic()) > 0:
+                ready, _, _ = select.select([self.connection], [], [], min(left, 0.05))
+                if ready:
+                    try:
+                        if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                            return True
+                    except OSError:
+                        return True
+                    time.sleep(min(left, 0.05))  # bytes of a next request wait in the buffer: keep waiting
+            return False
+
         def do_GET(self) -> None:
             server._record(RecordedRequest(method="GET", path=self.path, served="models"))
             if self.path.rstrip("/").endswith("/models"):
@@ -396,12 +415,14 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
                 return
             label, item = server._pick(body)
             served = item.fault or label
-            server._record(RecordedRequest(method="POST", path=self.path, body=body, tools_offered=tools,
-                                           n_images=_count_images(body), served=served, raw=raw))
-            if item.fault == "timeout":
-                time.sleep(item.delay_s or 30.0)
-            elif item.delay_s:
-                time.sleep(item.delay_s)
+            record = RecordedRequest(method="POST", path=self.path, body=body, tools_offered=tools,
+                                     n_images=_count_images(body), served=served, raw=raw)
+            server._record(record)
+            delay = (item.delay_s or 30.0) if item.fault == "timeout" else item.delay_s
+            if delay and self._client_left_within(delay):
+                record.abandoned_after_s = round(time.time() - record.ts, 3)  # a real server stops generating here
+                self.close_connection = True
+                return
             if item.fault == "rate_limit":
                 self._send(429, {"error": {"message": "rate limit (scripted)", "type": "rate_limit_error", "code": "rate_limit"}},
                            headers={"Retry-After": f"{item.retry_after:g}"})
