@@ -177,11 +177,16 @@ def observation_text(obs: Observation, limit: int = 12000, *, images: bool = Tru
 
 
 _BULLET = re.compile(r"^(?:[-*\u2022]|\d+[.)])\s+")
-_FINAL_RE = re.compile(r"final\s*answer\s*[:：]\s*(.+)", re.I | re.S)
+_FINAL_RE = re.compile(r"final\s*answer\s*[:：]", re.I)
 
 
 def clean_final_answer(text: str | None) -> str | None:
-    """The answer part of a model's reply: what follows the last `Final answer:`, else the last line."""
+    """The answer part of a model's reply: what follows the last `Final answer:`, else the last line.
+
+    One line after the marker is the answer; a list under it (one item per bullet line) is one set answer.
+    When more lines follow (an explanation, or `or 84.7` on the next line), the answer keeps them under its
+    `Final answer:` line: the grader reads the whole span after the marker, and an alternative offered
+    below the answer is a hedge (harness/README.md, "How answers are matched")."""
     if text is None:
         return None
     t = text.strip()
@@ -189,10 +194,15 @@ def clean_final_answer(text: str | None) -> str | None:
         return None
     matches = list(_FINAL_RE.finditer(t))
     if matches:
-        lines = [ln.strip() for ln in matches[-1].group(1).strip().splitlines() if ln.strip()]
+        span = t[matches[-1].end():].strip()
+        lines = [ln.strip() for ln in span.splitlines() if ln.strip()]
         items = [_BULLET.sub("", ln) for ln in lines if _BULLET.match(ln)]
-        # a list written under `Final answer:` (one item per bullet line) is one set answer
-        ans = "; ".join(items) if len(items) == len(lines) and len(items) > 1 else (lines[0] if lines else "")
+        if len(items) == len(lines) and len(items) > 1:
+            ans = "; ".join(items)
+        elif len(lines) > 1:
+            return f"Final answer: {span.strip('*` ')}".strip()
+        else:
+            ans = lines[0] if lines else ""
     else:
         ans = t.splitlines()[-1].strip()
     ans = ans.strip("*` ").strip()

@@ -282,11 +282,17 @@ class OpenAIChatAgent(BaseAgent):
         body = ChatBody.build(fields, self._encoder.encode(self.messages))
         await ctx.model_slot()
         client = self._get_client()
+        offered = view.tool_names if with_tools else []
+
+        def failed(error: str, seconds: float) -> None:  # the body of an attempt that failed goes in the trace too
+            ctx.record_model_call(model=self.config.model or "default", request=None, body=body, response=None,
+                                  usage=TokenUsage(), latency_s=seconds, tools_offered=offered, error=error)
+
         try:
-            resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry)
+            resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry, failed)
         except ProviderError as e:
             raise with_fix(e, fields.get("tool_choice"), carries_images(self.messages)) from e
-        latency = client.last_latency_s  # the attempt that answered; failed attempts are counted apart
+        latency = client.last_latency_s  # the attempt that answered; failed attempts are recorded apart
         prompt_tokens, completion_tokens = token_counts(resp)
         ctx.record_model_call(
             model=self.config.model or "default",
@@ -295,7 +301,7 @@ class OpenAIChatAgent(BaseAgent):
             response=resp,
             usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
             latency_s=latency,
-            tools_offered=view.tool_names if with_tools else [],
+            tools_offered=offered,
         )
         msg = first_message(resp)
         if msg is None:

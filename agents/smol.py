@@ -174,7 +174,9 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             # the exact bytes sent, built once: no SDK transform walking the conversation
             body = ChatBody.from_request(completion_kwargs)
             bridge.model_slot()
-            latency = [0.0]  # of the attempt that answered; failed attempts are counted apart
+            latency = [0.0]  # of the attempt that answered; failed attempts are recorded apart
+            offered = ([t.name for t in tools_to_call_from if t.name != "final_answer"]
+                       if tools_to_call_from else list(bridge.code_tools))
 
             def post() -> dict[str, Any]:
                 t0 = time.perf_counter()
@@ -182,8 +184,12 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
                 latency[0] = time.perf_counter() - t0
                 return completion
 
+            def failed(error: str, seconds: float) -> None:  # the body of an attempt that failed goes in the trace too
+                bridge.record_model_call(model=self.model_id, request=None, body=body, response=None,
+                                         usage=TokenUsage(), latency_s=seconds, tools_offered=offered, error=error)
+
             try:
-                resp = call_with_retries_sync(post, policy, bridge.record_retry)
+                resp = call_with_retries_sync(post, policy, bridge.record_retry, failed)
             except ProviderError as e:
                 bridge.provider_error = with_fix(e, completion_kwargs.get("tool_choice"),
                                                  carries_images(completion_kwargs["messages"]))
@@ -193,9 +199,7 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             tokens = TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens)
             bridge.record_model_call(
                 model=self.model_id, request=None, body=body, response=resp,
-                usage=tokens, latency_s=latency[0],
-                tools_offered=([t.name for t in tools_to_call_from if t.name != "final_answer"]
-                               if tools_to_call_from else list(bridge.code_tools)),
+                usage=tokens, latency_s=latency[0], tools_offered=offered,
             )
             msg = first_message(resp) or {}
             calls = [ChatMessageToolCall(id=c["id"], type="function", function=ChatMessageToolCallFunction(

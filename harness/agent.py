@@ -256,9 +256,11 @@ class TurnContext(ABC):
         latency_s: float,
         tools_offered: list[str],
         body: ChatBody | None = None,
+        error: str | None = None,
     ) -> None:
-        """Write a model_call event (the agent reports every request it makes). `body`: the exact bytes
-        sent, as parts (then `request` may be None); the trace stores them by content hash."""
+        """Write a model_call event (the agent reports every request it makes, failed attempts too). `body`:
+        the exact bytes sent, as parts (then `request` may be None); the trace stores them by content hash.
+        `error`: the provider error of an attempt that failed (response None; not counted as a model call)."""
 
     @abstractmethod
     def record_retry(self, attempt: int, error: str, wait_s: float) -> None:

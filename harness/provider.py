@@ -7,8 +7,12 @@ whose message shows the server refused the request itself (llama-cpp-python answ
 its validation with a 500): the same request cannot succeed. A request that timed out names the timeout,
 the attempts and the option that raises it (`RetryPolicy.timeout_s`, `timeout_option`); an abandoned
 request's connection is closed (httpx drops a connection whose response was not read), which tells the
-server to stop. Anything else is not a provider failure (a bug) and propagates unchanged. Every retry is reported through `on_retry(attempt, error, wait_s)`, so the
-caller can record it: agents in the run's trace, the judge in its own log.
+server to stop. Anything else is not a provider failure (a bug) and propagates unchanged. Every retry is
+reported through `on_retry(attempt, error, wait_s)`, so the caller can record it: agents in the run's
+trace, the judge in its own log. Every failed attempt, retried or not (a 400 is not), is reported through
+`on_failure(error, seconds)` before that, so an agent can put the body it sent in the trace beside the
+error: the request is what one needs to debug a 400 context-length error, and the server received it
+whether or not it answered.
 
 Two kinds of client are understood: the openai SDK's errors (smolagents, the judge) and, for requests
 posted with httpx itself (the OpenAI agent's prebuilt bodies, `agents/_wire.py`), `EndpointStatusError`
@@ -21,6 +25,7 @@ import json
 import random
 import re
 import sys
+import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TypeVar
 
@@ -31,6 +36,7 @@ from .agent import ProviderError
 
 T = TypeVar("T")
 OnRetry = Callable[[int, str, float], None]
+OnFailure = Callable[[str, float], None]  # (what failed, seconds the attempt took)
 
 
 @dataclass(frozen=True)
@@ -202,12 +208,25 @@ def _provider_error(exc: Exception, attempts: int, policy: RetryPolicy) -> Provi
     return ProviderError(f"{verdict.description}{tries}")
 
 
-async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, on_retry: OnRetry) -> T:
+def _report(exc: Exception, started: float, on_failure: OnFailure | None) -> None:
+    """Tell the caller an attempt failed with a provider error (a bug is not reported: it propagates)."""
+    verdict = classify(exc)
+    if verdict is not None and on_failure is not None:
+        on_failure(verdict.description, time.perf_counter() - started)
+
+
+async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, on_retry: OnRetry,
+                            on_failure: OnFailure | None = None) -> T:
     """Await fn(), retrying provider failures; ProviderError when they outlast the policy."""
     retrying = _retrying(policy, on_retry, tenacity.AsyncRetrying)
 
     async def attempt() -> T:  # a coroutine function, so tenacity awaits each attempt
-        return await fn()
+        started = time.perf_counter()
+        try:
+            return await fn()
+        except Exception as exc:  # reported, then re-raised unchanged for the retry policy to judge
+            _report(exc, started, on_failure)
+            raise
 
     try:
         result: T = await retrying(attempt)
@@ -219,11 +238,21 @@ async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
         raise err from exc
 
 
-def call_with_retries_sync(fn: Callable[[], T], policy: RetryPolicy, on_retry: OnRetry) -> T:
+def call_with_retries_sync(fn: Callable[[], T], policy: RetryPolicy, on_retry: OnRetry,
+                           on_failure: OnFailure | None = None) -> T:
     """The same for synchronous clients (smolagents runs in a worker thread; the judge is synchronous)."""
     retrying = _retrying(policy, on_retry, tenacity.Retrying)
+
+    def attempt() -> T:
+        started = time.perf_counter()
+        try:
+            return fn()
+        except Exception as exc:  # reported, then re-raised unchanged for the retry policy to judge
+            _report(exc, started, on_failure)
+            raise
+
     try:
-        result: T = retrying(fn)
+        result: T = retrying(attempt)
         return result
     except Exception as exc:
         err = _provider_error(exc, retrying.statistics.get("attempt_number", 1), policy)

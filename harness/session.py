@@ -3,8 +3,9 @@
 Per turn it owns the agent's view (a new read-only TurnView after every change), opens model steps
 against the budget, checks that a tool is offered, runs it, saves its images next to the trace,
 writes the tool_call event and appends the observation to memory. A call to a tool that is not
-offered, with arguments that are not JSON or fail the schema, is an error observation that still
-uses the budget; a call past the budget is recorded as refused and not run.
+offered, or with arguments that are not JSON or fail the tool's schema (a wrong type, a missing or an
+extra argument), is refused: an error observation that uses the budget but is not run, so it is never
+an executed tool call (MG, cost). A call past the budget is recorded as refused and not run.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from tools import Tool, ToolResult, World
+from tools import Tool, ToolError, ToolResult, World
 
 from .agent import (
     BudgetExhaustedError,
@@ -69,6 +70,7 @@ class EpisodeCounters:
 
     def __init__(self) -> None:
         self.model_calls = 0
+        self.failed_model_calls = 0  # attempts the provider answered with an error (not model calls)
         self.tool_calls = 0
         self.usage = TokenUsage()
 
@@ -166,6 +168,7 @@ class ToolSession(TurnContext):
         counted = self.budget.take_call()
         started = time.time()
         t0 = time.perf_counter()
+        refusal = None
         if not counted:
             noun = "tool calls" if self.budget.unit == "tool_call" else "model steps"
             result = ToolResult.fail(f"not run: the step budget of {self.budget.limit} {noun} for this turn is used up",
@@ -175,9 +178,10 @@ class ToolSession(TurnContext):
                 f"the arguments for {tool!r} were not a JSON object, so the call was not run: {raw_arguments[:300]!r}",
                 "bad_arguments")
         else:
-            result = await self._run(tool, args)
+            refusal = self._refusal(tool, args)
+            result = refusal if refusal is not None else await self._run(tool, args)
         duration = time.perf_counter() - t0
-        executed = counted and raw_arguments is None and result.error_kind != "refused"
+        executed = counted and raw_arguments is None and refusal is None
         self._counters.tool_calls += executed
         step = self.budget.used
         images = self._save_images(result)
@@ -201,13 +205,21 @@ class ToolSession(TurnContext):
             raise BudgetExhaustedError(self._ran_out_message())
         return obs
 
-    async def _run(self, name: str, args: dict[str, Any]) -> ToolResult:
+    def _refusal(self, name: str, args: dict[str, Any]) -> ToolResult | None:
+        """Why the call is not run (a tool not offered, arguments that fail its schema), or None to run it."""
         offered = self._view.tool_names
         if name not in offered:
             why = "no tools are offered in this turn (answer from memory)" if not offered else (
                 f"tools offered in this turn: {', '.join(offered)}"
             )
             return ToolResult.fail(f"tool {name!r} is not available; {why}", "refused")
+        try:
+            self._tools[name].validate(args)
+        except ToolError as e:
+            return ToolResult.fail(f"{e.message}; the call was not run", "bad_arguments")
+        return None
+
+    async def _run(self, name: str, args: dict[str, Any]) -> ToolResult:
         tool = self._tools[name]
         try:
             return await tool(self._world, args)
@@ -239,9 +251,14 @@ class ToolSession(TurnContext):
         latency_s: float,
         tools_offered: list[str],
         body: ChatBody | None = None,
+        error: str | None = None,
     ) -> None:
-        """Write a model_call; the request is stored by content hash (`body`: the exact bytes sent)."""
-        self._counters.model_calls += 1
+        """Write a model_call; the request is stored by content hash (`body`: the exact bytes sent). With
+        `error`, the attempt failed: its body is kept for debugging, it is not counted as a model call."""
+        if error is not None:
+            self._counters.failed_model_calls += 1
+        else:
+            self._counters.model_calls += 1
         self._counters.usage = self._counters.usage + usage
         self._writer.write(
             ModelCall(
@@ -252,6 +269,7 @@ class ToolSession(TurnContext):
                 tools_offered=tools_offered,
                 **self._writer.request_fields(request, body),
                 response=response,
+                error=error,
                 usage=usage,
                 latency_s=latency_s,
                 purpose=self._fallback or "step",

@@ -26,10 +26,17 @@ refused with a message that says so. A change of the format bumps SCHEMA_VERSION
   already in a tool_call's `result_text` is referred to by its hash. `request_sha256`
   is the hash of the exact body bytes. `harness.trace_store` writes and rebuilds this; a line of an
   earlier version (whole `request`) reads as before.
+- v5 (issue 22): every request body is in the trace, failed attempts included: a request the provider
+  answered with an error (a 5xx being retried, a 400, a timeout) is a `model_call` with `error` set and
+  no `response`, stored like any other request, counted apart from the model calls (cost). A tool call
+  whose arguments fail the tool's schema is refused, not run (`executed` False, like a tool not offered);
+  the step from v4 marks such calls of older traces the same way (their error is the schema's message),
+  so an old run re-scores as a new one would.
 """
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Annotated, Any, Callable, Literal, Union
 
@@ -37,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tools import EvidenceUnit
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 ReasonBucket = Literal["provider", "data_access", "pipeline", "model"]
 AnswerSource = Literal["agent", "budget_fallback", "limit_fallback", "none"]
@@ -137,9 +144,16 @@ class ModelCall(_Event):
     head: str | None = Field(default=None, description="hash of the body without its messages")
     blobs: dict[str, Blob] = Field(default_factory=dict, description="text first stored here: hash -> JSON")
     response: dict[str, Any] | None = None
+    error: str | None = Field(
+        default=None, description="v5: the provider error of a failed attempt (then no response); counted apart from model calls")
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_s: float = 0.0
     purpose: Literal["step", "budget_fallback", "limit_fallback", "judge", "summary"] = "step"
+
+    @property
+    def failed(self) -> bool:
+        """A request the provider answered with an error: its body is stored, it is not a model call."""
+        return self.error is not None
 
 
 class Retry(_Event):
@@ -286,8 +300,19 @@ def _v3_to_v4(d: dict[str, Any]) -> dict[str, Any]:
     return d  # v4 only adds fields: an earlier model_call keeps its whole `request` and has call 0
 
 
+# the message `tools.Tool.validate` gives arguments that fail the schema ("web_search: bad arguments (k: ...)")
+_SCHEMA_ERROR = re.compile(r"^[\w\-]+: (?:bad arguments \(|arguments must be a JSON object)")
+
+
+def _v4_to_v5(d: dict[str, Any]) -> dict[str, Any]:
+    if (d.get("kind") == "tool_call" and d.get("error_kind") == "bad_arguments" and d.get("executed", True)
+            and _SCHEMA_ERROR.match(str(d.get("error") or ""))):
+        d["executed"] = False  # v4 ran the tool only to have it refuse the arguments: a refused call now
+    return d
+
+
 # version -> the step that lifts a line of that version to the next one
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
 
 
 def upgrade_event(d: dict[str, Any]) -> dict[str, Any]:

@@ -43,7 +43,8 @@ class TurnFold:
     calls: list[ToolCallEvent] = field(default_factory=list)
     no_tool_steps: list[NoToolStep] = field(default_factory=list)  # model steps that called no tool
     compactions: list[MemoryCompacted] = field(default_factory=list)
-    model_calls: list[ModelCall] = field(default_factory=list)
+    model_calls: list[ModelCall] = field(default_factory=list)  # requests answered (failed attempts apart)
+    failed_model_calls: list[ModelCall] = field(default_factory=list)  # requests the provider answered with an error
     retries: list[Retry] = field(default_factory=list)
     errors: list[ErrorEvent] = field(default_factory=list)
     budget: BudgetExhausted | None = None
@@ -189,6 +190,11 @@ class EpisodeFold:
         return max(n, self.end.model_calls) if self.end else n
 
     @property
+    def failed_model_calls(self) -> int:
+        """Requests the provider answered with an error (their bodies are in the trace), not model calls."""
+        return sum(len(t.failed_model_calls) for t in self.turns.values())
+
+    @property
     def usage(self) -> TokenUsage:
         """Token usage: summed from model calls, or the runner's own totals when those are larger."""
         total = TokenUsage()
@@ -244,7 +250,7 @@ def fold_events(episode_id: str, events: Iterable[TraceEvent]) -> EpisodeFold:
         elif isinstance(ev, MemoryCompacted):
             tf.compactions.append(ev)
         elif isinstance(ev, ModelCall):
-            tf.model_calls.append(ev)
+            (tf.failed_model_calls if ev.failed else tf.model_calls).append(ev)
         elif isinstance(ev, Retry):
             tf.retries.append(ev)
         elif isinstance(ev, ErrorEvent):

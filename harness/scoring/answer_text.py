@@ -1,12 +1,15 @@
-"""From a raw answer to the part a grader reads: reasoning stripped, the `Final answer:` line found.
+"""From a raw answer to the part a grader reads: reasoning stripped, the span after the last answer marker found.
 
-A careful grader skips the model's thinking, reads the line it committed to, and ignores markdown and
-LaTeX dressing. `extract_answer` does exactly that and nothing format-specific; the per-format rules
-(numbers, choice letters, sets, text) live in `match.py` and `numbers.py`.
+A careful grader skips the model's thinking and everything before the last `Final answer:`, reads the line
+it committed to, reads the lines after it for an alternative offered there (`Final answer: 77.2\nor 84.7`
+hedges), and ignores markdown and LaTeX dressing. `extract_answer` does exactly that and nothing
+format-specific: `text` is the committed part, `rest` the rest of the span; the per-format rules (numbers,
+choice letters, sets, text) live in `match.py`, `match_set.py` and `numbers.py`.
 """
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from dataclasses import dataclass
 from typing import Literal
@@ -46,11 +49,15 @@ _QUOTE_PREFIX = re.compile(r"^[ \t]*>(?![ \t]*[\d.=])[ \t]?", re.M)  # a blockqu
 
 @dataclass(frozen=True)
 class ExtractedAnswer:
-    """The part of an answer to grade, where it came from, and why there is none (problem) if so."""
+    """The part of an answer to grade, where it came from, and why there is none (problem) if so.
+
+    `text` is what the answer commits to (the marker's line, or the block under a bare marker); `rest` is
+    the rest of the span after the marker, read only for alternatives it offers (empty without a marker)."""
 
     text: str
     source: Source
     problem: str | None = None
+    rest: str = ""
 
     @property
     def ok(self) -> bool:
@@ -133,20 +140,25 @@ def _unwrap_boxes(s: str) -> str:
     return "".join(out)
 
 
-def _after_marker(s: str, end: int) -> str:
-    """What follows a marker: the rest of its line, or the block of lines under it when the line is empty."""
+def _after_marker(s: str, end: int) -> tuple[str, str]:
+    """What follows a marker: (the rest of its line, or the block of lines under it when the line is empty;
+    every line after that)."""
     rest = s[end:]
     line, _, below = rest.partition("\n")
     if line.strip(" \t*_:-"):
-        return line.strip()
-    block = []
-    for ln in below.splitlines():
+        return line.strip(), below.strip()
+    block: list[str] = []
+    lines = below.splitlines()
+    i = 0
+    for i, ln in enumerate(lines):
         if not ln.strip():
             if block:
                 break
             continue
         block.append(ln.strip())
-    return "\n".join(block)
+    else:
+        i = len(lines)
+    return "\n".join(block), "\n".join(lines[i:]).strip()
 
 
 def extract_answer(raw: str | bytes | None) -> ExtractedAnswer:
@@ -167,16 +179,17 @@ def extract_answer(raw: str | bytes | None) -> ExtractedAnswer:
     plain = _MARKDOWN_EMPHASIS.sub("", s)
     finals = list(_FINAL_MARKER.finditer(plain))
     if finals:
-        text = _after_marker(plain, finals[-1].end())
-        return ExtractedAnswer(clean_markup(text).strip(), "final_line", None if text.strip() else "a final-answer marker with no value")
+        text, rest = _after_marker(plain, finals[-1].end())
+        return ExtractedAnswer(clean_markup(text).strip(), "final_line", None if text.strip() else "a final-answer marker with no value",
+                               rest=clean_markup(rest).strip())
     boxed = unbox(s)
     if boxed is not None and boxed.strip():
         return ExtractedAnswer(clean_markup(boxed).strip(), "boxed")
     answers = list(_ANSWER_MARKER.finditer(plain))
     if answers:
-        text = _after_marker(plain, answers[-1].end())
+        text, rest = _after_marker(plain, answers[-1].end())
         if text.strip():
-            return ExtractedAnswer(clean_markup(text).strip(), "answer_phrase")
+            return ExtractedAnswer(clean_markup(text).strip(), "answer_phrase", rest=clean_markup(rest).strip())
     return ExtractedAnswer(clean_markup(s).strip(), "whole")
 
 
@@ -188,3 +201,15 @@ def last_line(text: str) -> str:
 
 def strip_trailing_punct(s: str) -> str:
     return s.strip().rstrip(".!;:,").strip()
+
+
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+_PUNCT = str.maketrans({c: " " for c in string.punctuation})
+
+
+def normalize_text(s: str) -> str:
+    """Case, unicode, punctuation, articles and whitespace normalised (SQuAD-style)."""
+    s = unicodedata.normalize("NFKC", s).lower().replace("\u2212", "-")
+    s = s.translate(_PUNCT)
+    s = _ARTICLES.sub(" ", s)
+    return " ".join(s.split())

@@ -15,7 +15,8 @@ def cost_of(fold: EpisodeFold) -> CostTotals:
     """Tokens, model calls, executed tool calls and wall time of one episode."""
     usage = fold.usage
     return CostTotals(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, total_tokens=usage.total,
-                      model_calls=fold.model_calls, tool_calls=fold.tool_calls, wall_time_s=fold.wall_time_s)
+                      model_calls=fold.model_calls, failed_model_calls=fold.failed_model_calls, tool_calls=fold.tool_calls,
+                      wall_time_s=fold.wall_time_s)
 
 
 def read_episode_trace(rd: RunDir, episode_id: str) -> TraceRead:

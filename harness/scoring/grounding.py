@@ -4,12 +4,18 @@ For each answer the matcher can read as one value (number, text, set; a choice l
 question's own options and a hedge has no single value, so neither is checked), the first that holds:
 1. observation: the value is printed in the text a tool call of this or an earlier turn returned (a number
    equal to the answer up to the answer's printed precision or the episode's tolerance, whichever is
-   looser; a name found as words, or for a sentence every name in it; every item of a set);
+   looser; a name found as words, or for a sentence every name in it; every item of a set). For a number,
+   only a call that exposed evidence of this turn or an earlier one counts (a unit the episode requires
+   there, the same evidence EC counts): a table or a paper the question is not about grounds nothing;
 2. earlier_answers: a number equal to an earlier turn's answer, or to a sum, difference, ratio, mean or
    max-min spread of earlier answers (how memory-only finals are built);
-3. figure: a number printed nowhere, while a figure was opened in this episode by then: it may have been
+3. figure: a number printed nowhere, while a figure this turn requires was opened by then: it may have been
    read off the image, which the trace cannot check (the weakest support, counted apart);
-4. none: traceable to nothing; the turn is flagged.
+4. figure_other: only a figure of a paper this turn requires, not the figure it requires, was opened: not
+   grounded, reported apart so a reader sees the agent looked at the right paper's wrong figure;
+5. none: traceable to nothing; the turn is flagged.
+One irrelevant read buys nothing: a figure or table the turn does not require grounds no number. An episode
+file that annotates no evidence at all falls back to any call and any figure (there is no other yardstick).
 Numbers inside names and after reference words ("P027", "3D", "Table 2") in observations are not values.
 """
 from __future__ import annotations
@@ -24,11 +30,10 @@ from harness.episode import Answer, Episode
 from harness.trace_fold import EpisodeFold
 
 from .answer_text import extract_answer, strip_trailing_punct
-from .match import normalize_text
+from .match import normalize_text, read_number
 from .match_set import answer_readings
-from .numbers import Mention, distinct_values, numbers_in
+from .numbers import Mention
 from .process_model import GroundingCheck
-from .units import gold_unit
 
 # A number standing alone in an observation: not the tail of a name ("P027", "x1.5"), not glued to letters
 # ("3D", "10k"), not after a reference word ("Table 2", "page 3"). Observations are long (a paper as
@@ -48,6 +53,7 @@ class Observation:
     tool: str
     text: str
     figure: str | None = None  # "P027 figure:1" when the call exposed a figure
+    units: frozenset[tuple[str, str]] = frozenset()  # the (paper, unit) keys the call exposed
 
     @property
     def where(self) -> str:
@@ -87,7 +93,7 @@ class NumberValue:
 def _slack(m: Mention, gold: Answer) -> float:
     """Half a unit of the last printed digit ("10.0" stands for 9.95..10.05), or the episode's tolerance."""
     text = m.text.replace(",", "")
-    if "e" in text.lower():
+    if "e" in text.lower() or "/" in text or ":" in text:  # scientific notation, a fraction or a ratio: as written
         printed = abs(m.value) * 1e-6
     else:
         decimals = len(text.split(".")[1]) if "." in text else 0
@@ -96,15 +102,14 @@ def _slack(m: Mention, gold: Answer) -> float:
 
 
 def answer_number(answer: str | None, gold: Answer, question: str | None) -> NumberValue | None:
-    """The one number the matcher would read from the answer; None for no answer, none, or a hedge."""
+    """The one number the matcher reads from the answer; None for no answer, none, a negation or a hedge."""
     ext = extract_answer(answer)
     if not ext.ok:
         return None
-    cands, _ = numbers_in(ext.text, question, gold_unit(gold.unit))
-    values = distinct_values(cands)
-    if len(values) != 1 or values[0].role == "bound":
+    value, _ = read_number(ext, gold, question)
+    if value is None:
         return None
-    return NumberValue(value=values[0].value, text=values[0].text, slack=_slack(values[0], gold))
+    return NumberValue(value=value.value, text=value.text, slack=_slack(value, gold))
 
 
 @dataclass
@@ -122,7 +127,8 @@ class EpisodeObservations:
                     continue
                 fig = next((u.label() for u in c.exposed if u.unit.startswith("figure:")), None)
                 out.by_turn.setdefault(tf.turn, []).append(
-                    Observation(turn=tf.turn, step=c.step, tool=c.tool, text=c.result_text or c.result_summary or "", figure=fig))
+                    Observation(turn=tf.turn, step=c.step, tool=c.tool, text=c.result_text or c.result_summary or "", figure=fig,
+                                units=frozenset(u.key for u in c.exposed)))
         return out
 
     def upto(self, t: int) -> list[Observation]:
@@ -161,17 +167,44 @@ def _combinations(earlier: list[tuple[int, float]]) -> list[tuple[str, float]]:
     return [(w, v) for w, v in out if math.isfinite(v)]
 
 
-def _ground_number(t: int, num: NumberValue, obs: EpisodeObservations, earlier: list[tuple[int, float]]) -> GroundingCheck:
+@dataclass(frozen=True)
+class Evidence:
+    """What grounds a number at a turn: the units required by it and by earlier turns, and by it alone.
+    `annotated` is False when the episode requires no evidence anywhere: then any call and figure count."""
+
+    so_far: frozenset[tuple[str, str]]
+    this_turn: frozenset[tuple[str, str]]
+    annotated: bool
+
+    def observation(self, o: Observation) -> bool:
+        return not self.annotated or bool(o.units & self.so_far)
+
+    def figure(self, o: Observation) -> str | None:
+        """"figure" for a figure the turn requires, "figure_other" for another figure of a paper it requires."""
+        figs = {k for k in o.units if k[1].startswith("figure:")}
+        if not figs:
+            return None
+        if not self.annotated or figs & self.this_turn:
+            return "figure"
+        if {p for p, _ in figs} & {p for p, _ in self.this_turn}:
+            return "figure_other"
+        return None
+
+
+def _ground_number(t: int, num: NumberValue, obs: EpisodeObservations, earlier: list[tuple[int, float]],
+                   evidence: Evidence) -> GroundingCheck:
     seen = obs.upto(t)
-    hit = next((o for o in seen if any(num.same(x) for x in o.numbers)), None)
+    hit = next((o for o in seen if evidence.observation(o) and any(num.same(x) for x in o.numbers)), None)
     if hit is not None:
         return GroundingCheck(value=num.text, source="observation", where=hit.where)
     combo = next((w for w, v in _combinations(earlier) if num.same(v)), None)
     if combo is not None:
         return GroundingCheck(value=num.text, source="earlier_answers", where=combo)
-    fig = next((o for o in reversed(seen) if o.figure), None)
-    if fig is not None:
-        return GroundingCheck(value=num.text, source="figure", where=f"{fig.where} {fig.figure}")
+    figures = [(evidence.figure(o), o) for o in reversed(seen)]
+    for kind in ("figure", "figure_other"):
+        fig = next((o for k, o in figures if k == kind), None)
+        if fig is not None:
+            return GroundingCheck(value=num.text, source=kind, where=f"{fig.where} {fig.figure}")  # type: ignore[arg-type]
     return GroundingCheck(value=num.text, source="none")
 
 
@@ -222,7 +255,11 @@ def ground_answers(episode: Episode, fold: EpisodeFold) -> dict[int, GroundingCh
     obs = EpisodeObservations.of(fold)
     earlier: list[tuple[int, float]] = []
     out: dict[int, GroundingCheck] = {}
+    annotated = any(turn.evidence for turn in episode.turns)
+    so_far: set[tuple[str, str]] = set()
     for t, gold_turn in enumerate(episode.turns, 1):
+        this_turn = frozenset(u.key for u in gold_turn.evidence)
+        so_far |= this_turn
         tf = fold.turns.get(t)
         answer = tf.answer_text if tf else None
         gold = gold_turn.answer
@@ -232,7 +269,7 @@ def ground_answers(episode: Episode, fold: EpisodeFold) -> dict[int, GroundingCh
         if gold.format == "number":
             num = answer_number(answer, gold, gold_turn.question)
             if num is not None:
-                check = _ground_number(t, num, obs, earlier)
+                check = _ground_number(t, num, obs, earlier, Evidence(frozenset(so_far), this_turn, annotated))
                 earlier.append((t, num.value))
         elif gold.format == "text":
             check = _ground_text(t, answer, obs)

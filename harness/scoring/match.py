@@ -1,50 +1,39 @@
 """The deterministic matcher: one verdict per answer, graded the way a careful person grades.
 
 The rules, in order (README "How answers are matched" has examples of each):
-1. Reasoning blocks (`<think>…</think>` and the like) are dropped; the last `Final answer:` line wins,
-   else a `\\boxed{}`, else an `Answer:` line, else the whole answer. Markdown and LaTeX dressing go.
+1. Reasoning blocks (`<think>…</think>` and the like) are dropped; the span after the last `Final answer:`
+   is read (else a `\\boxed{}`, else an `Answer:` line, else the whole answer): its first sentence with a
+   candidate is the answer, the lines after it count only for an alternative they offer. Prose before the
+   marker never hedges. Markdown and LaTeX dressing go.
 2. An answer that offers alternatives, a range, a bound or a list of candidates for one value is
-   wrong and the verdict says `hedged`; several mentions of the same value are one candidate.
+   wrong and the verdict says `hedged`; several mentions of the same value are one candidate. A
+   reason, comparison or negation that names another option or value is not an alternative
+   (`answer_clauses.py`); a negated sole candidate is wrong.
 3. Numbers: identifiers, references, citation years, operands of a worked sum and uncertainties are
    never the answer (`numbers.py`); units are read and compared (`units.py`): a different unit is
-   wrong, percent and fraction are converted only when the answer writes `%`.
-4. Choice: one option letter, or the text of exactly one option. Text: the normalised gold or an
-   alias, or a sentence naming exactly it. Set: the exact gold set (precision/recall/F1 reported).
+   wrong, percent and fraction are converted only when the answer writes `%`; `3/4` and `1:2` are values.
+4. Choice (`match_choice.py`): one option letter, or the text of exactly one option. Text: the normalised
+   gold or an alias, or a sentence naming exactly it. Set (`match_set.py`): the exact gold set
+   (precision/recall/F1 reported), read from lists and from sentences.
 Empty, whitespace-only, binary or enormous answers are wrong and unparseable, never an exception.
 """
 from __future__ import annotations
 
 import math
 import re
-import string
-import unicodedata
 
 from harness.episode import Answer
 
-from .answer_text import ExtractedAnswer, extract_answer, last_line, strip_trailing_punct
+from .answer_clauses import POST_ALTERNATIVE, Clauses, commit_split, has_name, is_bare, sentences
+from .answer_text import ExtractedAnswer, extract_answer, last_line, normalize_text, strip_trailing_punct
+from .match_choice import match_choice
 from .match_set import match_set
 from .model import AnswerVerdict
 from .numbers import Mention, distinct_values, numbers_in
-from .units import gold_unit
+from .units import UnitInfo, gold_unit
 
-_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
-_PUNCT = str.maketrans({c: " " for c in string.punctuation})
-_ALTERNATIVES = re.compile(r"\s+or\s+|\s+/\s+|\beither\b|\bversus\b|\bvs\.?\s|\bor\s+possibly\b|\bor\s+maybe\b|\band/or\b", re.I)
-_LETTER = re.compile(r"(?<![\w'’\-])([A-Z])(?![\w'’\-])")
-_LOWER_LETTER = re.compile(r"\(([a-z])\)|\b(?:option|choice|answer)\s*:?\s*\(?([a-z])\)?(?![\w'’])", re.I)
-_ARTICLE_VERBS = {"is", "was", "or", "and", "seems", "appears", "would", "should", "because", "since", "wins",
-                  "gives", "has", "matches", "holds", "remains", "looks", "nor", "vs", "versus"}
-_LETTER_REFERENCE = re.compile(r"\b(?:appendix|table|figure|fig|section|sec|part|panel|model|type|plan|grade|class|group)\.?\s*$", re.I)
-_NEGATED = re.compile(r"\b(?:not|n't|never|rather\s+than|instead\s+of|unlike)\s+(?:the\s+)?$", re.I)
-
-
-def normalize_text(s: str) -> str:
-    """Case, unicode, punctuation, articles and whitespace normalised (SQuAD-style)."""
-    s = unicodedata.normalize("NFKC", s).lower().replace("\u2212", "-")
-    s = s.translate(_PUNCT)
-    s = _ARTICLES.sub(" ", s)
-    return " ".join(s.split())
-
+__all__ = ["gold_display", "is_refusal", "match_answer", "match_choice", "match_number", "match_set", "match_text",
+           "normalize_text", "read_number"]
 
 def gold_display(gold: Answer) -> str:
     """The gold answer as one line for reports and judges."""
@@ -110,23 +99,54 @@ def _compare_number(m: Mention, gold: Answer) -> AnswerVerdict:
     return AnswerVerdict(correct=ok, detail=f"read {written}, gold {shown} ({rule})")
 
 
-def match_number(ext: ExtractedAnswer, gold: Answer, question: str | None = None) -> AnswerVerdict:
-    cands, _ = numbers_in(ext.text, question, gold_unit(gold.unit))
+def _negated_only(mentions: list[Mention], text: str) -> AnswerVerdict | None:
+    negated = [m for m in mentions if m.role == "negated"]
+    if not negated:
+        return None
+    return AnswerVerdict(correct=False, detail=f"negated: {text[:60]!r} rules out {negated[0].text} and gives no value")
+
+
+def _offered_number(rest: str, value: Mention, question: str | None, gu: UnitInfo | None) -> Mention | None:
+    """A value the lines after the answer offer in its place ("or 84.7", "it might also be 79.1", a bare "79.1")."""
+    for seg in sentences(rest):
+        _, mentions = numbers_in(seg, question, gu)
+        clauses = Clauses.of(seg)
+        others = [m for m in mentions if m.role in ("candidate", "setting") and not m.same_value(value)]
+        if any(clauses.mode(m.start, m.end) == "alternative" for m in others if m.role == "candidate"):
+            return others[0]
+        if others and is_bare(seg, [(m.start, m.end) for m in mentions]):
+            return others[0]
+    return None
+
+
+def read_number(ext: ExtractedAnswer, gold: Answer, question: str | None = None) -> tuple[Mention | None, AnswerVerdict | None]:
+    """The one value an answer commits to, or the verdict that says why there is none (hedged, negated, no value)."""
+    gu = gold_unit(gold.unit)
+    text, rest = commit_split(ext.text, ext.rest, ext.source, lambda s: bool(numbers_in(s, question, gu)[0]))
+    cands, mentions = numbers_in(text, question, gu)
     values = distinct_values(cands)
-    word = strip_trailing_punct(ext.text).lower()
+    word = strip_trailing_punct(text).lower()
     if not values and word in _NUMBER_WORDS:
         values = cands = [Mention(value=_NUMBER_WORDS[word], text=word, start=0, end=len(word))]
     if not values:
-        return _unparseable(f"no value in {ext.text[:60]!r}")
+        return None, _negated_only(mentions, text) or _unparseable(f"no value in {ext.text[:60]!r}")
     if len(values) > 1:
         kinds = {c.role for c in cands}
-        what = "a range" if _is_range(ext.text) else "a list of candidates" if len(values) > 2 else "alternatives"
+        what = "a range" if _is_range(text) else "a list of candidates" if len(values) > 2 else "alternatives"
         if kinds == {"bound"}:
             what = "bounds"
-        return _hedged(f"{what} {', '.join(v.text for v in values[:5])}")
+        return None, _hedged(f"{what} {', '.join(v.text for v in values[:5])}")
     if cands[0].role == "bound":
-        return _hedged(f"a bound ({cands[0].text}), not a value")
-    return _compare_number(values[0], gold)
+        return None, _hedged(f"a bound ({cands[0].text}), not a value")
+    other = _offered_number(rest, values[0], question, gu)
+    if other is not None:
+        return None, _hedged(f"alternative {other.text} offered after {values[0].text}")
+    return values[0], None
+
+
+def match_number(ext: ExtractedAnswer, gold: Answer, question: str | None = None) -> AnswerVerdict:
+    value, why_not = read_number(ext, gold, question)
+    return _compare_number(value, gold) if value is not None else why_not  # type: ignore[return-value]
 
 
 _RANGE = re.compile(r"\bbetween\b.+\band\b|\d\s*(?:-|–|—|to)\s*\d|\bfrom\b.+\bto\b", re.I)
@@ -134,63 +154,6 @@ _RANGE = re.compile(r"\bbetween\b.+\band\b|\d\s*(?:-|–|—|to)\s*\d|\bfrom\b.+
 
 def _is_range(text: str) -> bool:
     return bool(_RANGE.search(text))
-
-
-# -- choice -----------------------------------------------------------------------------------
-
-def _phrase_pattern(phrase: str) -> re.Pattern[str]:
-    words = [re.escape(w) for w in phrase.split()]
-    return re.compile(r"(?<![\w\-/])" + r"\s+".join(words) + r"(?![\w\-/])", re.I)
-
-
-def _mark_options(text: str, choices: dict[str, str]) -> str:
-    """Replace each option's text by a ⟦letter⟧ marker (longest first), so option texts count as mentions."""
-    for letter, option in sorted(choices.items(), key=lambda kv: -len(kv[1])):
-        if option.strip():
-            text = _phrase_pattern(option.strip()).sub(f" ⟦{letter.upper()}⟧ ", text)
-    return text
-
-
-def _letters(text: str, allowed: set[str]) -> list[str]:
-    found: list[str] = []
-
-    def add(x: str) -> None:
-        if x in allowed and x not in found:
-            found.append(x)
-
-    stripped = strip_trailing_punct(text).strip("()[]{}*` ")
-    if len(stripped) == 1 and stripped.upper() in allowed:
-        return [stripped.upper()]
-    for m in re.finditer(r"⟦([A-Z])⟧|" + _LETTER.pattern + "|" + _LOWER_LETTER.pattern, text, re.I):
-        marked, upper, low1, low2 = m.group(1), m.group(2), m.group(3), m.group(4)
-        if marked:
-            add(marked)
-            continue
-        if upper and upper.isupper():
-            follow = re.match(r"\s+([a-z]+)", text[m.end():])
-            if upper in ("A", "I") and follow and follow.group(1) not in _ARTICLE_VERBS:
-                continue  # "A higher value ...": an article, not option A
-            if _LETTER_REFERENCE.search(text[max(0, m.start() - 20):m.start()]):
-                continue  # "Appendix B", "Table A"
-            add(upper)
-        elif low1 or low2:
-            add((low1 or low2).upper())
-    return found
-
-
-def match_choice(ext: ExtractedAnswer, gold: Answer) -> AnswerVerdict:
-    choices = {k.upper(): v for k, v in (gold.choices or {}).items()}
-    allowed = set(choices) or set("ABCDEFGH")
-    want = str(gold.value).strip().upper()
-    text = ext.text
-    norm = normalize_text(strip_trailing_punct(text))
-    exact = [k for k, v in choices.items() if normalize_text(v) and normalize_text(v) == norm]
-    picked = exact if len(exact) == 1 else _letters(_mark_options(text, choices), allowed)
-    if not picked:
-        return _unparseable(f"no option letter or option text in {ext.text[:60]!r}")
-    if len(picked) > 1:
-        return _hedged(f"several options {', '.join(picked)}")
-    return AnswerVerdict(correct=picked[0] == want, detail=f"picked {picked[0]}, gold {want}")
 
 
 # -- text -------------------------------------------------------------------------------------
@@ -205,6 +168,43 @@ def _is_list(line: str) -> bool:
     return len(parts) >= 2 and all(len(p.split()) <= 3 and (p[0].isupper() or p[0].isdigit()) for p in parts)
 
 
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    words = [re.escape(w) for w in phrase.split()]
+    return re.compile(r"(?<![\w\-/])" + r"\s+".join(words) + r"(?![\w\-/])", re.I)
+
+
+_GOLD = "XGOLDX"  # stands for the gold name (or an alias) while the clauses around it are read
+_ANY_CONTENT = {"or", ", or", "unless", "otherwise", "or else", "if not", "alternatively", "and/or", "vs", "vs.", "versus", "/"}
+
+
+def _mask(text: str, accepted: list[str]) -> str:
+    for a in sorted(accepted, key=len, reverse=True):
+        core = re.sub(r"^(?:the|a|an)\s+", "", a.strip(), flags=re.I)
+        text = _phrase_pattern(core).sub(_GOLD, text)
+    return text
+
+
+def _text_hedge(text: str, rest: str, accepted: list[str]) -> str | None:
+    """The alternative a text answer offers, if any: in the answer, anything after "or", "unless", "vs.", "/";
+    a name after "maybe", "possibly", "could be"; a name "also possible"; in the lines after it, only names."""
+    gold_words = {_GOLD.lower()}
+    for part, strict in ((text, False), (rest, True)):
+        if not part.strip():
+            continue
+        masked = _mask(part, accepted)
+        clauses = Clauses.of(masked)
+        for cue in clauses.alternative_cues():
+            clause = clauses.clause_after(cue).replace(_GOLD, " ")
+            key = " ".join(cue.text.lower().split()).strip()
+            offered = re.search(r"[A-Za-z0-9]", clause) if key in _ANY_CONTENT and not strict else has_name(clause, gold_words)
+            if offered:
+                return f"{cue.text.strip()}{clause}".strip()[:80]
+        for m in re.finditer(r"[A-Za-z][\w\-]*", masked):
+            if m.group(0) != _GOLD and has_name(m.group(0)) and POST_ALTERNATIVE.match(masked[m.end():m.end() + 60]):
+                return masked[m.start():m.end() + 30].strip()
+    return None
+
+
 def match_text(ext: ExtractedAnswer, gold: Answer) -> AnswerVerdict:
     accepted = _text_candidates(gold)
     line = ext.text if ext.source != "whole" else last_line(ext.text)
@@ -213,20 +213,22 @@ def match_text(ext: ExtractedAnswer, gold: Answer) -> AnswerVerdict:
     if not norm:
         return _unparseable(f"no text answer in {ext.text[:60]!r}")
     keys = {normalize_text(a) for a in accepted}
-    if norm in keys:
+    hedge = _text_hedge(ext.text, ext.rest, accepted)
+    if norm in keys and hedge is None:
         return AnswerVerdict(correct=True, detail=f"normalised {norm[:60]!r}")
     if is_refusal(line):
         return _unparseable(f"a refusal: {line[:60]!r}")
-    gold_has_alt = any(_ALTERNATIVES.search(f" {a} ") for a in accepted)
-    if not gold_has_alt and len([p for p in _ALTERNATIVES.split(line) if p and p.strip()]) > 1:
-        return _hedged(f"alternatives in {line[:80]!r}")
+    if hedge is not None:
+        return _hedged(f"an alternative offered: {hedge!r}")
     if _is_list(line) and not any(_is_list(a) for a in accepted):
         return _hedged(f"a list of candidates {line[:80]!r}")
-    for a in accepted:
-        core = re.sub(r"^(?:the|a|an)\s+", "", a.strip(), flags=re.I)
-        for m in _phrase_pattern(core).finditer(line):
-            if not _NEGATED.search(line[max(0, m.start() - 25):m.start()]):
-                return AnswerVerdict(correct=True, detail=f"the answer names {core!r}")
+    masked = _mask(line, accepted)
+    clauses = Clauses.of(masked)
+    modes = [clauses.mode(m.start(), m.end()) for m in re.finditer(_GOLD, masked)]
+    if any(mode != "negated" for mode in modes):
+        return AnswerVerdict(correct=True, detail=f"the answer names {str(gold.value)!r}")
+    if modes:
+        return AnswerVerdict(correct=False, detail=f"negated: the answer rules out {str(gold.value)!r}")
     num = _as_number(str(gold.value))
     if num is not None:  # a table cell kept as text ("85.3"): compare as a number
         return match_number(ext, Answer(format="number", value=num))

@@ -4,9 +4,12 @@ ESR: % of episodes with every turn correct. Acc_final: % of final turns correct.
 non-final turns correct (pooled). EC: sum over correct turns of |E ∩ A| / sum over correct turns of |E|,
 where A (accessed) is what the turn's calls exposed plus what the episode's memory already held.
 MG: mean of c_i / c*_i over successful episodes, c_i = executed tool calls (refused calls and
-empty-reply pseudo-calls are steps, not tool calls). Max-steps error rate (Fig. 6b): % of turns run that
-were answered wrong after their budget ran out; the share of turns whose budget ran out is
-`budget_exhausted_rate`. A turn never reached counts as wrong; a missing trace is a failed episode.
+empty-reply pseudo-calls are steps, not tool calls). Max-steps error rate (Fig. 6b, "failures caused by
+exceeding the step limit"): % of episodes run whose first error (the turn attribution fires on) is a turn
+whose step budget ran out and whose answer was wrong. Its turn-level companions keep their own names:
+`budget_exhausted_rate`, % of turns run whose budget ran out, and `wrong_after_exhaustion_rate`, % of turns
+run whose budget ran out and whose answer was wrong. A turn never reached counts as wrong; a missing trace
+is a failed episode.
 With repeated runs (one EpisodeScore per episode and epoch), ESR, Acc_final and Acc_pre reduce each
 episode's epochs with the run's reducer (`epochs.py`); every other number counts every epoch's trace.
 Each split carries the 95% intervals of its five headline numbers (`uncertainty.py`).
@@ -109,17 +112,28 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
     )
 
 
+def max_step_termination(e: EpisodeScore) -> bool:
+    """The episode failed by exceeding the step limit: its first error is a turn whose budget ran out and
+    whose (fallback) answer was wrong (EpiBench Fig. 6b)."""
+    if e.failure is None or not 1 <= e.failure.turn <= len(e.turns):
+        return False
+    t = e.turns[e.failure.turn - 1]
+    return t.budget_exhausted and not t.correct
+
+
 def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, proportions: str = "wilson") -> SplitScores:
     """The metrics over a group of episodes (one split, or all), each episode once per epoch."""
     from .uncertainty import outcome
 
     cost = CostTotals()
     failures = FailureCounts()
-    ec_hit = ec_need = turns_run = exhausted = exhausted_wrong = refused = 0
+    ec_hit = ec_need = turns_run = exhausted = exhausted_wrong = refused = episodes_run = max_step_failures = 0
     mg_ratios: list[float] = []
     for e in episodes:
         cost = cost.plus(e.cost)
         refused += e.refused_calls
+        episodes_run += e.turns_run > 0
+        max_step_failures += max_step_termination(e)
         if e.failure is not None:
             setattr(failures, e.failure.type, getattr(failures, e.failure.type) + 1)
         for t in e.turns:
@@ -139,7 +153,8 @@ def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, p
         turns_run=turns_run, refused_calls=refused, esr=out.esr, acc_final=out.acc_final, acc_pre=out.acc_pre,
         ec=_pct(ec_hit, ec_need), intervals=out.intervals,
         mg=(sum(mg_ratios) / len(mg_ratios)) if mg_ratios else None,
-        max_steps_rate=_pct(exhausted_wrong, turns_run), budget_exhausted_rate=_pct(exhausted, turns_run),
+        max_steps_rate=_pct(max_step_failures, episodes_run), budget_exhausted_rate=_pct(exhausted, turns_run),
+        wrong_after_exhaustion_rate=_pct(exhausted_wrong, turns_run), episodes_run=episodes_run,
         failures=failures, process=summarize_process(episodes), claims=claim_scores(episodes),
     )
 

@@ -1,7 +1,8 @@
 """Scoring results as typed records: what scores.json, episode_scores.jsonl, replay and the viewer read.
 
 `RunScores` is written to results/<run>/scores.json (its per-split keys `esr`, `acc_final`, `acc_pre`,
-`ec`, `mg`, `max_steps_rate`, `failures`, `episodes` and the cost totals are a public contract; `intervals`,
+`ec`, `mg`, `max_steps_rate` (episode-level since scorer 5), `budget_exhausted_rate`, `wrong_after_exhaustion_rate`,
+`failures`, `episodes` and the cost totals are a public contract; `intervals`,
 `epochs`, `reducer`, `uncertainty`, `pass_k` are additive); one `EpisodeScore` per episode and epoch goes to
 episode_scores.jsonl. Percentages are 0-100; `mg` is a ratio; intervals are in the number's own unit.
 """
@@ -25,8 +26,13 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # memory on every turn, judge errors kept apart. 3: process metrics from the trace and claim-level scores of
 # set answers added (issue 17; the numbers of version 2 are unchanged). 4: every epoch of a repeated run scored and
 # reduced per episode (mean by default), 95% intervals of ESR, Acc_final, Acc_pre, EC, MG (issue 16; single-epoch
-# numbers of version 3 unchanged).
-SCORER_VERSION = "4"
+# numbers of version 3 unchanged). 5: issue 22: the matcher reads the whole span after the last answer marker clause by
+# clause (negated answers wrong, reasons and comparisons naming other options are not hedges, next-line and text
+# hedges caught, sets in sentences, fractions); grounding only from required evidence; redundancy and efficiency
+# from what a call showed that was new; calls failing a tool's schema refused (not executed: MG, cost);
+# `max_steps_rate` is episode-level (first error a max-step termination), the turn-level rate is
+# `wrong_after_exhaustion_rate`; `failed_model_calls` counted apart from `model_calls`.
+SCORER_VERSION = "5"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -110,6 +116,8 @@ class CostTotals(BaseModel):
     output_tokens: int = 0
     total_tokens: int = 0
     model_calls: int = 0
+    failed_model_calls: int = Field(default=0, description="requests the provider answered with an error (retried or "
+                                                           "not); their bodies are in the trace, they are not model calls")
     tool_calls: int = 0
     wall_time_s: float = 0.0
 
@@ -119,6 +127,7 @@ class CostTotals(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             model_calls=self.model_calls + other.model_calls,
+            failed_model_calls=self.failed_model_calls + other.failed_model_calls,
             tool_calls=self.tool_calls + other.tool_calls,
             wall_time_s=self.wall_time_s + other.wall_time_s,
         )
@@ -192,8 +201,13 @@ class SplitScores(CostTotals):
     ec: float | None = Field(default=None, description="evidence correctness, %; None if no correct turn needs evidence")
     mg: float | None = Field(default=None, description="minimality gap over successful episodes; None if none succeeded")
     max_steps_rate: float | None = Field(
-        default=None, description="max-steps error rate (EpiBench Fig. 6b): % of turns run answered wrong after their budget ran out")
-    budget_exhausted_rate: float | None = Field(default=None, description="% of turns run whose step budget ran out")
+        default=None, description="max-steps error rate (EpiBench Fig. 6b, scorer 5 on): % of episodes run whose first error "
+                                  "is a turn whose step budget ran out and whose answer was wrong")
+    budget_exhausted_rate: float | None = Field(default=None, description="budget-exhausted rate: % of turns run whose step budget ran out")
+    wrong_after_exhaustion_rate: float | None = Field(
+        default=None, description="wrong after exhaustion: % of turns run whose step budget ran out and whose answer was wrong "
+                                  "(what max_steps_rate measured before scorer 5)")
+    episodes_run: int = Field(default=0, description="episodes (each epoch) with at least one turn run: max_steps_rate's denominator")
     failures: FailureCounts = Field(default_factory=FailureCounts)
     successful_episodes: int = 0
     turns_run: int = 0

@@ -15,15 +15,20 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from .answer_clauses import Clauses
 from .units import UnitInfo, read_unit
 
 Role = Literal["candidate", "identifier", "reference", "citation", "ordinal", "operand", "uncertainty",
-               "echo", "relative", "bound", "soft_operand", "year", "setting"]
+               "echo", "relative", "bound", "soft_operand", "year", "setting", "reason", "negated"]
 HARD_ROLES = {"identifier", "reference", "citation", "ordinal", "operand", "uncertainty"}
-SOFT_ROLES = {"echo", "relative", "bound", "soft_operand", "year", "setting"}
+SOFT_ROLES = {"echo", "relative", "bound", "soft_operand", "year", "setting", "reason"}
 # Words after a number that make it a count describing the setup ("300 epochs", "8 GPUs"), not a reading
 _FUNCTION_WORDS = {"in", "of", "and", "or", "on", "at", "for", "to", "the", "a", "an", "is", "was", "with", "from", "by",
-                   "as", "vs", "than", "which", "that", "this", "it", "its", "i", "e", "g", "ie", "eg", "are", "were"}
+                   "as", "vs", "than", "which", "that", "this", "it", "its", "i", "e", "g", "ie", "eg", "are", "were",
+                   # words that open a reason, a comparison, a negation or an alternative after a value
+                   "because", "since", "while", "whereas", "although", "though", "versus", "not", "but", "so", "compared",
+                   "unlike", "given", "over", "ahead", "behind", "beats", "unless", "maybe", "possibly", "perhaps",
+                   "instead", "rather", "if", "when", "where", "according", "per", "here", "there", "too", "either"}
 _SETTING_BEFORE = re.compile(r"\b(?:batch\s+size|resolution|seed|budget|width|depth|size|learning\s+rate|lr|"
                              r"temperature|k)\s*(?:of|=|:)?\s*$", re.I)
 
@@ -48,8 +53,18 @@ _RELATIVE_AFTER = re.compile(
     r"ahead|behind|over|under|gain|improvement|drop|decrease|increase|margin|gap|fewer|greater|smaller|larger)\b", re.I)
 _RELATIVE_BEFORE = re.compile(r"\b(?:by|gap\s+of|margin\s+of|improvement\s+of|gain\s+of|drop\s+of)\s*(?:about\s+|roughly\s+|~\s*)?$", re.I)
 # "... lower than the full model's 79.10", "... below the full model (79.10%)": the value compared against
-_COMPARED_TO = re.compile(r"\b(?:than|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|below|above|behind|ahead\s+of|"
+_COMPARED_TO = re.compile(r"\b(?:than|compared\s+(?:to|with)|relative\s+to|below|above|behind|ahead\s+of|"
                           r"against)(?![A-Za-z])[^.;:\d=]{0,40}$", re.I)
+# "vs. 70.1 for NorloDet", "vs. the full model's 79.10": a comparison only when the other is named; a bare
+# "77.2 vs. 84.7" names no other and offers two candidates
+_VERSUS_BEFORE = re.compile(r"\b(?:versus|vs)\b\.?([^.;:\d=]{0,40})$", re.I)
+_FILLER = re.compile(r"\b(?:about|roughly|approximately|approx|around|only|just|nearly|almost|the|a|an|of|at|~)\b|[~≈(\s]", re.I)
+_NAMED_AFTER = re.compile(r"^\s*%?\s*\)?\s*(?:(?:for|of|by|from|with|on|in|at|using|under)\s+[\w\"'“‘]*[A-Za-z]|\(\s*[A-Za-z])", re.I)
+# "(the full model has 79.1)": a value a parenthetical remark gives to something else
+_ATTRIBUTED = re.compile(r"[A-Za-z][\w'’\-]*\s+(?:has|have|had|reaches|reached|gets|got|scores|scored|achieves|achieved|"
+                         r"obtains|obtained|attains|attained|is|was|are|were)\s+(?:about\s+|only\s+|roughly\s+|~\s*)?$", re.I)
+# "3/4", "1:2": two integers joined by a slash or a colon, no spaces, are one value (a fraction or a ratio)
+_FRACTION = re.compile(r"(?<![\w.,/:\-])(\d{1,4})([/:])(\d{1,4})(?![\w/:]|[.,]\d)")
 _NUMTOK = r"\(?\s*[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*%?\s*\)?"
 _OP = r"\s*[-+×x*/÷]\s*"
 _EXPR_EQ = re.compile(rf"((?:{_NUMTOK})(?:{_OP}(?:{_NUMTOK}))+)\s*(?:=|≈|≃|~=|->|→|=>)\s*[-+]?\d")
@@ -124,6 +139,17 @@ def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(a <= start and end <= b for a, b in spans)
 
 
+def _fractions(text: str, operands: list[tuple[int, int]]) -> list[Mention]:
+    """"3/4" and "1:2" as one value each, unless they are the operands of a worked sum ("3/4 = 0.75")."""
+    out = []
+    for m in _FRACTION.finditer(text):
+        num, den = int(m.group(1)), int(m.group(3))
+        if den == 0 or _inside(operands, m.start(), m.end()) or (len(m.group(1)) == 4 and 1900 <= num <= 2099):
+            continue
+        out.append(Mention(value=num / den, text=m.group(0), start=m.start(), end=m.end()))
+    return out
+
+
 def find_mentions(text: str) -> list[Mention]:
     """Every number in `text` with its unit and role (before the question is taken into account)."""
     out: list[Mention] = []
@@ -131,8 +157,15 @@ def find_mentions(text: str) -> list[Mention]:
     cite_brackets = _spans(_CITATION_BRACKET, text)
     operands = _spans(_EXPR_EQ, text, 1) + _spans(_EQ_EXPR, text, 1)
     soft_operands = _spans(_EXPR_SPACED, text, 1)
+    fractions = _fractions(text, operands)
+    spans = [(f.start, f.end) for f in fractions]
+    for f in fractions:
+        _classify(text, f, cite_years, cite_brackets, operands, soft_operands)
+        out.append(f)
     for m in _NUMBER.finditer(text):
         start, end, raw = m.start(), m.end(), m.group(0)
+        if _inside(spans, start, end):
+            continue
         if raw[0] in "+-" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ".)]"):
             start, raw = start + 1, raw[1:]  # a hyphen or minus between words/values, not a sign
         if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "."):
@@ -143,6 +176,7 @@ def find_mentions(text: str) -> list[Mention]:
         mention = Mention(value=value, text=raw, start=start, end=end)
         _classify(text, mention, cite_years, cite_brackets, operands, soft_operands)
         out.append(mention)
+    out.sort(key=lambda x: x.start)
     _continue_references(text, out)
     return out
 
@@ -192,15 +226,24 @@ def _classify(text: str, m: Mention, cite_years, cite_brackets, operands, soft_o
     elif _BOUND_BEFORE.search(before):
         m.role = "bound"
     elif (_RELATIVE_AFTER.match(text[m.end:m.end + 40]) or _RELATIVE_BEFORE.search(before)
-          or _COMPARED_TO.search(before)):
+          or _COMPARED_TO.search(before) or _named_versus(text, m, before)):
         m.role = "relative"
     elif _inside(soft_operands, m.start, m.end):
         m.role = "soft_operand"
     elif (m.unit is None and m.text.isdigit() and len(m.text) == 4 and 1900 <= m.value <= 2099
           and (_YEAR_BEFORE.search(before) or _YEAR_AFTER.match(text[m.end:m.end + 20]))):
         m.role = "year"
-    elif m.unit is None and (_counted_noun_after(text, m) or _SETTING_BEFORE.search(before)):
+    elif m.unit is None and ((m.text.isdigit() and _counted_noun_after(text, m)) or _SETTING_BEFORE.search(before)):
         m.role = "setting"
+
+
+def _named_versus(text: str, m: Mention, before: str) -> bool:
+    """"vs. 70.1 for NorloDet", "vs. NorloDet's 70.1": a value set against another that is named."""
+    vs = _VERSUS_BEFORE.search(before)
+    if vs is None:
+        return False
+    between = _FILLER.sub(" ", vs.group(1))
+    return bool(re.search(r"[A-Za-z]", between)) or bool(_NAMED_AFTER.match(text[m.end:m.end + 40]))
 
 
 def _counted_noun_after(text: str, m: Mention) -> bool:
@@ -227,19 +270,43 @@ def question_numbers(question: str | None) -> list[float]:
 _ALTERNATIVE_WORDS = re.compile(r"\bor\b|\beither\b|\bpossibly\b|\bmaybe\b|\bperhaps\b|\bbetween\b|\s/\s|\d\s*/\s*\d", re.I)
 
 
+def _read_clauses(text: str, mentions: list[Mention]) -> bool:
+    """Negated values ("not 77.2", "77.2 is wrong") and values in a reason ("because the full model's 79.1 ...")
+    are not offered; returns whether some value is offered as an alternative ("or possibly 79.1")."""
+    clauses = Clauses.of(text)
+    offered = False
+    for m in mentions:
+        if m.role in HARD_ROLES:
+            continue
+        mode = clauses.mode(m.start, m.end)
+        aside = clauses.aside(m.start)
+        if mode == "assert" and aside is not None and _ATTRIBUTED.search(aside):
+            mode = "reason"  # "77.2 (the full model has 79.1)": a remark about another row
+        if mode == "negated":
+            m.role = "negated"
+        elif mode == "reason" and m.role == "candidate":
+            m.role = "reason"
+        elif mode == "alternative" and m.role in ("candidate", "setting"):
+            offered = True
+    return offered
+
+
 def numbers_in(text: str, question: str | None = None, gold_unit: UnitInfo | None = None) -> tuple[list[Mention], list[Mention]]:
     """(candidate values, all mentions). Soft roles count only when no plain candidate is left.
 
     When the answer offers alternatives ("or", "either", "possibly", "a / b"), counts and settings
     stay candidates, so a hedge is never resolved by guessing which number was meant. Otherwise, when
     the gold has a unit, a number in another unit ("224 px", "0.5 s") is set aside if another is left.
+    Negated values are never candidates (`negated`); values in a reason or comparison clause are soft.
     """
     mentions = find_mentions(text)
     asked = question_numbers(question)
     for m in mentions:
         if m.role == "candidate" and any(_close(m.value, q) for q in asked):
             m.role = "echo"
-    hedging = bool(_ALTERNATIVE_WORDS.search(text))
+    offered = _read_clauses(text, mentions)
+    unfractioned = _FRACTION.sub(" ", text)
+    hedging = offered or bool(_ALTERNATIVE_WORDS.search(unfractioned))
     plain = [m for m in mentions if m.role == "candidate" or (hedging and m.role == "setting")]
     if plain and gold_unit is not None and gold_unit.kind != "label" and not hedging:
         same = [m for m in plain if m.unit is None or m.unit.kind == "label" or m.unit.compatible(gold_unit)]
@@ -247,8 +314,9 @@ def numbers_in(text: str, question: str | None = None, gold_unit: UnitInfo | Non
     if plain:
         return plain, mentions
     soft = [m for m in mentions if m.role in ("echo", "relative", "soft_operand", "year", "setting")]
+    reasons = [m for m in mentions if m.role == "reason"]
     bounds = [m for m in mentions if m.role == "bound"]
-    return (soft or bounds), mentions
+    return (soft or reasons or bounds), mentions
 
 
 def distinct_values(cands: list[Mention]) -> list[Mention]:

@@ -71,8 +71,9 @@ def _other_settings(r: RunScores) -> str:
 
 
 def budget_curve(runs: list[RunScores], path: Path) -> Path:
-    """ESR and max-steps error rate against the per-turn step budget (Fig. 6); one pair of lines per group of
-    runs that share every other setting, so runs of different ablations are never joined into one line."""
+    """ESR and the max-steps error rate (episodes whose first error is a max-step termination) against the per-turn
+    step budget (Fig. 6); one pair of lines per group of runs that share every other setting, so runs of different
+    ablations are never joined into one line."""
     groups: dict[str, list[RunScores]] = {}
     for r in runs:
         groups.setdefault(_other_settings(r), []).append(r)
@@ -85,7 +86,7 @@ def budget_curve(runs: list[RunScores], path: Path) -> Path:
         tag = f" ({name})" if len(groups) > 1 else ""
         ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=_err([p[1] for p in pts], [_iv(r, "esr") for r in rs]),
                     marker="o", color=c, capsize=3, label=f"ESR % (95% interval){tag}")
-        ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", ls="--", color=c, label=f"max-steps error %{tag}")
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="s", ls="--", color=c, label=f"max-steps error, % of episodes{tag}")
     ax.set_xticks(sorted({r.ablation.max_steps or 0 for r in runs}))
     ax.set_ylim(-3, 103)
     ax.set_xlabel("step budget per turn")

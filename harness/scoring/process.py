@@ -6,20 +6,26 @@ How an agent searched, read and reused, not only whether it was right. Built on 
 - depth: units read per opened paper, figure/table reads against text reads;
 - refinement: a turn's search with a query new to that turn, and whether it moved a paper the turn
   requires up the results;
-- redundancy: calls repeating an earlier error-free call of the episode (same tool, same arguments), and
-  units a call re-exposed that an earlier call of the same turn had exposed (text only on the same
-  page: `read_identity`); a call that only did that is redundant. A retry after an error is not a repeat;
+- redundancy (issue 22): a call that showed nothing new. A read is redundant when it exposed no
+  (paper, unit, page) the episode had not already exposed (`read_identity`; text without a page is new
+  when its content is); a search when it surfaced no new paper and moved no paper its turn requires up;
+  any other call when it repeats an earlier one (same tool, same arguments). So no spelling of the same
+  call (`p0123`, `figure: "2"`, a query with a trailing period) escapes. A call that failed is not
+  redundant (it is a tool error). `repeated_calls` still counts identical calls, `reread_units` the
+  exposures the episode had seen; units a summary memory mode dropped are new again;
 - reuse: on memory-only turns, the share of required units already in the episode's memory;
-- efficiency: executed calls that touched a unit required in that turn, or (a search) listed a paper the
-  turn requires, or are a step of the turn's checklist, over executed calls;
+- efficiency: executed calls that were not redundant and touched a unit required in that turn, or (a
+  search) listed a paper the turn requires, or are a step of the turn's checklist, over executed calls;
 - grounding: whether each answer is traceable in the trace (`grounding.py`).
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
 from harness.episode import Episode, Turn
+from harness.trace import MemoryCompacted, ToolCallEvent
 from harness.trace_fold import EpisodeFold, TurnFold
 from tools import EvidenceUnit, call_signature
 
@@ -48,13 +54,15 @@ def search_hits(text: str | None) -> list[str | None]:
     return hits
 
 
-def read_identity(u: EvidenceUnit) -> tuple[str, str, int | None] | None:
+def read_identity(u: EvidenceUnit, content: str | None = None) -> tuple[str, str, int | None, str | None]:
     """What makes two exposures the same reading: a figure or table is the same content whoever shows it;
-    text is the same only on the same page (pdf_rag passages of other pages, or another part of a paper
-    from pdf_extract, which names no page, are new reading, so text without a page is never a re-read)."""
+    text is the same on the same page; text without a page (pdf_extract names none) is the same when the
+    call showed the same `content` (another part of a paper is new reading)."""
     if u.unit != "text":
-        return u.paper, u.unit, None
-    return (u.paper, u.unit, u.page) if u.page is not None else None
+        return u.paper, u.unit, None, None
+    if u.page is not None:
+        return u.paper, u.unit, u.page, None
+    return u.paper, u.unit, None, hashlib.sha256((content or "").encode("utf-8")).hexdigest()
 
 
 def _best_rank(hits: list[str | None], targets: set[str]) -> int | None:
@@ -62,46 +70,75 @@ def _best_rank(hits: list[str | None], targets: set[str]) -> int | None:
 
 
 class _EpisodeWalk:
-    """State carried across the turns of one episode: the error-free calls made so far."""
+    """State carried across the turns of one episode: what its calls have shown so far."""
 
     def __init__(self) -> None:
-        self.done: set[tuple[str, str]] = set()
+        self.done: set[tuple[str, str]] = set()  # signatures of error-free calls
+        self.exposed: set[tuple[str, str, int | None, str | None]] = set()  # read identities shown
+        self.rank: dict[str, int] = {}  # paper -> best rank in any search so far
+
+    def _forget(self, dropped: list[EvidenceUnit]) -> None:
+        """A summary memory mode took these units out of the model's view: reading them again is new."""
+        keys = {u.key for u in dropped}
+        self.exposed = {r for r in self.exposed if (r[0], r[1]) not in keys}
+
+    def _search_adds(self, hits: list[str | None], targets: set[str]) -> bool:
+        """A new paper surfaced, or a paper the turn requires ranks better than in any earlier search."""
+        new = any(p is not None and p not in self.rank for p in hits)
+        moved = any(p in targets and r < self.rank.get(p, r + 1) for r, p in enumerate(hits, 1) if p is not None)
+        for r, p in enumerate(hits, 1):
+            if p is not None:
+                self.rank[p] = min(r, self.rank.get(p, r))
+        return new or moved
 
     def turn(self, tf: TurnFold, gold: Turn | None, memory_keys: set[tuple[str, str]]) -> TurnProcess:
         required = {u.key for u in gold.evidence} if gold else set()
         targets = {p for p, _ in required}
         checklist = {call_signature(s.tool, s.args) for s in gold.checklist} if gold else set()
         tp = TurnProcess(turn=tf.turn, memory_only=tf.memory_only or bool(gold and gold.memory_only))
-        seen_reads: set[tuple[str, str, int | None]] = set()
         last_hits: list[str | None] | None = None
         last_query = ""
-        for c in tf.executed_calls:
+        for ev in tf.events:
+            if isinstance(ev, MemoryCompacted):
+                self._forget(ev.dropped)
+            if not isinstance(ev, ToolCallEvent) or not ev.executed:
+                continue
+            c = ev
             tp.executed_calls += 1
             sig = call_signature(c.tool, c.args)
             keys = list(dict.fromkeys(u.key for u in c.exposed))
-            reads = list(dict.fromkeys(r for r in (read_identity(u) for u in c.exposed) if r is not None))
-            again = [r for r in reads if r in seen_reads]
+            reads = list(dict.fromkeys(read_identity(u, c.result_text) for u in c.exposed))
+            again = [r for r in reads if r in self.exposed]
             tp.reread_units += len(again)
+            searched = c.tool == SEARCH_TOOL and c.error is None
+            hits = search_hits(c.result_text or c.result_summary) if searched else []
             if sig in self.done:
                 tp.repeated_calls.append(c.step)
-            if sig in self.done or (reads and len(again) == len(reads)):
+            if c.error is not None:
+                redundant = False  # a failed call is a tool error, not padding
+            elif reads:
+                redundant = len(again) == len(reads)
+            elif searched:
+                redundant = not self._search_adds(hits, targets)
+            else:
+                redundant = sig in self.done
+            if redundant:
                 tp.redundant_calls.append(c.step)
-            hits = search_hits(c.result_text or c.result_summary) if c.tool == SEARCH_TOOL and c.error is None else []
-            if set(keys) & required or set(hits) & targets or sig in checklist:
+            elif set(keys) & required or set(hits) & targets or sig in checklist:
                 tp.useful_calls.append(c.step)
             if keys:
                 if any(u.startswith(("figure:", "table:")) for _, u in keys):
                     tp.float_reads += 1
                 else:
                     tp.text_reads += 1
-            seen_reads.update(reads)
+            self.exposed.update(reads)
             for k in keys:
                 if k[0] not in tp.papers_opened:
                     tp.papers_opened.append(k[0])
                 label = f"{k[0]} {k[1]}"
                 if label not in tp.units_read:
                     tp.units_read.append(label)
-            if c.tool == SEARCH_TOOL and c.error is None:
+            if searched:
                 q = normalize_query(c.args.get("query", ""))
                 if last_hits is not None and q not in tp.queries:
                     before, after = _best_rank(last_hits, targets), _best_rank(hits, targets)
@@ -197,5 +234,5 @@ def summarize_process(episodes: list[EpisodeScore]) -> ProcessSummary | None:
         grounding=_ratio(sum(p.grounded for p in ps), sum(p.gradable for p in ps)),
         ungrounded=sum(len(p.ungrounded_turns) for p in ps),
         grounding_sources={src: sum(1 for p in ps for t in p.turns if t.grounding and t.grounding.source == src)
-                           for src in ("observation", "earlier_answers", "figure", "none")},
+                           for src in ("observation", "earlier_answers", "figure", "figure_other", "none")},
     )

@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-GroundingSource = Literal["observation", "earlier_answers", "figure", "none"]
+GroundingSource = Literal["observation", "earlier_answers", "figure", "figure_other", "none"]
+UNGROUNDED: tuple[GroundingSource, ...] = ("figure_other", "none")
 
 
 class Reformulation(BaseModel):
@@ -37,7 +38,8 @@ class GroundingCheck(BaseModel):
 
     @property
     def grounded(self) -> bool:
-        return self.source != "none"
+        """Traced to something; `figure_other` (only a figure the turn does not require was open) is not."""
+        return self.source not in UNGROUNDED
 
 
 class TurnProcess(BaseModel):
@@ -54,9 +56,12 @@ class TurnProcess(BaseModel):
     reformulations: list[Reformulation] = Field(default_factory=list)
     executed_calls: int = 0
     repeated_calls: list[int] = Field(default_factory=list, description="steps repeating an earlier error-free call (same tool, same args)")
-    reread_units: int = Field(default=0, description="exposures of a unit an earlier call of this turn had already exposed")
-    redundant_calls: list[int] = Field(default_factory=list, description="steps that were repeats, or only re-exposed this turn's units")
-    useful_calls: list[int] = Field(default_factory=list, description="steps touching required evidence or a required paper, or on the checklist")
+    reread_units: int = Field(default=0, description="exposures of a (paper, unit, page) the episode had already exposed")
+    redundant_calls: list[int] = Field(
+        default_factory=list, description="steps that showed nothing new: a read of nothing unseen, a search with no new paper "
+                                          "and no required paper moved up, or a repeat of another call")
+    useful_calls: list[int] = Field(
+        default_factory=list, description="steps not redundant and touching required evidence or a required paper, or on the checklist")
     efficiency: float | None = Field(default=None, description="useful / executed calls; None without calls")
     reuse_hit: int = Field(default=0, description="memory-only turns: required units already in memory")
     reuse_need: int = Field(default=0, description="memory-only turns: required units")
@@ -123,7 +128,8 @@ class ProcessSummary(BaseModel):
     grounding: float | None = Field(default=None, description="grounded / gradable answers (pooled)")
     ungrounded: int = Field(default=0, description="answers traceable to nothing")
     grounding_sources: dict[str, int] = Field(
-        default_factory=dict, description="answers checked by where their value was found: observation, earlier_answers, figure, none")
+        default_factory=dict, description="answers checked by where their value was found: observation, earlier_answers, figure, "
+                                           "figure_other (not grounded), none")
 
 
 class ClaimScores(BaseModel):

@@ -68,7 +68,9 @@ def ungrounded_lines(episodes: list[EpisodeScore], limit: int = 20) -> list[str]
     """`sbx-004 turn 2: 23.4`: answers traceable to nothing in the trace, the first `limit` of them."""
     rows = [(e.episode_id, t) for e in episodes if e.process for t in e.process.turns
             if t.grounding is not None and not t.grounding.grounded]
-    lines = [f"- {eid} turn {t.turn}: `{(t.grounding.value if t.grounding else '')[:60]}`" for eid, t in rows[:limit]]
+    lines = [f"- {eid} turn {t.turn}: `{(t.grounding.value if t.grounding else '')[:60]}`"
+             + (f" (only {t.grounding.where} was open)" if t.grounding and t.grounding.source == "figure_other" else "")
+             for eid, t in rows[:limit]]
     if len(rows) > limit:
         lines.append(f"- ... and {len(rows) - limit} more (episode_scores.jsonl, `process.turns[].grounding`)")
     return lines
@@ -94,8 +96,9 @@ def process_sections(s: RunScores, episodes: list[EpisodeScore], corrs: list[Cor
     if s.all.process is not None and s.all.process.grounding_sources:
         src = s.all.process.grounding_sources
         lines += ["Where the answers checked for grounding were traced (all episodes): " + ", ".join(
-            f"{k.replace('_', ' ')} {v}" for k, v in src.items()) + " (figure: printed nowhere, a figure was open; "
-            "the weakest support).", ""]
+            f"{k.replace('_', ' ')} {v}" for k, v in src.items()) + " (figure: printed nowhere, a figure the turn "
+            "requires was open, the weakest support; figure other: only another figure of a required paper was open, "
+            "not grounded).", ""]
     missing = ungrounded_lines(episodes)
     if missing:
         lines += ["Answers traceable to nothing in the trace (a hallucination signal):", ""] + missing + [""]

@@ -69,14 +69,15 @@ def table2_row(name: str, s: RunScores) -> str:
 
 
 def table3_header() -> list[str]:
-    head = "| Run | " + " | ".join(f"{n} EC ↑ | {n} MG ↓ | {n} max-steps err % | {n} budget used up %" for _, n in SPLITS) + " |"
-    return [head, "|---" * 13 + "|"]
+    head = "| Run | " + " | ".join(f"{n} EC ↑ | {n} MG ↓ | {n} max-steps err % | {n} budget exhausted % | "
+                                   f"{n} wrong after exhaustion %" for _, n in SPLITS) + " |"
+    return [head, "|---" * 16 + "|"]
 
 
 def table3_row(name: str, s: RunScores) -> str:
     cells = [f"{fmt_ci(s.split(k).ec, s.split(k).intervals and s.split(k).intervals.ec)} | "
              f"{fmt_ci(s.split(k).mg, s.split(k).intervals and s.split(k).intervals.mg)} | {fmt(s.split(k).max_steps_rate)} | "
-             f"{fmt(s.split(k).budget_exhausted_rate)}" for k, _ in SPLITS]
+             f"{fmt(s.split(k).budget_exhausted_rate)} | {fmt(s.split(k).wrong_after_exhaustion_rate)}" for k, _ in SPLITS]
     return f"| {name} | " + " | ".join(cells) + " |"
 
 
@@ -182,8 +183,10 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
     lines += ["## Process (EpiBench Table 3)", "",
               "EC in % (higher is better; a turn's accessed evidence is what its calls exposed plus what memory "
               "held), MG as executed tool calls over the checklist on successful episodes (lower is better; n/a "
-              "when no episode succeeded), the max-steps error rate (EpiBench Fig. 6b: turns answered wrong after "
-              "their step budget ran out, in % of turns run) and the share of turns whose step budget was used up (budget used up %).", ""]
+              "when no episode succeeded), the max-steps error rate (EpiBench Fig. 6b: episodes whose first error is a "
+              "turn whose step budget ran out and whose answer was wrong, in % of episodes run), and two turn-level "
+              "rates in % of turns run: budget exhausted (the step budget ran out) and wrong after exhaustion (it ran "
+              "out and the answer was wrong).", ""]
     lines += table3_header() + [table3_row(name, s), ""]
     lines += ["## Cost (EpiBench Table 6)", ""] + table6_header("Split")
     lines += [table6_row(n, s.split(k)) for k, n in SPLITS] + [""]
@@ -212,7 +215,8 @@ def scores_table(s: RunScores):  # noqa: ANN201 - a rich Table
 
     t = Table(title=escape(f"{run_label(s)} [{s.labeller}, scorer {s.scorer_version}]"
                            + (f", {s.epochs} epochs reduced by {s.reducer}" if s.epochs > 1 else "")),
-              caption="ESR, Acc, EC, max-steps error in %; MG ratio; wall time in s; under each number its 95% interval",
+              caption="ESR, Acc, EC, max-steps error (% of episodes) in %; MG ratio; wall time in s; under each number "
+                      "its 95% interval",
               box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
     for col in ("Split", "N", "ESR", "Acc_fin", "Acc_pre", "EC", "MG", "MaxErr", "Tokens", "Tools", "Wall"):
         t.add_column(col, justify="left" if col == "Split" else "right", no_wrap=True)

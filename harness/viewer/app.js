@@ -265,10 +265,12 @@
       p.reformulations.filter(function (r) { return r.moved_up; }).length + " moved the target up");
     if (p.reuse !== null && p.reuse !== undefined) parts.push("reuse " + p.reuse_hit + "/" + p.reuse_need + " required units in memory");
     var g = p.grounding;
+    var ungrounded = g && (g.source === "none" || g.source === "figure_other");
     if (g) parts.push(g.source === "none" ? "answer traceable to nothing in the trace" :
+      g.source === "figure_other" ? "answer not grounded: only a figure the turn does not require was open (" + g.where + ")" :
       "answer traced: " + g.source.replace("_", " ") + (g.where ? " (" + g.where + ")" : ""));
     if (!parts.length) return null;
-    return el("p", { class: "meta process" + (g && g.source === "none" ? " ungrounded" : ""), "data-turn-process": p.turn }, "process: " + parts.join(" · "));
+    return el("p", { class: "meta process" + (ungrounded ? " ungrounded" : ""), "data-turn-process": p.turn }, "process: " + parts.join(" · "));
   }
   var PROCESS_ROWS = [["distinct_queries", "distinct queries", 0], ["papers_surfaced", "papers surfaced", 0], ["papers_opened", "papers opened", 0],
     ["units_read", "units read", 0], ["units_per_paper", "units per paper", 2], ["reformulations", "reformulations", 0],

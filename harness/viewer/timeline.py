@@ -49,7 +49,7 @@ class StepView(BaseModel):
     duration_s: float = 0.0
     refused: bool = Field(default=False, description="the session refused the call: a step, not a tool call")
     failure: FailureLabel | None = None
-    flags: list[str] = Field(default_factory=list, description="process marks: repeat, re-read only, off target, new query")
+    flags: list[str] = Field(default_factory=list, description="process marks: repeat, nothing new, off target, new query")
 
 
 class EvidenceCheck(BaseModel):
@@ -301,8 +301,8 @@ def _apply_process(tl: EpisodeTimeline, proc: EpisodeProcess) -> None:
             if s.step in tp.repeated_calls:
                 s.flags.append("repeat")
             elif s.step in tp.redundant_calls:
-                s.flags.append("re-read only")
-            if s.step not in tp.useful_calls:
+                s.flags.append("nothing new")  # a read of units already shown, a search with no new paper
+            elif s.step not in tp.useful_calls:
                 s.flags.append("off target")
             if s.step in new_query:
                 r = new_query[s.step]

@@ -29,9 +29,23 @@ def test_a_set_answer_written_as_a_list_under_final_answer_keeps_every_item():
     reply = "The two baselines qualify.\nFinal answer:\n- One-stage baseline\n- Two-stage baseline"
     assert clean_final_answer(reply) == "One-stage baseline; Two-stage baseline"
     assert clean_final_answer("Final answer:\n1. X\n2) Y") == "X; Y"
-    # a one-line answer followed by prose is still just the answer
-    assert clean_final_answer("Final answer: 77.36\nThat is the Cora value.") == "77.36"
     assert clean_final_answer("Final answer: -3.5") == "-3.5"
+    assert clean_final_answer("Final answer: 1\nFinal answer: -3.5") == "-3.5"  # the last marker wins
+
+
+def test_lines_after_a_one_line_answer_stay_with_it_so_the_grader_reads_them():
+    """Issue 22: `Final answer: 77.2\nor 84.7` hedges on its next line; keeping only the first line hid that."""
+    from harness.episode import Answer
+    from harness.scoring.match import match_answer
+
+    gold = Answer(format="number", value=77.36, tolerance=0.005)
+    explained = clean_final_answer("Final answer: 77.36\nThat is the Cora value; the full model has 79.1.")
+    hedged = clean_final_answer("Reading Table 2.\nFinal answer: 77.36\nor 79.1")
+    assert explained == "Final answer: 77.36\nThat is the Cora value; the full model has 79.1."
+    assert match_answer(explained, gold).correct
+    assert hedged == "Final answer: 77.36\nor 79.1"
+    v = match_answer(hedged, gold)
+    assert not v.correct and v.hedged
 
 
 async def test_tool_calling_agent_is_told_to_answer_with_the_final_answer_tool_and_runs_calls_in_order(

@@ -118,3 +118,41 @@ def candidates(turn: Turn) -> str:
 def write(turn: Turn, style: str, k: int = 0) -> str:
     return {EXACT: lambda: exact(turn), VERBOSE: lambda: verbose(turn, k), HEDGE: lambda: hedge(turn),
             LIST: lambda: candidates(turn)}[style]()
+
+
+FALLBACK_PROMPT = "is used up and no more tools can be called. Question: "
+
+
+def run_scripted_answers(episodes_path, replies: list[tuple[str, str]], results, run_id: str):  # noqa: ANN001, ANN201
+    """Run the OpenAI agent over `episodes_path` against the scripted model server with a budget of 1: each
+    turn is one plan step, then the fallback request, answered by the reply scripted for its question
+    (`replies`: (question, reply) in run order). Returns the run folder, scored."""
+    import asyncio
+    from pathlib import Path
+
+    import pytest
+
+    from harness.agent import AgentConfig
+    from harness.runner import run_episodes
+    from harness.scoring import score_run
+    from harness.settings import RunSettings
+    from sandbox.model_server import Script, ScriptedModelServer, ScriptItem
+
+    from ..fakes import NullWorld
+
+    items = [ScriptItem(content=reply, match={"contains": f"{FALLBACK_PROMPT}{question}"}) for question, reply in replies]
+    script = Script(responses=items, default=ScriptItem(content="Plan: recall where this was reported."))
+    mp = pytest.MonkeyPatch()
+    mp.setenv("EPI_SCRIPTED_KEY", "sk-test")
+    try:
+        with ScriptedModelServer(script) as srv:
+            cfg = AgentConfig(model="scripted", base_url=srv.base_url, api_key_env="EPI_SCRIPTED_KEY",
+                              request_timeout_s=30, max_retries=1, images=False)
+            settings = RunSettings(agent="openai", episodes=episodes_path, results=results, run_id=run_id,
+                                   concurrency=1, score=False, agent_config=cfg, max_steps=1)
+            summary = asyncio.run(run_episodes(settings, world=NullWorld(Path(results) / "cache")))
+            assert srv.remaining() == 0, f"{srv.remaining()} scripted replies were never asked for"
+    finally:
+        mp.undo()
+    score_run(summary.run_dir)
+    return Path(summary.run_dir)

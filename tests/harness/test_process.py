@@ -128,12 +128,13 @@ def test_repeated_calls_count_as_redundant_and_their_units_as_re_read(scored):
     p = scored["R1"].process
     t1, t2 = p.turns
     assert t1.repeated_calls == [3] and t1.reread_units == 1 and t1.redundant_calls == [3]
-    assert t2.repeated_calls == [1] and t2.reread_units == 0 and t2.redundant_calls == [1]  # a repeat of turn 1's call
-    assert (p.repeated_calls, p.reread_units, p.redundant_calls, p.executed_calls) == (2, 1, 2, 6)
+    assert t2.repeated_calls == [1] and t2.reread_units == 1 and t2.redundant_calls == [1]  # turn 1 had shown table:2
+    assert (p.repeated_calls, p.reread_units, p.redundant_calls, p.executed_calls) == (2, 2, 2, 6)
     assert p.redundancy == pytest.approx(2 / 6)
-    # efficiency: turn 1 steps 1 (P001 listed), 2 and 3 (table:2 required); turn 2 step 2 (figure:1) -> 4 of 6
-    assert t1.useful_calls == [1, 2, 3] and t2.useful_calls == [2]
-    assert (t1.efficiency, t2.efficiency, p.efficiency) == (pytest.approx(3 / 4), 0.5, pytest.approx(4 / 6))
+    # efficiency: turn 1 steps 1 (P001 listed) and 2 (table:2 required; step 3 showed it again: redundant, not
+    # useful); turn 2 step 2 (figure:1) -> 3 of 6
+    assert t1.useful_calls == [1, 2] and t2.useful_calls == [2]
+    assert (t1.efficiency, t2.efficiency, p.efficiency) == (0.5, 0.5, 0.5)
     # breadth and depth: 1 query; P009, P001 surfaced and opened; P001 table:2, P009 text, P001 figure:1 read
     assert (p.distinct_queries, p.papers_surfaced, p.papers_opened, p.units_read) == (1, 2, 2, 3)
     assert p.units_per_paper == 1.5 and (p.float_reads, p.text_reads) == (4, 1)
@@ -153,9 +154,11 @@ def test_a_reformulated_query_that_moves_the_target_up_is_counted(scored):
     steps = [(r.step, r.rank_before, r.rank_after, r.moved_up) for r in t.reformulations]
     assert steps == [(2, None, 3, True), (3, 3, 1, True), (5, 1, 2, False)]
     assert (p.reformulations, p.moved_up) == (3, 2)
-    assert t.repeated_calls == [] and t.redundant_calls == []  # different arguments: not identical calls
+    # not identical calls, but the fourth search surfaced no new paper and left P005 at rank 1: redundant; the
+    # fifth surfaced P012
+    assert t.repeated_calls == [] and t.redundant_calls == [4]
     assert (p.papers_surfaced, p.papers_opened, p.units_read) == (4, 1, 1)
-    assert t.useful_calls == [2, 3, 4, 5, 6] and p.efficiency == pytest.approx(5 / 6)  # the first search listed no target
+    assert t.useful_calls == [2, 3, 5, 6] and p.efficiency == pytest.approx(4 / 6)  # the first search listed no target
     assert t.grounding.source == "observation" and t.grounding.value == "The paper introduces GalvoGCN"
 
 
@@ -181,8 +184,8 @@ def test_answers_traceable_to_nothing_are_flagged(scored):
 def test_run_summary_pools_the_episodes(scored):
     s = json.loads((scored["run"] / "scores.json").read_text())["all"]["process"]
     assert s["episodes"] == 4
-    # executed calls 6 + 6 + 2 + 1 = 15; redundant 2; useful 4 + 5 + 2 + 1 = 12
-    assert s["redundancy"] == pytest.approx(2 / 15) and s["efficiency"] == pytest.approx(12 / 15)
+    # executed calls 6 + 6 + 2 + 1 = 15; redundant 2 + 1; useful 3 + 4 + 2 + 1 = 10
+    assert s["redundancy"] == pytest.approx(3 / 15) and s["efficiency"] == pytest.approx(10 / 15)
     assert (s["reformulations"], s["moved_up"], s["moved_up_rate"]) == (3, 2, pytest.approx(2 / 3))
     assert s["reuse"] == pytest.approx(3 / 4) and s["ungrounded"] == 2  # M1 2 of 3, U1 1 of 1
     assert s["grounding"] == pytest.approx(6 / 8)  # R1 2, F1 1, M1 3 grounded; U1 0 of 2
@@ -201,7 +204,8 @@ def test_a_missing_trace_has_no_process_metrics(tmp_path: Path):
 
 
 def test_text_is_re_read_only_on_the_same_page():
-    """pdf_rag passages of other pages, and other parts of a paper from pdf_extract (no page), are new reading."""
+    """pdf_rag passages of other pages, and other parts of a paper from pdf_extract (no page), are new reading;
+    the same part shown again (any spelling of the call) is not."""
     from harness.episode import Episode
     from harness.scoring.process import process_of
     from harness.trace_fold import fold_events
@@ -209,13 +213,18 @@ def test_text_is_re_read_only_on_the_same_page():
 
     e = ep("T1", [turn("What does P001 say?", {"format": "text", "value": "x"}, [("P001", "text")])])
     b = TraceBuilder("T1", n_turns=1).turn(tools=["pdf_rag", "pdf_extract"])
-    pages = {1: [2, 3], 2: [3, 4], 3: [2], 4: [None], 5: [None]}
+    pages = {1: [2, 3], 2: [3, 4], 3: [2], 4: [None], 5: [None], 6: [None]}
+    parts = {4: ("p001", 1), 5: ("P001", 2), 6: ("P001", "1")}  # step 6 asks for part 1 again, spelled otherwise
     for step, ps in pages.items():
-        tool, args = ("pdf_rag", {"paper": "P001", "query": f"q{step}"}) if step <= 3 else ("pdf_extract", {"paper": "P001", "part": step - 3})
-        b.call(tool, args=args, text="...")
+        if step <= 3:
+            tool, args, text = "pdf_rag", {"paper": "P001", "query": f"q{step}"}, "..."
+        else:
+            tool, args, text = "pdf_extract", {"paper": parts[step][0], "part": parts[step][1]}, f"part {int(parts[step][1])}"
+        b.call(tool, args=args, text=text)
         b.events[-1].provenance = [EvidenceUnit(paper="P001", unit="text", page=p) for p in ps]
     b.answer("x").end()
     t = process_of(Episode.model_validate(e), fold_events("T1", b.events)).turns[0]
-    # step 2 re-reads page 3 (and reads page 4: not redundant); step 3 only re-reads page 2
-    assert (t.reread_units, t.redundant_calls, t.repeated_calls) == (2, [3], [])
-    assert t.units_read == ["P001 text"] and t.efficiency == 1.0
+    # step 2 re-reads page 3 (and reads page 4: not redundant); step 3 only re-reads page 2; step 6 shows part 1
+    # again (not an identical call: another spelling)
+    assert (t.reread_units, t.redundant_calls, t.repeated_calls) == (3, [3, 6], [])
+    assert t.units_read == ["P001 text"] and t.efficiency == pytest.approx(4 / 6)

@@ -50,7 +50,8 @@ def test_one_run_by_hand_and_several_runs_pooled(tmp_path: Path):
     corrs = {(c.level, c.metric): c for c in process_correlations(episodes)}
     # grounding R1 1, F1 1, M1 1, U1 0 against success 1 1 1 0: the same order, rho 1
     assert corrs[("episode", "grounding")].rho == pytest.approx(1.0) and corrs[("episode", "grounding")].n == 4
-    assert corrs[("episode", "redundancy")].rho == pytest.approx(1 / 3)  # only R1 was redundant, and it succeeded
+    # redundancy R1 2/6, F1 1/6, M1 0, U1 0 (ranks 4, 3, 1.5, 1.5) against success ranks 3, 3, 3, 1: 2 / sqrt(4.5 * 3)
+    assert corrs[("episode", "redundancy")].rho == pytest.approx(2 / 13.5 ** 0.5)
     assert corrs[("episode", "reuse")].note == "not defined: 2 episodes with this metric"  # M1 and U1 only
     report = (a / "report.md").read_text()
     assert "| episode | grounding | 4 | +1.00 |" in report and (a / "plots" / "process_vs_outcome.png").is_file()

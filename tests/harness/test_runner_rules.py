@@ -118,6 +118,47 @@ async def test_bad_arguments_are_an_error_observation_and_count_a_step(tmp_path)
     assert call.error_kind == "bad_arguments" and call.budget_left == 4
 
 
+async def test_a_call_that_fails_the_schema_is_refused_not_run_and_costs_no_tool_call(tmp_path):
+    """Issue 22: a wrong type, a missing and an extra argument are refused like a tool not offered: a step of the
+    budget and an error observation, never an executed call, so MG and the cost count only the call that ran."""
+    from harness.scoring import score_run
+
+    runs: list[str] = []
+
+    @tool(name="pdf_extract")
+    async def counting_echo(world: World, paper: str, part: int = 1) -> ToolResult:
+        """Show the text of a paper.
+
+        Args:
+            paper: paper id
+            part: which part
+        """
+        runs.append(paper)
+        return ToolResult(text=f"text of {paper}", provenance=[EvidenceUnit(paper=paper, unit="text")])
+
+    bad = [{"paper": "P1", "part": "abc"}, {"part": 2}, {"paper": "P1", "extra": True}]
+    agent = ScriptedAgent({1: [ToolCall(tool="pdf_extract", args=a) for a in bad]
+                           + [ToolCall(tool="pdf_extract", args={"paper": "P1"}), FinalAnswer(answer="alpha")],
+                           2: [FinalAnswer(answer="beta")]})
+    r, rd = _runner(tmp_path, agent, tools={"pdf_extract": counting_echo}, max_steps=5)
+    episode = Episode.model_validate({**_episode().model_dump(), "turns": [
+        {**t.model_dump(), "answer": {"format": "text", "value": v},
+         "checklist": [{"tool": "pdf_extract", "args": {"paper": "P1"}}] if t.checklist else []}
+        for t, v in zip(_episode().turns, ("alpha", "beta"))]})
+    (tmp_path / "episodes.jsonl").write_text(episode.model_dump_json() + "\n")
+    await r.run(episode)
+    calls = [e for e in _events(rd) if e.kind == "tool_call"]
+    assert [c.executed for c in calls] == [False, False, False, True] and runs == ["P1"]
+    assert all(c.error_kind == "bad_arguments" and "bad arguments" in c.error for c in calls[:3])
+    assert [c.budget_left for c in calls] == [4, 3, 2, 1]  # each refused call still used a step
+    assert agent.views[1].memory[0].error is not None  # the agent saw why
+    end = next(e for e in _events(rd) if e.kind == "episode_end")
+    assert end.tool_calls == 1
+    rd.run_json.write_text(json.dumps({"run_id": "run", "episodes": str(tmp_path / "episodes.jsonl")}))
+    s = score_run(rd.path, episodes_path=tmp_path / "episodes.jsonl")
+    assert s.all.esr == 100.0 and s.all.mg == 1.0 and s.all.tool_calls == 1 and s.all.refused_calls == 3
+
+
 async def test_budget_exhaustion_gives_exactly_one_no_tool_fallback(tmp_path):
     agent = ScriptedAgent({1: [ToolCall(tool="echo", args={"paper": "P1"})] * 10})
     r, rd = _runner(tmp_path, agent, max_steps=3)

@@ -92,3 +92,22 @@ def test_the_verdict_says_hedged_and_what_it_read():
     assert not v.correct and v.hedged and v.parseable and v.detail.startswith("hedged") and "84.73" in v.detail
     v = match_answer("Final answer: 77.23 ms", NUMBER)
     assert not v.correct and not v.hedged and "ms" in v.detail
+
+
+# Issue 22: cases in six styles a careful grader reads differently from a naive matcher. Each has a `style`;
+# the matcher must agree with the grader on at least 95% of each style (and, as a conformance case, on each).
+STYLES = ("negation", "reason", "next_line", "text_hedge", "sentence_set", "fraction")
+
+
+def test_each_issue_22_style_has_cases_and_the_matcher_agrees_on_95_percent():
+    styled = [c for c in CASES if c.get("style")]
+    assert {c["style"] for c in styled} == set(STYLES)
+    low = {}
+    for style in STYLES:
+        cases = [c for c in styled if c["style"] == style]
+        agree = sum(verdict_name(match_answer(c["answer"], Answer.model_validate(c["gold"]), c.get("question")))
+                    == c["verdict"] for c in cases)
+        assert len(cases) >= 10, f"{style}: only {len(cases)} cases"
+        if agree < 0.95 * len(cases):
+            low[style] = f"{agree}/{len(cases)}"
+    assert not low, f"agreement under 95%: {low}"

@@ -43,9 +43,14 @@ def test_mg_over_successful_episodes_and_null_without_any(scored):
     assert "| n/a |" in (run / "report.md").read_text()
 
 
-def test_max_steps_rate_is_share_of_turns_run(scored):
+def test_max_steps_rate_is_share_of_episodes_whose_first_error_is_a_max_step_termination(scored):
     _, s = scored
-    assert (s.easy.max_steps_rate, s.hard.max_steps_rate, s.all.max_steps_rate) == (0.0, 25.0, 12.5)
+    # E3's first error is turn 2, whose budget ran out without an answer; E2 and E4 failed otherwise; 4 episodes ran
+    assert (s.easy.max_steps_rate, s.hard.max_steps_rate, s.all.max_steps_rate) == (0.0, 50.0, 25.0)
+    # the turn-level companions: E3 turn 2 of the 8 turns run used up its budget, and was wrong
+    assert (s.easy.wrong_after_exhaustion_rate, s.hard.wrong_after_exhaustion_rate, s.all.wrong_after_exhaustion_rate) \
+        == (0.0, 25.0, 12.5)
+    assert s.all.budget_exhausted_rate == 12.5 and (s.all.episodes_run, s.hard.episodes_run) == (4, 2)
 
 
 def test_failures_and_buckets(scored):
@@ -163,10 +168,21 @@ def test_max_steps_error_rate_counts_wrong_turns_after_the_budget_ran_out(tmp_pa
           .answer("8", source="budget_fallback")             # budget ran out, answer wrong
           .turn(memory_only=True).answer("A").end())
     s = score_run(write_run(tmp_path, eps, {"B1": tb.lines()}))
-    assert s.all.max_steps_rate == pytest.approx(100 / 3)        # 1 wrong-after-budget turn of 3 run
+    assert s.all.max_steps_rate == 100.0  # the one episode's first error is turn 2: budget ran out, answer wrong
+    assert s.all.wrong_after_exhaustion_rate == pytest.approx(100 / 3)  # 1 wrong-after-budget turn of 3 run
     assert s.all.budget_exhausted_rate == pytest.approx(200 / 3)  # 2 of 3 turns used up the budget
     report = (tmp_path / "results/fixture-run/report.md").read_text()
-    assert "max-steps error rate" in report and "budget used up" in report
+    assert "max-steps error rate" in report and "budget exhausted" in report and "wrong after exhaustion" in report
+
+
+def test_an_episode_whose_first_error_came_before_the_budget_ran_out_is_not_a_max_step_failure(tmp_path):
+    eps = [episode("B2", "easy", [turn("t1", NUM, [("P001", "table:2")], checklist=1),
+                                  turn("t2", {"format": "number", "value": 7.0}, [("P001", "table:2")], checklist=1)])]
+    tb = (TraceBuilder("B2").turn().call("table_extract", ("P001", "table:2")).answer("35.9")  # wrong, budget left
+          .turn(budget=1).call("pdf_extract", ("P001", "text")).exhausted(1)
+          .answer("8", source="budget_fallback").end())                                    # budget ran out, wrong
+    s = score_run(write_run(tmp_path, eps, {"B2": tb.lines()}))
+    assert s.all.max_steps_rate == 0.0 and s.all.wrong_after_exhaustion_rate == 50.0
 
 
 def test_ec_credits_evidence_held_in_memory_on_any_turn(tmp_path):

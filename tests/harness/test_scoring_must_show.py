@@ -12,21 +12,15 @@ the question: every style, marked or not, reaches the matcher as the turn's reco
 """
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from harness.agent import AgentConfig
 from harness.episodes_io import load_episodes
-from harness.runner import run_episodes
-from harness.scoring import score_run
 from harness.settings import RunSettings
-from sandbox.model_server import Script, ScriptedModelServer, ScriptItem
 
-from ..fakes import NullWorld
 from . import answer_styles as styles
 
 DEFAULT_EPISODES = Path(RunSettings.model_fields["episodes"].default)
@@ -35,40 +29,26 @@ DEFAULT_EPISODES = Path(RunSettings.model_fields["episodes"].default)
 STYLES = (styles.EXACT, styles.VERBOSE, styles.HEDGE, styles.LIST)
 
 
-def _script(episodes) -> tuple[Script, dict[tuple[str, int], str]]:  # noqa: ANN001
+def _script(episodes) -> tuple[list[tuple[str, str]], dict[tuple[str, int], str]]:  # noqa: ANN001
     """One scripted reply per turn, in run order, each only for a request that asks that turn's question.
     The four styles take turns, so each covers every answer format about equally."""
-    items, style_of = [], {}
+    replies, style_of = [], {}
     k = 0
     for ep in episodes:
         for t, turn in enumerate(ep.turns, 1):
             style = STYLES[k % len(STYLES)]
             style_of[(ep.id, t)] = style
-            items.append(ScriptItem(content=styles.write(turn, style, k // len(STYLES)),
-                                    match={"contains": f"is used up and no more tools can be called. Question: {turn.question}"}))
+            replies.append((turn.question, styles.write(turn, style, k // len(STYLES))))
             k += 1
-    return Script(responses=items, default=ScriptItem(content="Plan: recall where this was reported.")), style_of
+    return replies, style_of
 
 
 @pytest.fixture(scope="module")
 def gold_run(tmp_path_factory) -> tuple[Path, dict[tuple[str, int], str]]:  # noqa: ANN001
     """The default benchmark answered from the gold in four styles by a scripted model, over HTTP, scored."""
-    tmp_path = tmp_path_factory.mktemp("must_show")
-    script, style_of = _script(load_episodes(DEFAULT_EPISODES).episodes)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("EPI_SCRIPTED_KEY", "sk-test")
-    try:
-        with ScriptedModelServer(script) as srv:
-            cfg = AgentConfig(model="scripted", base_url=srv.base_url, api_key_env="EPI_SCRIPTED_KEY",
-                              request_timeout_s=30, max_retries=1, images=False)
-            settings = RunSettings(agent="openai", episodes=DEFAULT_EPISODES, results=tmp_path, run_id="gold-styles",
-                                   concurrency=1, score=False, agent_config=cfg, max_steps=1)
-            summary = asyncio.run(run_episodes(settings, world=NullWorld(tmp_path / "cache")))
-            assert srv.remaining() == 0, f"{srv.remaining()} scripted replies were never asked for"
-    finally:
-        mp.undo()
-    score_run(summary.run_dir)
-    return summary.run_dir, style_of
+    replies, style_of = _script(load_episodes(DEFAULT_EPISODES).episodes)
+    run = styles.run_scripted_answers(DEFAULT_EPISODES, replies, tmp_path_factory.mktemp("must_show"), "gold-styles")
+    return run, style_of
 
 
 def _rates(run_dir: Path, style_of: dict[tuple[str, int], str], formats: set[str]) -> dict[str, tuple[int, int]]:

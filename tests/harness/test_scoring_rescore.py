@@ -81,7 +81,9 @@ def test_rescoring_an_old_run_changes_what_the_old_scorer_got_wrong(v1_runs):
     assert old.scorer_version == "1" and old.all.esr == 100.0 and old.all.mg == 1.4  # hedge right, refused calls counted
     new = score_run(run)
     assert new.scorer_version == SCORER_VERSION and new.all.esr == 0.0 and new.all.mg is None
-    assert new.all.max_steps_rate == 25.0 and new.all.budget_exhausted_rate == 50.0
+    # its one episode fails first on turn 1, whose budget ran out before a hedged fallback answer
+    assert new.all.max_steps_rate == 100.0 and new.all.episodes_run == 1
+    assert new.all.wrong_after_exhaustion_rate == 25.0 and new.all.budget_exhausted_rate == 50.0
     assert (new.all.tool_calls, new.all.refused_calls) == (5, 2)
     e = json.loads((run / "episode_scores.jsonl").read_text().splitlines()[0])
     assert e["turns"][0]["verdict"]["hedged"] and e["failure"]["type"] == "others" and e["failure"]["turn"] == 1

@@ -76,3 +76,25 @@ def test_no_tool_steps_are_filed_with_the_refused_calls():
     t = fold.turn(1)
     assert [type(e).__name__ for e in t.refused_calls] == ["NoToolStep", "ToolCallEvent"]
     assert len(t.executed_calls) == 1 and (fold.tool_calls, fold.refused_calls, fold.no_tool_steps) == (1, 2, 1)
+
+
+def _v4(**d: object) -> str:
+    return json.dumps({"schema_version": 4, "run_id": "r", "episode_id": "e", "ts": 1.0, **d})
+
+
+def test_a_v4_call_that_failed_the_schema_reads_as_refused_and_a_tool_error_as_executed():
+    """v5 refuses a call whose arguments fail the tool's schema before running it; the v4 -> v5 step marks the
+    v4 calls that ran only to be refused the same way, and leaves alone a tool that ran and then said no."""
+    schema = parse_event(_v4(kind="tool_call", turn=1, step=1, tool="figure_extract", args={"paper": "P1", "figure": "abc"},
+                             error="figure_extract: bad arguments (figure: Input should be a valid integer). "
+                                   "Expected parameters: paper, figure", error_kind="bad_arguments", executed=True))
+    extra = parse_event(_v4(kind="tool_call", turn=1, step=2, tool="web_search", args={"query": "q", "extra": 1},
+                            error="web_search: bad arguments (extra: Extra inputs are not permitted). Expected "
+                                  "parameters: query, k", error_kind="bad_arguments"))
+    ran = parse_event(_v4(kind="tool_call", turn=1, step=3, tool="pdf_extract", args={"paper": "P1", "part": 9},
+                          error="part must be between 1 and 3 for paper P1; got 9", error_kind="bad_arguments",
+                          executed=True, provenance=[]))
+    assert isinstance(schema, ToolCallEvent) and schema.schema_version == SCHEMA_VERSION
+    assert (schema.executed, extra.executed, ran.executed) == (False, False, True)
+    fold = fold_events("e", [schema, extra, ran])
+    assert (fold.tool_calls, fold.refused_calls) == (1, 2)
