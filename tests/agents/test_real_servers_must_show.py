@@ -13,7 +13,9 @@ import pytest
 from sandbox.model_server import Script, ScriptedModelServer, ScriptItem
 
 from .conftest import agent_config, events, run_agent, two_turn_episode, write_episodes
-from .test_protocol_must_show import AGENTS, TITLE, answer, call
+
+EP = "ep-search-1"
+from .test_protocol_must_show import AGENTS, FALLBACK, TITLE, TURN2, answer, call
 
 IMAGE = Path(__file__).resolve().parents[2] / "episodes" / "examples" / "images" / "P003-figure2.png"
 
@@ -75,3 +77,45 @@ async def test_no_images_sends_no_image_and_says_the_image_is_not_available(mode
     sent = json.dumps([r.body for r in srv.chat_requests])
     assert all(r.n_images == 0 for r in srv.chat_requests) and "image_url" not in sent
     assert "Cue image: not available in this run (text only)" in sent and "attached below" not in sent
+
+
+async def test_the_report_counts_what_the_model_did_as_the_trace_shows_it(model_server, api_key_env, episodes_file, tmp_path):
+    """Issue 27's scripted run: replies that are empty, a plan, cut off at the length limit, a malformed call (not
+    JSON, and one past the schema's k <= 20), a tool call written as text, and the instructions' placeholders
+    echoed. The counts in scores.json and report.md match the trace's events; refused_calls is 0 (nothing was
+    refused by the rules); the echoed `Final answer: <answer>` is scored as no answer."""
+    from harness.scoring.run import read_episode_scores, read_run_scores
+    from harness.trace import NoToolStep, ToolCallEvent
+
+    srv = model_server([
+        {"fault": "empty"},
+        {"content": "Plan: search for the chart paper, then read its title."},
+        {"content": "Let me think about this at length " * 20, "finish_reason": "length"},
+        {"tool_calls": [{"name": "web_search", "arguments": '{"query": "chart readers'}]},  # not JSON
+        {"tool_calls": [{"name": "web_search", "arguments": {"query": "chart readers", "k": 50}}]},  # k past 20
+        {"content": '{"name": "web_search", "arguments": {"query": "chart readers"}}'},  # a call written as text
+        {"content": "Final answer: <answer>", "match": FALLBACK},  # the fallback echoes the placeholder
+        {"content": "Final answer: <letter>", "match": TURN2},  # echoed again: no answer, a step
+        {"content": "It is about charts.\nFinal answer: A"},
+    ])
+    summary, rd = await run_agent("openai", agent_config(srv, api_key_env), episodes_file, tmp_path / "res", max_steps=4,
+                                  score=True)
+    trace = events(rd, EP)
+    steps = [e for e in trace if isinstance(e, NoToolStep)]
+    calls = [e for e in trace if isinstance(e, ToolCallEvent)]
+    assert [s.reason for s in steps] == ["empty", "plan", "over_long", "unparseable", "unparseable"]
+    assert [(c.executed, c.error_kind) for c in calls] == [(False, "bad_arguments")] * 2
+    scores = read_run_scores(rd.path)
+    b = scores.all.behaviour
+    assert (b.no_tool_steps, b.empty, b.plan, b.over_long, b.unparseable, b.other_no_tool) == (len(steps), 1, 1, 1, 2, 0)
+    assert (b.malformed_calls, b.refused_calls, b.fallbacks, b.retries, b.timeouts) == (len(calls), 0, 1, 0, 0)
+    assert scores.all.refused_calls == 0
+    (ep,) = read_episode_scores(rd.path)
+    assert ep.behaviour == b and ep.refused_calls == 0
+    t1 = ep.turns[0]
+    assert t1.answer == "<answer>" and not t1.verdict.parseable and "placeholder" in t1.verdict.detail
+    assert ep.bucket == "model" and ep.failure.type == "others"
+    assert ep.turns[1].answer == "A" and ep.turns[1].correct
+    report = (rd.path / "report.md").read_text()
+    assert "| All | 5 | 1 | 1 | 1 | 2 | 0 | 2 | 0 | 0 | 0 | 0 | 0 | 1 |" in report
+    assert "no-tool 5: empty 1, plan 1, over-long 1, unparseable 2; malformed 2; fallbacks 1" in report
