@@ -72,11 +72,16 @@ async def test_no_images_sends_no_image_and_says_the_image_is_not_available(mode
     srv = model_server([call("openai"), answer("openai", TITLE), {"content": "Final answer: A"}])
     eps = three_episodes(tmp_path)
     summary, rd = await run_agent("openai", agent_config(srv, api_key_env, images=False), eps, tmp_path / "res",
-                                  episode_ids=["ep-1"])
+                                  episode_ids=["ep-1"], score=True)
     assert summary.outcomes[0].answers == [TITLE, "A"]
     sent = json.dumps([r.body for r in srv.chat_requests])
     assert all(r.n_images == 0 for r in srv.chat_requests) and "image_url" not in sent
     assert "Cue image: not available in this run (text only)" in sent and "attached below" not in sent
+    report = (rd.path / "report.md").read_text()
+    assert "**text-only run** (`--no-images`)" in report and "text-only (--no-images)" in report
+    from harness.scoring.run import read_run_scores
+
+    assert read_run_scores(rd.path).ablation.images is False
 
 
 async def test_the_report_counts_what_the_model_did_as_the_trace_shows_it(model_server, api_key_env, episodes_file, tmp_path):
