@@ -24,7 +24,7 @@ import hashlib
 import re
 from typing import Any
 
-from harness.episode import Episode, Turn
+from harness.episode import Episode, ReportTurn, Turn
 from harness.trace import MemoryCompacted, ToolCallEvent
 from harness.trace_fold import EpisodeFold, TurnFold
 from tools import EvidenceUnit, call_signature
@@ -91,11 +91,11 @@ class _EpisodeWalk:
                 self.rank[p] = min(r, self.rank.get(p, r))
         return new or moved
 
-    def turn(self, tf: TurnFold, gold: Turn | None, memory_keys: set[tuple[str, str]]) -> TurnProcess:
+    def turn(self, tf: TurnFold, gold: Turn | ReportTurn | None, memory_keys: set[tuple[str, str]]) -> TurnProcess:
         required = {u.key for u in gold.evidence} if gold else set()
         targets = {p for p, _ in required}
         checklist = {call_signature(s.tool, s.args) for s in gold.checklist} if gold else set()
-        tp = TurnProcess(turn=tf.turn, memory_only=tf.memory_only or bool(gold and gold.memory_only))
+        tp = TurnProcess(turn=tf.turn, memory_only=tf.memory_only or bool(isinstance(gold, Turn) and gold.memory_only))
         last_hits: list[str | None] | None = None
         last_query = ""
         for ev in tf.events:
@@ -161,13 +161,20 @@ class _EpisodeWalk:
         return tp
 
 
+def gold_turn(episode: Episode, turn: int) -> Turn | ReportTurn | None:
+    """The gold of a 1-based turn: an answer turn, the report turn that follows them, or None past the end."""
+    if 1 <= turn <= len(episode.turns):
+        return episode.turns[turn - 1]
+    return episode.report if episode.report is not None and turn == len(episode.turns) + 1 else None
+
+
 def process_of(episode: Episode, fold: EpisodeFold) -> EpisodeProcess:
     """The process metrics of one episode from its folded trace (turns the trace never reached add nothing)."""
     walk = _EpisodeWalk()
     grounding: dict[int, GroundingCheck] = ground_answers(episode, fold)
     turns: list[TurnProcess] = []
     for tf in fold.ordered_turns:
-        gold = episode.turns[tf.turn - 1] if 1 <= tf.turn <= len(episode.turns) else None
+        gold = gold_turn(episode, tf.turn)
         memory = {u.key for u in fold.memory_before(tf.turn)}
         tp = walk.turn(tf, gold, memory)
         tp.grounding = grounding.get(tf.turn)

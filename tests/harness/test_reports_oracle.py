@@ -38,6 +38,9 @@ def test_the_oracle_writes_a_complete_faithful_report_on_every_report_episode(tm
         assert rep[key]["value"] == 100.0 and rep[key]["den"] > 0, key
     assert rep["persona_violation_rate"]["value"] == 0.0 and rep["unread_citations"] == 0 and rep["problems"] == {}
     assert s["all"]["esr"] == 100.0  # the earlier turns are scored as today
+    # the report turn's checklist and evidence count in the process metrics like any turn's: nothing wasted
+    process = s["all"]["process"]
+    assert process["efficiency"] == 1.0 and process["redundancy"] == 0.0, process
 
 
 def test_the_heuristic_is_scored_on_every_report_episode(tmp_path: Path) -> None:
