@@ -124,3 +124,18 @@ async def test_the_report_counts_what_the_model_did_as_the_trace_shows_it(model_
     report = (rd.path / "report.md").read_text()
     assert "| All | 5 | 1 | 1 | 1 | 2 | 0 | 2 | 0 | 0 | 0 | 0 | 0 | 1 |" in report
     assert "no-tool 5: empty 1, plan 1, over-long 1, unparseable 2; malformed 2; fallbacks 1" in report
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_the_last_no_tool_feedback_and_the_fallback_prompt_are_one_user_message(agent, model_server, api_key_env,
+                                                                                       episodes_file, tmp_path):
+    plan = {"content": "Plan: I will search for the chart paper, then read its title."}
+    srv = model_server([plan, plan, {"content": f"Final answer: {TITLE}", "match": FALLBACK}, {"content": "Final answer: A"}])
+    summary, rd = await run_agent(agent, agent_config(srv, api_key_env), episodes_file, tmp_path / "res", max_steps=2)
+    assert summary.outcomes[0].answers == [TITLE, "A"]
+    fallback = srv.chat_requests[2].body
+    assert shape_problems(fallback) == []
+    last = fallback["messages"][-1]
+    assert last["role"] == "user" and "is used up" in last["content"]
+    assert "the last one allowed without a tool call" in last["content"]  # the feedback on the step, same message
+    assert "call one of the tools" not in last["content"]  # and it does not ask for a tool it cannot call
