@@ -21,7 +21,6 @@ tools and with no other. `config.images` False sends no image and tells the mode
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -225,8 +224,7 @@ class OpenAIChatAgent(BaseAgent):
         if isinstance(old, str) and isinstance(content, str):
             last["content"] = f"{old}\n\n{content}"
             return
-        as_parts = [old] if isinstance(old, str) else None
-        head = [{"type": "text", "text": old}] if as_parts else list(old)
+        head = [{"type": "text", "text": old}] if isinstance(old, str) else list(old)
         tail = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         last["content"] = head + tail
 

@@ -268,9 +268,9 @@ class _SmolAgentBase(BaseAgent):
         from smolagents.utils import AgentExecutionError, AgentParsingError
 
         text = self._reply_text(step)
-        reason, detail = no_tool_reason(text, finish_reason(getattr(step.model_output_message, "raw", None)),
-                                        read_reply(text, self.code_tags))
-        if reason in ("over_long", "empty") or (reason == "unparseable" and detail.startswith("Its final answer")):
+        reading = read_reply(text, self.code_tags)
+        reason, detail = no_tool_reason(text, finish_reason(getattr(step.model_output_message, "raw", None)), reading)
+        if reason in ("over_long", "empty") or is_placeholder_answer(reading.answer):
             return reason, detail
         if isinstance(step.error, AgentParsingError):
             return ("unparseable" if text.lstrip().startswith("{") else "plan"), ""
@@ -460,7 +460,8 @@ class _SmolAgentBase(BaseAgent):
         """What the session said about the calls of the last reply (a turn without tools refuses them)."""
         if not self._refused_ids:
             return
-        said = [observation_text(o, images=self.config.images) for o in view.memory if o.turn == view.turn and o.call_id in self._refused_ids]
+        said = [observation_text(o, images=self.config.images) for o in view.memory
+                if o.turn == view.turn and o.call_id in self._refused_ids]
         self._refused_ids = []
         self._push(feedback="\n".join(said + [f"No tools can be called in this turn: {self.style.without_tools}."]))
 

@@ -297,8 +297,8 @@ class AgentConfig(BaseModel):
     summary_chars: int = Field(default=600, ge=50, description="with summary memory: characters kept of each earlier tool result")
     tool_choice: ToolChoice = Field(
         default="auto",
-        description="tool_choice sent with every request that offers tools: auto (the model chooses; llama.cpp and vLLM "
-                    "call tools only when asked this way), required (a tool call every step; llama-cpp-python refuses "
+        description="tool_choice sent with every request that offers tools: auto (the model chooses; llama-cpp-python "
+                    "ignores the tools unless asked this way), required (a tool call every step; llama-cpp-python refuses "
                     "it), none, or omit (not sent: the server's default); requests without tools never carry it")
     images: bool = Field(
         default=True,
