@@ -3,6 +3,9 @@
 Reports, per paper and in total: pdf_extract on a cold cache vs plain `page.get_text()` over all pages
 (the floor) and vs `pymupdf4llm.to_markdown` (what a user would pick instead; target: ours >= 5x
 faster); figure_extract and table_extract on a warm cache (target < 0.5 s each); peak RSS (< 1.5 GB).
+The folder of PDFs is a user's (untrusted), so each cold pdf_extract parses in a worker process under the PDF
+limits, and the first one also starts the zygote (about 0.5 s of CPU); bench/pdf_limits.py sets that side by
+side with the in-process parse of the commit before the limits.
 
     .venv/bin/python bench/pdf_tools.py [--corpus DIR] [--sample N]
 """

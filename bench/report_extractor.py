@@ -2,8 +2,10 @@
 
     PYTHONPATH=. .venv/bin/python bench/report_extractor.py [--show-misses]
 
-The sentences (tests/harness/data/report_claims_labelled.json) were written and committed before the
-extractor existed. An extracted claim matches a labelled one when kind, subject, object, relation, quantity,
+Three sets (tests/harness/data/): report_claims_labelled.json (68 sentences, written and committed before the
+extractor existed), report_claims_heldout.json (32 sentences, issue 31's held-out set, used as a development set
+since issue 32) and report_claims_heldout2.json (40 sentences over three new contexts, written before issue 32's
+extractor changes and first run after them: precision 0.901, recall 0.889). An extracted claim matches a labelled one when kind, subject, object, relation, quantity,
 dataset, setting (x_label, x), value and citations all agree (greedy one-to-one per sentence).
 """
 from __future__ import annotations
@@ -20,6 +22,8 @@ from harness.reports._lexicon import norm_name
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "harness" / "data" / "report_claims_labelled.json"
 HELDOUT = DATA.with_name("report_claims_heldout.json")
+HELDOUT2 = DATA.with_name("report_claims_heldout2.json")
+SETS = (DATA, HELDOUT, HELDOUT2)
 
 
 @dataclass
@@ -79,11 +83,12 @@ def evaluate(path: Path = DATA) -> ExtractorScore:
 
 
 def main() -> None:
-    r = evaluate()
-    print(f"sentences: {DATA.name}; labelled claims {r.labelled}, extracted {r.extracted}, matched {r.matched}")
-    print(f"precision {r.precision:.3f}  recall {r.recall:.3f}")
-    if "--show-misses" in sys.argv:
-        print("\n".join(r.misses))
+    for path in SETS:
+        r = evaluate(path)
+        print(f"{path.name}: labelled claims {r.labelled}, extracted {r.extracted}, matched {r.matched}; "
+              f"precision {r.precision:.3f}  recall {r.recall:.3f}")
+        if "--show-misses" in sys.argv:
+            print("\n".join(r.misses))
 
 
 if __name__ == "__main__":

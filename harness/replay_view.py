@@ -6,6 +6,7 @@ as a `rich.text.Text`, never as markup, so model output cannot restyle or hide a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .viewer.run_files import RunFiles
+from .reports._view import MARK_LABEL, ReportView
 from .viewer.timeline import EpisodeTimeline, StepView, TurnTimeline, build_timeline
 
 FAILURE_TAG = "✖ FIRST ERROR"
@@ -124,7 +126,7 @@ def _answer_and_evidence(t: TurnTimeline) -> Table:
     return grid
 
 
-def _turn(t: TurnTimeline, n_turns: int) -> RenderableType:
+def _turn(t: TurnTimeline, n_turns: int, report: bool = False) -> RenderableType:
     head = Text.assemble((f"Q{t.turn}: ", "bold cyan"), t.question)
     if t.cue_text:
         head.append("\ncue: ", style="dim")
@@ -149,14 +151,98 @@ def _turn(t: TurnTimeline, n_turns: int) -> RenderableType:
     if not t.steps:
         table.add_row("", Text("(this turn did not run)", style="yellow"), "", "", "")
     style = "red" if t.failure or t.correct is False else "green" if t.correct else "white"
+    if report:  # the report itself follows, with its claims marked
+        return Group(Rule(Text(f"Turn {t.turn}/{n_turns} (report)", style="bold"), style="cyan"), head, table)
     return Group(Rule(Text(f"Turn {t.turn}/{n_turns}", style="bold"), style=style), head, table, _answer_and_evidence(t))
 
 
+_MARK = {"true": ("✓", "green"), "false": ("✗", "bold red"), "uncited": ("⊘", "yellow"), "unread": ("◌", "dark_orange"),
+         "off_persona": ("⚑", "magenta"), "unknown": ("?", "dim")}
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _safe(text: str) -> str:
+    """Model text for a terminal: control characters (an ESC that would restyle or move the cursor) shown as \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
+
+def _num(v: float | None, digits: int = 2) -> str:
+    return "–" if v is None else f"{v:.{digits}f}"
+
+
+def _report(rep: ReportView) -> RenderableType:
+    """The report with every claim marked after its sentence, citations with the step that opened them, the claims
+    and the judged numbers with their judge and calibration. All of it is data (Text), never markup."""
+    head = Text(f"Report (turn {rep.turn}) · claims read by {_safe(rep.extraction)}\n", style="bold")
+    for m, (sym, style) in _MARK.items():
+        head.append(f"{sym} {MARK_LABEL[m]} {rep.counts.get(m, 0)}  ", style=style)
+    for p in rep.problems:
+        head.append(f"\nproblem: {_safe(p)}", style="yellow")
+    body = Text()
+    for piece in rep.pieces:
+        if piece.claims:
+            for i in piece.claims:
+                sym, style = _MARK[rep.claims[i].primary]
+                body.append(f"[{sym}{i + 1}]", style=style)
+        elif piece.cite is not None:
+            c = rep.citations[piece.cite]
+            body.append(_safe(piece.text), style="cyan" if c.turn is not None and all(c.opened) else "strike dark_orange")
+        else:
+            mark = rep.sentence_marks[piece.sentence] if piece.sentence is not None else None
+            body.append(_safe(piece.text), style=None if mark in (None, "true") else _MARK[mark][1])
+    claims = Table(expand=True, header_style="bold dim", show_lines=False)
+    for col, kw in (("#", {"justify": "right", "width": 3}), ("claim", {"ratio": 4}), ("marks", {"ratio": 2}),
+                    ("read by", {"ratio": 1}), ("judged support", {"ratio": 3})):
+        claims.add_column(col, **kw)
+    for i, c in enumerate(rep.claims):
+        marks = Text()
+        for m in c.marks:
+            marks.append(f"{_MARK[m][0]} {MARK_LABEL[m]} ", style=_MARK[m][1])
+        what = Text(_safe(c.text))
+        if c.violates:
+            what.append(f"\nbreaks: {_safe(c.violates)}", style="magenta")
+        claims.add_row(str(i + 1), what, marks, Text(_safe(c.extracted_by)), Text(_safe("; ".join(c.support) or "–"), style="dim"))
+    cites = Text()
+    for c in rep.citations:
+        where = f"opened at turn {c.turn}, step {c.step}" if c.turn is not None else "never opened in this episode"
+        cites.append(_safe(f"{c.text} → {', '.join(c.units)}: {where}") + "\n", style="cyan" if c.turn is not None else "dark_orange")
+    parts: list[RenderableType] = [head, Panel(body, border_style="dim"), claims, cites]
+    j = rep.judged
+    if j is not None:
+        jt = Text(_safe(f"Judged by {j.judge} · {j.calibration_label}"), style="bold")
+        if j.flae is not None:
+            f = j.flae
+            jt.append(f"\nFLAE (MMDR-Bench) {_num(f.value, 1)}/100: ")
+            jt.append("; ".join(f"{d.upper()}. formula {_num(f.formula.get(d))} judge {_num((f.judged or {}).get(d))} "
+                                f"fused {_num((f.fused or {}).get(d))} weight {_num((f.weights or {}).get(d))}"
+                                for d in ("read", "insh", "stru")))
+            jt.append(f"; alpha {_num(f.alpha)} (Eq. 8: {_num(f.alpha_det)})" + (f"; {_safe(f.error)}" if f.error else ""))
+        if j.personalization is not None:
+            p = j.personalization
+            jt.append(f"\nP-Score (PDR) {_num(p.value)}/10: " + "; ".join(
+                f"{d.replace('_', ' ')} {_num(v.score)} (weight {_num(v.weight)})" for d, v in p.dimensions.items())
+                + (f"; {_safe(p.error)}" if p.error else ""))
+        if j.support:
+            jt.append(f"\nJudged support: {j.judged_supported} of {j.cited} cited claims supported by a source the agent read")
+        if j.extraction is not None:
+            x = j.extraction
+            jt.append(f"\nJudged extraction ({x.prompt_version}): {x.sentences} sentence(s) sent, {x.claims} claim(s) added"
+                      + (f", refused: {_safe('; '.join(x.refused))}" if x.refused else ""))
+        parts.append(jt)
+    return Group(*parts)
+
+
 def render_episode(tl: EpisodeTimeline, console: Console) -> None:
-    """Print the whole episode: header, then each turn's steps, answer and evidence."""
+    """Print the whole episode: header, then each turn's steps, answer and evidence (a report turn: the report with
+    its claims marked)."""
     console.print(_header(tl))
     for t in tl.turns:
-        console.print(_turn(t, tl.n_turns))
+        is_report = tl.report is not None and tl.report.turn == t.turn
+        console.print(_turn(t, tl.n_turns, is_report))
+        if tl.report is not None and is_report:
+            console.print(_report(tl.report))
         console.print()
 
 

@@ -146,6 +146,12 @@ class SandboxWorld(World):
     async def pdf_bytes(self, paper: PaperMeta) -> bytes:
         return self.pdf_path(paper.id).read_bytes()
 
+    def pdf_trusted(self, paper: PaperMeta) -> bool:
+        """The corpus generator (our code) wrote every paper but those a user added (`epi sandbox add`):
+        those are parsed under the PDF limits like any file from outside."""
+        entry = self._by_id.get(paper.id)
+        return entry is not None and entry.origin == "generated"
+
     def _load_index(self) -> Any:
         from tools.search_index import HybridIndex
 

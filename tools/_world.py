@@ -4,8 +4,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:  # tools.pdf._limits is light, but a world that never opens a PDF need not load it
+    from .pdf._limits import PdfLimits
 
 
 class PaperMeta(BaseModel):
@@ -41,6 +45,9 @@ class World(ABC):
     """Answers three questions: find papers for a query, resolve and describe a paper, give its PDF bytes."""
 
     name: str = "world"
+    pdf_limits: PdfLimits | None = None
+    """Caps on each PDF this world's papers are parsed under; None: the defaults with any
+    EPI_PDF_MAX_* environment variable applied (tools/pdf/_limits.py)."""
 
     def __init__(self, cache_dir: Path):
         self.cache_dir = Path(cache_dir)
@@ -56,6 +63,12 @@ class World(ABC):
     @abstractmethod
     async def pdf_bytes(self, paper: PaperMeta) -> bytes:
         """The PDF of a resolved paper; raise OSError/ValueError subclasses for fetch failures."""
+
+    def pdf_trusted(self, paper: PaperMeta) -> bool:
+        """Does this world vouch for the paper's PDF bytes (our own generator wrote them)? A trusted PDF is
+        parsed in the tool's process; any other is first parsed in a worker process held to pdf_limits.
+        Default: no; only a world over files it made itself should say yes."""
+        return False
 
     def preload(self, tools: Collection[str]) -> None:
         """Load now, blocking, what the named tools will need from this world (a search index, an embedder).

@@ -17,12 +17,12 @@ async def figure_extract(world: World, paper: str, figure: int) -> ToolResult:
         paper: paper id, title, URL or arXiv id
         figure: the figure number as printed in its caption (Figure N), 1 or more
     """
-    from .pdf import crop_figure, load_paper  # the parser loads PyMuPDF; import on first use
+    from .pdf import crop_figure, load_paper, world_limits  # the parser loads PyMuPDF; import on first use
 
     loaded = await load_paper(world, paper)
     meta, parsed = loaded.meta, loaded.parsed
     ref = require_float(parsed, meta.id, "figure", figure)
-    crop = await asyncio.to_thread(crop_figure, loaded.data, ref)
+    crop = await asyncio.to_thread(crop_figure, loaded.data, ref, limits=world_limits(world))
     bbox = ref.bbox or ref.caption_bbox
     near = nearby_text(parsed, ref)
     text = f"Figure {ref.n} (page {ref.page}) of {meta.id}: {ref.caption}"

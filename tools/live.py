@@ -14,6 +14,7 @@ import ipaddress
 import os
 import re
 import socket
+from collections.abc import Collection
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -62,7 +63,7 @@ class LiveWorld(World):
         cache_dir: Path,
         *,
         allow_local: bool = False,
-        max_pdf_bytes: int = 50 * 1024 * 1024,
+        max_pdf_bytes: int | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 20.0,
         total_timeout: float = 90.0,
@@ -181,9 +182,25 @@ class LiveWorld(World):
                 raise FetchError(f"refused {url!r}: host {host!r} is a local or private address ({ip})", "refused")
 
     # ---- downloads ---------------------------------------------------------------------------
+    def preload(self, tools: Collection[str]) -> None:
+        """The PDF tools parse downloads (untrusted) in workers forked from a zygote process: start it now."""
+        if {"pdf_extract", "pdf_rag", "figure_extract", "table_extract"} & set(tools):
+            from .pdf._isolate import warm_up
+
+            warm_up()
+
+    def pdf_byte_cap(self) -> int:
+        """The download cap: max_pdf_bytes if given, else the PDF file limit (EPI_PDF_MAX_FILE_MB, 50 MB), so
+        a download the parser would refuse for its size is never fetched whole."""
+        if self.max_pdf_bytes:
+            return self.max_pdf_bytes
+        from .pdf._limits import PdfLimits
+
+        return (self.pdf_limits or PdfLimits.from_env()).file_bytes
+
     async def fetch(self, url: str, *, max_bytes: int | None = None) -> tuple[str, str, bytes]:
         """GET with every hop checked, a byte cap while streaming and a total-time cap -> (final url, content type, body)."""
-        cap = max_bytes or self.max_pdf_bytes
+        cap = max_bytes or self.pdf_byte_cap()
         try:
             return await asyncio.wait_for(self._fetch(url, cap), self.total_timeout)
         except asyncio.TimeoutError:

@@ -12,6 +12,7 @@ from sandbox import paths
 from sandbox.corpus.versions import DEFAULT_SEED
 
 from ._apps import UserError, sandbox_app
+from ._paper import PDF_LIMIT_HELP, pdf_limits
 
 _out = Console()
 
@@ -74,12 +75,13 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print one JSON obj
 
 
 @sandbox_app.command("add")
-def add(pdf: Path = typer.Argument(..., help="A PDF file to add to the sandbox corpus.")) -> None:
+def add(pdf: Path = typer.Argument(..., help="A PDF file to add to the sandbox corpus."),
+        pdf_limit: list[str] = typer.Option([], "--pdf-limit", help=PDF_LIMIT_HELP)) -> None:
     """Add your own PDF: it gets an id (U001, ...), is parsed, cataloged and indexed like a generated paper."""
     from sandbox.corpus.add import AddPdfError, add_pdf
 
     try:
-        result = add_pdf(pdf)
+        result = add_pdf(pdf, limits=pdf_limits(pdf_limit))
     except AddPdfError as e:
         raise UserError(str(e)) from None
     e = result.entry

@@ -51,6 +51,13 @@ def score_cmd(
     process_judge_base_url: Optional[str] = typer.Option(None, "--process-judge-base-url", help="OpenAI-compatible base URL of the process judge"),
     reducer: Optional[str] = typer.Option(None, "--reducer", help=REDUCER_HELP),
     interval: str = typer.Option("wilson", "--interval", help=INTERVAL_HELP),
+    report_judge: Optional[str] = typer.Option(None, "--report-judge", help="also have this judge model read each report: "
+                                               "claims the rules cannot parse, FLAE quality, PDR personalization, support "
+                                               "by the cited source's text (each with the judge's calibration)"),
+    report_judge_base_url: Optional[str] = typer.Option(None, "--report-judge-base-url",
+                                                        help="OpenAI-compatible base URL of the report judge"),
+    report_judge_parts: str = typer.Option("extract,quality,persona,support", "--report-judge-parts",
+                                           help="comma-separated: extract, quality, persona, support"),
 ) -> None:
     """Score a run from its traces (never runs an agent or a tool); writes scores.json, episode_scores.jsonl, report.md.
     Every number has its 95% interval; a run with several epochs reduces them per episode (--reducer)."""
@@ -61,13 +68,22 @@ def score_cmd(
         raise UserError("--judge and --judge-base-url go together: give both or neither")
     if (process_judge is None) != (process_judge_base_url is None):
         raise UserError("--process-judge and --process-judge-base-url go together: give both or neither")
+    if (report_judge is None) != (report_judge_base_url is None):
+        raise UserError("--report-judge and --report-judge-base-url go together: give both or neither")
+    parts = tuple(p.strip() for p in report_judge_parts.split(",") if p.strip())
+    unknown = [p for p in parts if p not in ("extract", "quality", "persona", "support")]
+    if unknown or not parts:
+        raise UserError(f"--report-judge-parts: {', '.join(unknown) or '(empty)'} not among extract, quality, persona, support")
     if interval not in ("wilson", "clopper-pearson"):
         raise UserError(f"--interval: {interval!r} is not wilson or clopper-pearson")
     cfg = JudgeConfig(model=judge, base_url=judge_base_url, api_key_env=judge_key_env) if judge and judge_base_url else None
     pcfg = (JudgeConfig(model=process_judge, base_url=process_judge_base_url, api_key_env=judge_key_env)
             if process_judge and process_judge_base_url else None)
+    rcfg = (JudgeConfig(model=report_judge, base_url=report_judge_base_url, api_key_env=judge_key_env)
+            if report_judge and report_judge_base_url else None)
     scores = _user_errors(score_run)(run, episodes_path=episodes, judge=cfg, allow_mismatch=allow_mismatch,
-                                     process_judge=pcfg, reducer=reducer, proportions=interval)
+                                     process_judge=pcfg, reducer=reducer, proportions=interval, report_judge=rcfg,
+                                     report_parts=parts)
     if as_json:
         print(scores.model_dump_json(indent=2))
     else:
@@ -145,10 +161,26 @@ def agreement_cmd(
     episodes: Optional[Path] = typer.Option(None, "--episodes", "-e", help="episode file (default: the one in run.json)"),
     allow_mismatch: bool = typer.Option(False, "--allow-mismatch", help="use an episode file whose hash differs"),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+    on: str = typer.Option("answers", "--on", help="answers (turn labels) or support (report claims against their cited "
+                                                   "units: --a rules --b judge:<model>@<base_url>, on a sandbox run)"),
+    no_record: bool = typer.Option(False, "--no-record", help="--on support: do not write the judge's calibration into "
+                                                              "the results folder's judge_calibration.json"),
 ) -> None:
-    """Agreement rate and Cohen's kappa between two labellers, at turn and episode level."""
-    from ..scoring.agreement import run_agreement
+    """Agreement rate and Cohen's kappa between two labellers, at turn and episode level; with --on support, a report
+    judge's support verdicts against the deterministic ones (kappa with a bootstrap interval over episodes), recorded
+    as that judge's calibration, which every later judged report number names."""
+    from ..scoring.agreement import run_agreement, run_support_agreement
 
+    if on not in ("answers", "support"):
+        raise UserError(f"--on: {on!r} is not answers or support")
+    if on == "support":
+        srep = _user_errors(run_support_agreement)(run, a, b, episodes_path=episodes, allow_mismatch=allow_mismatch,
+                                                   record=not no_record)
+        if as_json:
+            print(srep.model_dump_json(indent=2))
+        else:
+            _print_support(srep, run, recorded=not no_record)
+        return
     rep = _user_errors(run_agreement)(run, a, b, episodes_path=episodes, allow_mismatch=allow_mismatch)
     if as_json:
         print(rep.model_dump_json(indent=2))
@@ -163,3 +195,25 @@ def agreement_cmd(
     for lvl in (rep.turn, rep.episode):
         t.add_row(lvl.level, str(lvl.n), fmt(lvl.agreement, 3), fmt(lvl.p_e, 3), fmt(lvl.kappa, 3))
     _wide_console().print(t)
+
+
+def _print_support(rep, run: Path, recorded: bool) -> None:  # noqa: ANN001 - a SupportAgreement
+    from rich.table import Table
+
+    from ..scoring.report import fmt
+
+    t = Table(title=f"support verdicts: rules vs {rep.judge} ({rep.prompt_version})")
+    for col in ("Units", "Pairs", "Reports", "Both", "Rules only", "Judge only", "Neither", "Agreement", "Cohen's kappa",
+                "95% interval"):
+        t.add_column(col, justify="right")
+    for name, r in [("all", rep)] + sorted(rep.by_unit.items()):
+        iv = f"[{r.interval.low:.3f}, {r.interval.high:.3f}]" if r.interval is not None else "–"
+        t.add_row(name, str(r.n), str(r.episodes), str(r.both), str(r.rules_only), str(r.judge_only), str(r.neither),
+                  fmt(r.agreement, 3), fmt(r.kappa, 3), iv)
+    console = _wide_console()
+    console.print(t)
+    if rep.no_verdict:
+        console.print(f"{rep.no_verdict} pair(s) without a readable verdict after a retry (not counted)", markup=False)
+    where = Path(run) / "support_agreement.json"
+    note = f"; calibration recorded in {Path(run).resolve().parent / 'judge_calibration.json'}" if recorded and rep.n else ""
+    console.print(f"written: {where}{note}", markup=False, highlight=False)

@@ -97,7 +97,7 @@ def view_cmd(
     out: Optional[Path] = typer.Option(None, "--out", help="viewer folder (default: <first run>/viewer)"),
     serve: bool = typer.Option(False, "--serve", help="serve the viewer on localhost after writing it"),
     port: int = typer.Option(8765, "--port", help="port for --serve (0 picks a free one)"),
-    screenshots: Optional[Path] = typer.Option(None, "--screenshots", help="also save viewer.png and viewer_episode.png here (headless Chromium)"),
+    screenshots: Optional[Path] = typer.Option(None, "--screenshots", help="also save viewer.png, viewer_episode.png and (for a run with reports) viewer_report.png here (headless Chromium)"),
     results: Path = typer.Option(Path("results"), "--results", help="folder holding run folders"),
 ) -> None:
     """Write a self-contained HTML viewer (open index.html directly, no server needed)."""

@@ -1,8 +1,12 @@
 """Research reports with citations the harness can verify (issue 31): the citation syntax, the claim extractor,
-deterministic verification against an episode's unit facts and the trace, and the report metrics.
+deterministic verification against an episode's unit facts and the trace, and the report metrics; and (issue 32)
+what a judge model adds, each number with the judge's calibration, and the report as people read it.
 
 Public API: `parse_citations`, `extract_claims`, `Lexicon`, `lexicon_from_facts`, `score_report`,
-`ReportScore`, `summarize_reports`, `ReportSummary`.
+`ReportScore`, `summarize_reports`, `ReportSummary`, `report_view`, `ReportView`, and the judged records
+(`JudgedReport`, `JudgedReportSummary`, `Calibration`, `SupportAgreement`). The judge passes themselves
+(`_judged.judge_report`, `_calibration`, `_judge_extract`, `_flae`, `_pdr`, `_support`) import the judge client
+and are loaded when a judge is asked for.
 """
 from __future__ import annotations
 
@@ -20,3 +24,8 @@ from ._verify import FactBook, check_in_unit  # noqa: E402
 
 __all__ += ["ClaimVerdict", "ReportMetric", "ReportScore", "ReportSummary", "covers", "score_report", "METRICS",
             "report_section", "report_table", "summarize_reports", "FactBook", "check_in_unit"]
+
+from ._judged_model import Calibration, JudgedReport, JudgedReportSummary, SupportAgreement  # noqa: E402
+from ._view import ReportView, report_view  # noqa: E402
+
+__all__ += ["Calibration", "JudgedReport", "JudgedReportSummary", "SupportAgreement", "ReportView", "report_view"]

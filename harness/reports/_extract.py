@@ -1,5 +1,5 @@
 """Claims from report text, deterministically: sentences that state numbers, rankings and comparisons about
-named methods become atomic `Claim`s carrying the citations of their sentence.
+named methods become atomic `Claim`s carrying the citations of their sentence (phrasing patterns: `_patterns.py`).
 
 Per sentence: citations are read and blanked out (`_citations`); methods, datasets, quantities and setting
 words are found with the episode's lexicon (`_lexicon`); numbers and their units come from the answer
@@ -14,6 +14,7 @@ hand-labelled sentences (tests/harness/data/report_claims_labelled.json, `bench/
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -23,44 +24,12 @@ from tools import EvidenceUnit
 
 from ._citations import Citation, parse_citations
 from ._lexicon import IMPLIED_QUANTITY, Lexicon, quantity_aliases, quantity_family, setting_keywords
+from ._patterns import (
+    IMPLIED_BY_COMPARATIVE, _ABBREV, _CAMEL, _COMPARATIVE_RE, _COMPARE_RE, _DIFF_AFTER, _DIFF_BEFORE, _FOR_AFTER,
+    _FRONTED, _LIMIT_AFTER, _MARKUP, _PAIR_JOIN, _PRONOUN_START, _RANGE_BEFORE, _RANGE_JOIN, _RANK_RE, _RATIO_AFTER,
+    _SETTING_BEFORE_JOIN, _SKIP_ROLES, _SPLIT,
+)
 
-_SKIP_ROLES = {"identifier", "reference", "citation", "ordinal", "uncertainty", "year", "operand"}
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|vs|et al|fig|figs|approx|cf|resp|no|eq|sec|tab)|\b[A-Z])\.$", re.I)
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\[(*\"“A-Z0-9-])")
-_MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*[-*+•]\s+|^\s*\d{1,2}[.)]\s+")
-_RATIO_AFTER = re.compile(r"^\s*(?:x|×|times|-?fold)\b", re.I)
-_LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|threshold|constraint|ceiling|or\s+less|"
-                          r"or\s+fewer|at\s+most)\b", re.I)
-_DIFF_AFTER = re.compile(r"^\s*(?:%|pp|p\.p\.|percentage\s+points?|points?|pts|fid|m|gflops?|img/s)?\s*"
-                         r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|"
-                         r"fewer|greater|smaller|larger|faster|slower)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bgap\s+of|\bmargin\b[^.;]{0,60}?\b(?:is|of)|\blead\s+of|\bimprovement\s+of)"
-                          r"\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
-_FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
-_PAIR_JOIN = re.compile(r"^\s*%?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$", re.I)
-_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at)?\s*$", re.I)
-
-# Comparison words: (pattern, polarity, reads through quality). Passive forms come first.
-_COMPARE = [
-    (r"(?:is|are|was|were)\s+(?:\w+\s+)?(?:outperformed|beaten|surpassed|edged\s+out)\s+by", -1, True),
-    (r"outperform(?:s|ed)?|beat(?:s)?|surpass(?:es|ed)?|edg(?:es|ed)\s+out|(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|margin\s+over|lead\s+over", 1, True),
-    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|falls?\s+short\s+of|"
-     r"second\s+(?:only\s+)?to", -1, True),
-    (r"(?:higher|more|greater|larger|faster|heavier|bigger)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|exceed(?:s|ed)?", 1, False),
-    (r"(?:lower|less|smaller|fewer|slower|lighter)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
-]
-_COMPARE_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARE]
-# Superlatives: (pattern, +1 best/highest, -1 worst/lowest, reads through quality)
-_RANK = [
-    (r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place)\b)|comes?\s+out\s+on\s+top|"
-     r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place", 1, True),
-    (r"least\s+accurate|worst|weakest|last\s+place", -1, True),
-    (r"highest|largest|heaviest|fastest|biggest", 1, False),
-    (r"lowest|smallest|fewest|lightest|slowest|cheapest", -1, False),
-]
-_RANK_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _RANK]
-_CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
 
 
 @dataclass
@@ -80,6 +49,19 @@ class Number:
     unit: str | None = None
     slack: float = 0.0  # half a unit of the last printed digit
     x_label: str | None = None
+
+
+@dataclass
+class Comparison:
+    """A comparison word (or a fronted "compared with B, A is ...") and the methods it links."""
+
+    start: int
+    end: int
+    subject: Span | None
+    object: Span | None
+    pol: int
+    quality: bool
+    word: str
 
 
 @dataclass
@@ -148,6 +130,12 @@ class ClaimExtractor:
                 pats.append(("setting", x, k))
         pats.sort(key=lambda p: -len(p[2]))
         self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_flex(alias)}(?![\w-])", re.I)) for kind, canon, alias in pats]
+        # "the FCN-style curve" for "FCN-style baseline": a baseline named by its head before a word for its plot entry
+        for m in lex.methods:
+            head = re.sub(r"[\s\-]+baseline$", "", m, flags=re.I)
+            if head != m and len(head) >= 3:
+                self._pats.append(("method", m, re.compile(rf"(?<![\w-]){_flex(head)}(?=\s+(?:curve|line|bars?|series|"
+                                                           rf"model|network|entry|row|variant|run)\b)", re.I)))
 
     # ---- mentions ---------------------------------------------------------------------------
     def spans(self, s: str) -> list[Span]:
@@ -187,13 +175,19 @@ class ClaimExtractor:
             before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and _SETTING_BEFORE_JOIN.match(
                 s[sp.end:m.start].replace("%", ""))]
             hit = (near or before)
+            named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
             if hit:
                 num.role, num.x_label = "setting", hit[0].canon
-            elif _DIFF_AFTER.match(rest) or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start]):
-                num.role = "diff"
+            elif (_DIFF_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+                  or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
+                num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6"
             elif m.role == "bound":
                 continue
             out.append(num)
+        for a, b in zip(out, out[1:]):  # "between 320 and 1024 pixels": a range, not one setting
+            if (b.role == "setting" and _RANGE_BEFORE.search(s[max(0, a.start - 12):a.start])
+                    and _RANGE_JOIN.match(s[a.end:b.start])):
+                a.role = b.role = "range"
         return out
 
     # ---- claims -----------------------------------------------------------------------------
@@ -213,7 +207,8 @@ class ClaimExtractor:
                     x_label=setting.x_label if setting else None, x=setting.value if setting else None)
         claims: list[Claim] = []
         values = [n for n in nums if n.role == "value"]
-        owners = self._owners(s, values, methods)
+        comparisons = self._comparisons(s, methods)
+        owners = self._owners(s, values, methods, comparisons)
         for n in values:
             owner = owners.get(id(n))
             if owner is None:
@@ -221,11 +216,11 @@ class ClaimExtractor:
             claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
                                 quantity=_nearest(quants, n.start, n.end),
                                 dataset=self._dataset_for(s, n, nums, datasets), **base))
-        claims += self._compares(s, methods, datasets, quants, nums, base)
+        claims += self._compares(comparisons, s, datasets, quants, nums, base)
         claims += self._ranks(s, methods, datasets, quants, base)
         return claims
 
-    def _owners(self, s: str, values: list[Number], methods: list[Span]) -> dict[int, Span]:
+    def _owners(self, s: str, values: list[Number], methods: list[Span], comparisons: list[Comparison]) -> dict[int, Span]:
         owners: dict[int, Span] = {}
         if re.search(r"\brespectively\b", s, re.I):
             first = values[0].start if values else 0
@@ -234,23 +229,37 @@ class ClaimExtractor:
                 for n, m in zip(values, listed[-len(values):]):
                     owners[id(n)] = m
                 return owners
+        pronoun = bool(_PRONOUN_START.match(s))
+        done: set[int] = set()
         for i, n in enumerate(values):
-            if id(n) in owners:
+            if id(n) in owners or id(n) in done:
                 continue
             after = [m for m in methods if m.start >= n.end]
             if after and _FOR_AFTER.match(s[n.end:after[0].start]):
                 owners[id(n)] = after[0]
                 continue
             if i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start]):
+                nxt = values[i + 1]
+                # "A edges out B, 1 versus 2", "Compared with B, A is lighter (1 vs 2)", "It beats B, 1 versus 2":
+                # the pair follows the comparison's subject and object, in that order (an unnamed subject owns nothing)
+                cmp = next((c for c in reversed(comparisons) if c.object is not None and c.object.end <= n.start
+                            and c.end <= n.start and not any(max(c.end, c.object.end) <= x.start < n.start for x in methods)),
+                           None)
+                if cmp is not None:
+                    if cmp.subject is not None:
+                        owners[id(n)] = cmp.subject
+                    owners[id(nxt)] = cmp.object
+                    done |= {id(n), id(nxt)}
+                    continue
                 prior = _distinct([m for m in methods if m.end <= n.start])
                 if len(prior) >= 2:
-                    owners[id(n)], owners[id(values[i + 1])] = prior[-2], prior[-1]
+                    owners[id(n)], owners[id(nxt)] = prior[-2], prior[-1]
                     continue
             prior = [m for m in methods if m.end <= n.start]
             owners_after = [m for m in methods if m.start >= n.end and not re.search(r"[;:]", s[n.end:m.start])]
             if prior:
                 owners[id(n)] = prior[-1]
-            elif owners_after:
+            elif owners_after and not pronoun:  # "It reaches 45.0, ahead of B": 45.0 is not B's
                 owners[id(n)] = owners_after[0]
         return owners
 
@@ -271,25 +280,45 @@ class ClaimExtractor:
         d = self.lex.result_direction
         return True if d is None else d
 
-    def _compares(self, s, methods, datasets, quants, nums, base) -> list[Claim]:  # noqa: ANN001
-        out: list[Claim] = []
-        seen: set[tuple[int, int]] = set()
+    def _comparisons(self, s: str, methods: list[Span]) -> list[Comparison]:
+        """Every comparison word with the methods it links (subject None for a pronoun: "It trails B")."""
+        out: list[Comparison] = []
         for rx, pol, quality in _COMPARE_RE:
             for m in rx.finditer(s):
-                if any(a <= m.start() < b or a < m.end() <= b for a, b in seen):
+                if any(c.start <= m.start() < c.end or c.start < m.end() <= c.end for c in out):
                     continue
-                seen.add(m.span())
                 subj = [x for x in methods if x.end <= m.start()]
                 obj = [x for x in methods if x.start >= m.end() and not re.search(r"[;.]", s[m.end():x.start])]
-                if not subj or not obj or subj[-1].canon == obj[0].canon:
-                    continue
-                q = _nearest(quants, m.start(), m.end())
-                up = pol > 0 if not quality else (pol > 0) == self._direction(q)
-                diff = next((n for n in nums if n.role == "diff" and subj[-1].end <= n.start
-                             and not re.search(r";|\.\s", s[subj[-1].end:n.start])), None)
-                out.append(Claim(kind="compare", subject=subj[-1].canon, object=obj[0].canon, relation=">" if up else "<",
-                                 quantity=q, dataset=_dataset_near(datasets, m.start()),
-                                 value=diff.value if diff else None, tolerance=diff.slack if diff else None, **base))
+                out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None, obj[0] if obj else None, pol, quality,
+                                      m.group(0).lower()))
+        for i, o in enumerate(methods):  # "Compared with B, A is lighter": object first, comparative without "than"
+            if not _FRONTED.search(s[max(0, o.start - 30):o.start]):
+                continue
+            subj = next((x for x in methods[i + 1:] if re.fullmatch(r"\s*,\s*(?:the\s+)?", s[o.end:x.start], re.I)), None)
+            if subj is None or any(c.subject is subj and c.object is not None for c in out):
+                continue
+            for rx, pol, quality in _COMPARATIVE_RE:
+                m = rx.match(s, subj.end)
+                if m is not None:
+                    word = m.group(0).split()[-1].lower()
+                    out.append(Comparison(subj.end, m.end(), subj, o, pol, quality, word))
+                    break
+        return sorted(out, key=lambda c: c.start)
+
+    def _compares(self, comparisons, s, datasets, quants, nums, base) -> list[Claim]:  # noqa: ANN001
+        out: list[Claim] = []
+        for c in comparisons:
+            if c.subject is None or c.object is None or c.subject.canon == c.object.canon:
+                continue
+            q = _nearest(quants, c.start, c.end)
+            if q is None and c.word in IMPLIED_BY_COMPARATIVE:
+                q = next((k for k in self.lex.quantities if quantity_family(k) == IMPLIED_BY_COMPARATIVE[c.word]), None)
+            up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
+            diff = next((n for n in nums if n.role == "diff" and c.subject.end <= n.start
+                         and not re.search(r";|\.\s", s[c.subject.end:n.start])), None)
+            out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon, relation=">" if up else "<",
+                             quantity=q, dataset=_dataset_near(datasets, c.start),
+                             value=diff.value if diff else None, tolerance=diff.slack if diff else None, **base))
         return out
 
     def _ranks(self, s, methods, datasets, quants, base) -> list[Claim]:  # noqa: ANN001
@@ -312,6 +341,20 @@ class ClaimExtractor:
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 out.append(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q,
                                  dataset=_dataset_near(datasets, m.start()), **base))
+        return out
+
+    def leftovers(self, sent: Sentence, claims: list[Claim]) -> list[str]:
+        """What in the sentence no claim the rules read accounts for: numbers no claim states, a comparison or a
+        superlative without a claim of that kind (the sentences a judged extractor is asked about)."""
+        s = _MARKUP.sub(lambda m: " " * len(m.group(0)), _blank(sent.text, sent.start, sent.cites))
+        used = [v for c in claims for v in (c.value, c.x) if v is not None]
+        loose = [n for n in self.numbers(s, self.spans(s))
+                 if n.role in ("value", "diff") and not any(math.isclose(n.value, u) for u in used)]
+        out = [f"numbers no claim states: {', '.join(f'{n.value:g}' for n in loose)}"] if loose else []
+        if any(rx.search(s) for rx, _, _ in _COMPARE_RE) and not any(c.kind == "compare" for c in claims):
+            out.append("a comparison without a compare claim")
+        if any(rx.search(s) for rx, _, _ in _RANK_RE) and not any(c.kind == "rank" for c in claims):
+            out.append("a superlative without a rank claim")
         return out
 
     def extract(self, text: str) -> list[Claim]:

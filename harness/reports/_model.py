@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 from harness.episode import Claim
 from harness.scoring.interval import Interval
 
+from ._judged_model import JudgedReport, JudgedReportSummary
+
 Label = Literal["right", "wrong", "unknown"]
 
 
@@ -26,6 +28,8 @@ class ClaimVerdict(BaseModel):
     figure_supported: bool = Field(default=False, description="a cited figure's plotted data supports it (MOSAIC)")
     gold: int | None = Field(default=None, description="index of the gold claim it covers (greedy one-to-one)")
     violates: str | None = Field(default=None, description="the persona constraint it violates")
+    extracted_by: str = Field(default="rules", description="'rules', or the judge that read it from a sentence the "
+                                                           "rules could not parse (its truth is still checked by rules)")
 
 
 class ReportScore(BaseModel):
@@ -56,6 +60,9 @@ class ReportScore(BaseModel):
     persona_checked: bool = False
     persona_violations: int = 0
     details: list[ClaimVerdict] = Field(default_factory=list)
+    extraction: str = Field(default="rules", description="who read the claims: 'rules', or 'rules + judge:<model> "
+                                                         "(<prompt version>)'")
+    judged: JudgedReport | None = Field(default=None, description="what a report judge added (issue 32)")
 
 
 class ReportMetric(BaseModel):
@@ -90,3 +97,6 @@ class ReportSummary(BaseModel):
     unread_citations: int = 0
     claims: int = 0
     problems: dict[str, int] = Field(default_factory=dict, description="reports per kind of problem")
+    extraction: str = "rules"
+    judged: JudgedReportSummary | None = Field(default=None, description="judged numbers with their judge and its "
+                                                                         "calibration (issue 32)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 from harness.episode import Claim, Persona, ReportTurn
 from harness.trace_fold import EpisodeFold
@@ -12,7 +13,11 @@ from ._citations import parse_citations
 from ._extract import ClaimExtractor, split_sentences
 from ._lexicon import lexicon_from_facts, norm_name
 from ._model import ClaimVerdict, ReportScore
+from ._opened import opened_keys
 from ._verify import FactBook
+
+if TYPE_CHECKING:
+    from harness.scoring.judge import Judge
 
 _RECOMMEND = re.compile(r"\b(?:recommend(?:ed|s)?|suggest(?:ed|s)?|(?:should|would)\s+(?:use|adopt|pick|choose|go\s+with)|"
                         r"go\s+with|opt\s+for|best\s+(?:choice|option|fit|bet)|choose|pick)\b", re.I)
@@ -79,11 +84,13 @@ class PersonaCheck:
 
 
 def _opened(fold: EpisodeFold, upto: int) -> set[tuple[str, str]]:
-    return {u.key for t, tf in fold.turns.items() if t <= upto for u in tf.exposed}
+    return opened_keys(fold, upto)
 
 
-def score_report(turn: ReportTurn, fold: EpisodeFold, number: int) -> ReportScore:
-    """The report metrics of report turn `turn` (turn `number` of the episode) from its trace."""
+def score_report(turn: ReportTurn, fold: EpisodeFold, number: int, judge: "Judge | None" = None) -> ReportScore:
+    """The report metrics of report turn `turn` (turn `number` of the episode) from its trace. With a `judge`, the
+    sentences the rules could not fully parse are also read by it (judged extraction); every claim, whoever read
+    it, is checked by rules."""
     out = ReportScore(turn=number, max_words=turn.max_words, gold=len(turn.gold),
                       persona_checked=turn.persona is not None and bool(turn.persona.constraints))
     tf = fold.turns.get(number)
@@ -109,9 +116,24 @@ def score_report(turn: ReportTurn, fold: EpisodeFold, number: int) -> ReportScor
     persona = PersonaCheck(turn.persona, turn)
     opened = _opened(fold, number)
     unread: set[str] = set()
-    for sent in split_sentences(text):
-        for claim in extractor.sentence_claims(sent):
+    sentences = split_sentences(text)
+    rule_claims = [extractor.sentence_claims(sent) for sent in sentences]
+    extra: list[list[Claim]] = [[] for _ in sentences]
+    if judge is not None:
+        from ._judge_extract import PROMPT_VERSION, JudgedExtractor, judged_claims
+        from ._judged_model import JudgedReport
+
+        reader = JudgedExtractor(judge, extractor.lex, text)
+        extra = judged_claims(extractor, reader, sentences, rule_claims)
+        out.extraction = f"rules + {judge.name} ({PROMPT_VERSION})"
+        out.judged = JudgedReport(judge=judge.name, prompt_versions={"extract": PROMPT_VERSION}, extraction=reader.record)
+    for sent, mine, theirs in zip(sentences, rule_claims, extra):
+        for claim in mine:
             out.details.append(_verdict(claim, book, opened, persona, unread))
+        for claim in theirs:
+            v = _verdict(claim, book, opened, persona, unread)
+            v.extracted_by = judge.name if judge is not None else "rules"
+            out.details.append(v)
         if persona.excluded and _RECOMMEND.search(sent.text):
             out.recommendations += 1
             named = [m for m in extractor.spans(sent.text) if m.kind == "method"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Callable, Sequence
 
+from ._judged_model import JudgedMean, JudgedReportSummary
 from ._model import ReportMetric, ReportScore, ReportSummary
 
 Ratio = Callable[[ReportScore], tuple[int, int]]
@@ -59,6 +60,10 @@ def summarize_reports(scores: Sequence[tuple[str, ReportScore]]) -> ReportSummar
         setattr(out, key, metric)
     p, r = out.coverage_precision.value, out.coverage_recall.value
     out.coverage_f1 = None if p is None or r is None else (0.0 if p + r == 0 else 2 * p * r / (p + r))
+    out.extraction = " / ".join(sorted({r.extraction for r in reports}))
+    from ._judged import summarize_judged_reports
+
+    out.judged = summarize_judged_reports(scores)
     return out
 
 
@@ -99,4 +104,49 @@ def report_section(s: ReportSummary, name: str) -> list[str]:
         lines.append(f"- {desc}: {m.num}/{m.den}")
     if s.problems:
         lines += ["", "Problems: " + "; ".join(f"{k} ({v})" for k, v in s.problems.items())]
+    if s.extraction != "rules":
+        lines += ["", f"Claims read by: {s.extraction} (every claim's truth is checked by rules against the unit facts)."]
+    if s.judged is not None:
+        lines += [""] + judged_section(s.judged)
     return lines + [""]
+
+
+def _iv(m: JudgedMean, digits: int = 1) -> str:
+    if m.value is None:
+        return "n/a"
+    iv = f" [{m.interval.low:.{digits}f}, {m.interval.high:.{digits}f}]" if m.interval is not None else ""
+    return f"{m.value:.{digits}f}{iv}"
+
+
+def judged_section(j: JudgedReportSummary) -> list[str]:
+    """The judged report numbers, each beside its judge and the judge's calibration (or "not calibrated")."""
+    def opt(v: float | None, digits: int = 2) -> str:
+        return "n/a" if v is None else f"{v:.{digits}f}"
+
+    versions = ", ".join(f"{k} {v}" for k, v in sorted(j.prompt_versions.items()))
+    lines = [f"### Judged report numbers ({j.judge}; prompts: {versions})", "",
+             f"Calibration of {j.judge}: {j.calibration_label}.", "",
+             "| judged number | value | judge | calibration |", "|---|---|---|---|"]
+    cal = j.calibration_label
+    if "quality" in j.prompt_versions:
+        dims = ", ".join(f"{d.upper()} {opt(v)}" for d, v in j.flae_dimensions.items())
+        lines.append(f"| FLAE (MMDR-Bench, 0-100; {dims}) | {_iv(j.flae)} over {j.flae.n} reports | {j.judge} | {cal} |")
+    if "persona" in j.prompt_versions:
+        dims = ", ".join(f"{d} {opt(v)}" for d, v in j.personalization_dimensions.items())
+        lines.append(f"| P-Score (PDR, 0-10; {dims}) | {_iv(j.personalization, 2)} over {j.personalization.n} reports "
+                     f"| {j.judge} | {cal} |")
+    if "support" in j.prompt_versions:
+        fa = "n/a" if j.judged_fa is None else f"{j.judged_fa:.1f} ({j.judged_fa_num}/{j.judged_fa_den})"
+        lines.append(f"| Judged FA (PDR: cited claims a read source supports, judged) | {fa} | {j.judge} | {cal} |")
+    if "extract" in j.prompt_versions:
+        lines.append(f"| Claims the judge extracted (truth checked by rules) | {j.judged_claims} | {j.judge} | {cal} |")
+    a = j.support_agreement
+    if a is not None:
+        k = "n/a" if a.kappa is None else f"{a.kappa:.2f}" + (f" [{a.interval.low:.2f}, {a.interval.high:.2f}]"
+                                                               if a.interval is not None else "")
+        lines += ["", f"Support verdicts of {j.judge} against the unit facts in this run: {a.n} pairs over {a.episodes} "
+                      f"reports, agreement {opt(a.agreement)}, Cohen's kappa {k} (both supported {a.both}, rules only "
+                      f"{a.rules_only}, judge only {a.judge_only}, neither {a.neither})."]
+    if j.errors:
+        lines += ["", f"{j.errors} judge request(s) without a readable reply after a retry (not counted)."]
+    return lines

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from harness.rundir import RunDir
 
 from .facts import read_episode_fold
+from .interval import DEFAULT_SEED, Interval
 from .judge import Judge, JudgeConfig
 from .metrics import score_turns
 from .run import ScoringError, load_run_config, planned_episodes, resolve_episodes
@@ -50,6 +51,34 @@ def cohen_kappa(a: list[bool], b: list[bool]) -> tuple[float, float, float]:
     if p_e >= 1.0:
         return p_o, p_e, 1.0 if p_o == 1.0 else 0.0
     return p_o, p_e, (p_o - p_e) / (1 - p_e)
+
+
+def kappa_interval(clusters: list[tuple[int, int, int, int]], *, confidence: float = 0.95, resamples: int = 2000,
+                   seed: int = DEFAULT_SEED) -> Interval | None:
+    """Cohen's kappa of pooled 2x2 counts (both yes, a only, b only, both no) with a percentile bootstrap interval
+    that resamples clusters (episodes), since labels of one episode are not independent. None without labels."""
+    import numpy as np
+
+    counts = np.array([c for c in clusters if sum(c) > 0], dtype=float).reshape(-1, 4)
+    if counts.shape[0] == 0:
+        return None
+
+    def kappa(t: np.ndarray) -> np.ndarray:
+        n = t.sum(axis=-1)
+        p_o = (t[..., 0] + t[..., 3]) / n
+        pa, pb = (t[..., 0] + t[..., 1]) / n, (t[..., 0] + t[..., 2]) / n
+        p_e = pa * pb + (1 - pa) * (1 - pb)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(p_e >= 1.0, np.where(p_o >= 1.0, 1.0, 0.0), (p_o - p_e) / np.where(p_e >= 1.0, 1.0, 1 - p_e))
+
+    point = float(kappa(counts.sum(axis=0)))
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, counts.shape[0], size=(resamples, counts.shape[0]))
+    reps = kappa(counts[picks].sum(axis=1))
+    q = (1.0 - confidence) / 2
+    low, high = np.quantile(reps, [q, 1 - q])
+    return Interval(estimate=point, low=float(low), high=float(high), confidence=confidence, method="bootstrap-percentile",
+                    n=float(counts.shape[0]))
 
 
 def _agreement(level: str, a: list[bool], b: list[bool]) -> Agreement:
@@ -138,3 +167,44 @@ def run_agreement(run_dir: Path, a: str, b: str, **kw) -> AgreementReport:
     la, n_turns = run_labels(run_dir, a, **kw)
     lb, _ = run_labels(run_dir, b, **kw)
     return compare_labels(la, lb, n_turns, (a, b))
+
+
+def run_support_agreement(run_dir: Path, a: str, b: str, *, episodes_path: Path | None = None,
+                          allow_mismatch: bool = False, judge_cache: Path | None = None, record: bool = True):  # noqa: ANN201
+    """How a report judge's support verdicts agree with the deterministic ones on a sandbox run (issue 32): every
+    (claim, cited unit) pair of every report whose unit the agent read, judged against the text the agent saw,
+    set beside the unit facts' verdict. Writes support_agreement.json into the run folder and, unless `record` is
+    False, the judge's calibration into the results folder's registry (judge_calibration.json)."""
+    from harness.reports import FactBook, score_report
+    from harness.reports._calibration import record_calibration, support_agreement
+    from harness.reports._support import PROMPT_VERSION, SupportJudge, source_texts
+    from harness.rundir import atomic_write_text
+
+    kinds = {parse_labeller(x)[0] if x not in ("rules", "matcher") else "rules" for x in (a, b)}
+    if kinds != {"rules", "judge"}:
+        raise ScoringError("support agreement compares the rules with a judge: pass --a rules --b judge:<model>@<base_url>")
+    conf = next(parse_labeller(x)[1] for x in (a, b) if x.startswith("judge:"))
+    assert isinstance(conf, JudgeConfig)
+    rd = RunDir(run_dir)
+    conf = conf.model_copy(update={"log_path": rd.path / "report_judge_log.jsonl",
+                                   **({"cache_dir": judge_cache} if judge_cache is not None else {})})
+    cfg = load_run_config(rd)
+    eset, _ = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
+    episodes = [e for e in planned_episodes(cfg, eset.episodes, rd) if e.report is not None]
+    if not episodes:
+        raise ScoringError(f"run {rd.run_id!r} has no report episodes: support agreement needs reports with unit facts")
+    checker = SupportJudge(Judge(conf))
+    per_episode = {}
+    for ep in episodes:
+        assert ep.report is not None
+        if not ep.report.facts:
+            continue  # a live-world report: no deterministic verdict to agree with
+        n = len(ep.turns) + 1
+        fold = read_episode_fold(rd, ep.id)
+        score = score_report(ep.report, fold, n)
+        per_episode[ep.id] = checker.judge_report(score, source_texts(fold, n), FactBook(ep.report.facts, ep.report.papers))
+    rep = support_agreement(per_episode, checker.judge.name, PROMPT_VERSION)
+    atomic_write_text(rd.path / "support_agreement.json", rep.model_dump_json(indent=2))
+    if record and rep.n > 0:
+        record_calibration(rd.path.parent, rep, rd.run_id)
+    return rep

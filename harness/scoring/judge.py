@@ -20,7 +20,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -44,6 +44,7 @@ Rules:
   answer is INCORRECT.
 Reply with exactly one word on the first line: CORRECT or INCORRECT."""
 RETRY_NUDGE = "Your reply did not start with the verdict. Reply with exactly one word on the first line: CORRECT or INCORRECT."
+T = TypeVar("T")
 _VERDICT = re.compile(r"^(?:verdict|label|grade|answer|judgement|judgment)?\s*[:\-]?\s*(INCORRECT|CORRECT)\b", re.I)
 
 
@@ -205,3 +206,42 @@ class Judge:
         atomic_write_text(path, verdict.model_dump_json())
         self.log("verdict", key=key, correct=label, cached=False)
         return verdict
+
+    # ---- any rubric whose reply a parser reads (report judges, issue 32) ----------------------------------------
+    def chat_body(self, system: str, user: str) -> dict[str, Any]:
+        """A temperature-0 request with this judge's model (and max_tokens, if set)."""
+        body: dict[str, Any] = {"model": self.config.model, "temperature": 0,
+                                "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
+        if self.config.max_tokens is not None:
+            body["max_tokens"] = self.config.max_tokens
+        return body
+
+    def ask_parsed(self, kind: str, body: dict[str, Any], parse: Callable[[str], T | None], nudge: str) -> T | None:
+        """Ask once (cached under `cache_dir/kind`, keyed by the hash of the whole request) and read the reply with
+        `parse`; a reply it cannot read is asked once more with `nudge`, then is a judge error (logged, counted in
+        `errors`, never cached, so the next scoring asks again). The raw reply is cached and read again on a hit."""
+        key = hashlib.sha256(json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
+        path = self.cache_dir / kind / key[:2] / f"{key}.json"
+        if path.is_file():
+            try:
+                got = parse(json.loads(path.read_text(encoding="utf-8"))["reply"])
+            except (ValueError, KeyError, TypeError):
+                got = None  # a damaged cache entry is asked again
+            if got is not None:
+                self.log(kind, key=key, cached=True)
+                return got
+        reply = self._ask(body, key)
+        got = parse(reply)
+        if got is None:
+            self.log("no_parse", key=key, kind=kind, reply=reply[:200])
+            retry = {**body, "messages": body["messages"] + [{"role": "assistant", "content": reply},
+                                                             {"role": "user", "content": nudge}]}
+            reply = self._ask(retry, key)
+            got = parse(reply)
+        if got is None:
+            self.errors += 1
+            self.log("judge_error", key=key, kind=kind, reply=reply[:200])
+            return None
+        atomic_write_text(path, json.dumps({"kind": kind, "reply": reply}, ensure_ascii=False))
+        self.log(kind, key=key, cached=False)
+        return got

@@ -32,12 +32,13 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # hedges caught, sets in sentences, fractions); grounding only from required evidence; redundancy and efficiency
 # from what a call showed that was new; calls failing a tool's schema refused (not executed: MG, cost);
 # `max_steps_rate` is episode-level (first error a max-step termination), the turn-level rate is
-# `wrong_after_exhaustion_rate`; `failed_model_calls` counted apart from `model_calls`. 6: issue 27: `refused_calls`
-# counts only well-formed calls the rules refused (before: every step that ran no tool), `behaviour` counts what the
-# model did (steps without a tool call by kind, malformed calls, tool errors, retries, timeouts, failed requests,
-# fallbacks); an answer that only repeats the instructions' placeholder is no answer; a paper a failed call located
-# is not labelled "never reached".
-SCORER_VERSION = "6"
+# `wrong_after_exhaustion_rate`; `failed_model_calls` counted apart from `model_calls`. 6: the report claim extractor
+# reads more sentence patterns (issue 32; report metrics may move, every other number of version 5 is unchanged).
+# 7: issue 27: `refused_calls` counts only well-formed calls the rules refused (before: every step that ran no tool),
+# `behaviour` counts what the model did (steps without a tool call by kind, malformed calls, tool errors, retries,
+# timeouts, failed requests, fallbacks); an answer that only repeats the instructions' placeholder is no answer; a
+# paper a failed call located is not labelled "never reached".
+SCORER_VERSION = "7"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -155,7 +156,7 @@ class EpisodeScore(BaseModel):
     tool_calls: int = Field(default=0, description="c_i: tool calls executed in the episode")
     refused_calls: int = Field(default=0, description="well-formed calls the rules refused (not offered, past the budget); "
                                                       "malformed calls and steps without a tool call are in `behaviour`")
-    behaviour: ModelBehaviour = Field(default_factory=ModelBehaviour, description="what the model did (scorer 6 on)")
+    behaviour: ModelBehaviour = Field(default_factory=ModelBehaviour, description="what the model did (scorer 7 on)")
     checklist_length: int = Field(default=0, description="c*_i: length of the annotated minimal checklist")
     mg_ratio: float | None = Field(default=None, description="c_i / c*_i on a successful episode, else None")
     bucket: ReasonBucket | None = Field(
@@ -219,7 +220,7 @@ class SplitScores(CostTotals):
     successful_episodes: int = 0
     turns_run: int = 0
     refused_calls: int = Field(default=0, description="well-formed calls the rules refused: steps, not tool calls")
-    behaviour: ModelBehaviour = Field(default_factory=ModelBehaviour, description="what the model did, summed (scorer 6 on)")
+    behaviour: ModelBehaviour = Field(default_factory=ModelBehaviour, description="what the model did, summed (scorer 7 on)")
     process: ProcessSummary | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
     claims: ClaimScores | None = Field(default=None, description="claim-level precision/recall/F1 of set answers")
     intervals: MetricIntervals | None = Field(default=None, description="95% intervals of esr, acc_final, acc_pre, ec, mg")

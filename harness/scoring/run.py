@@ -124,14 +124,16 @@ def _label(episode_id: str, epoch: int) -> str:
 def score_run(
     run_dir: Path, *, episodes_path: Path | None = None, judge: JudgeConfig | None = None,
     allow_mismatch: bool = False, write: bool = True, process_judge: JudgeConfig | None = None,
-    reducer: str | Reducer | None = None, proportions: str = "wilson",
+    reducer: str | Reducer | None = None, proportions: str = "wilson", report_judge: JudgeConfig | None = None,
+    report_parts: tuple[str, ...] | None = None,
 ) -> RunScores:
     """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md.
     `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions).
     `reducer` (mean, majority, pass@K, pass^K) reduces the epochs of repeated runs; `proportions` is the
-    interval of ESR, Acc_final and Acc_pre (wilson or clopper-pearson)."""
+    interval of ESR, Acc_final and Acc_pre (wilson or clopper-pearson). `report_judge` also has an LLM judge read
+    each report (`report_parts`: extract, quality, persona, support; default all), beside the rules' numbers."""
     rd = RunDir(run_dir)
-    if (judge is not None or process_judge is not None) and write and not rd.scores_json.is_file():
+    if (judge is not None or process_judge is not None or report_judge is not None) and write and not rd.scores_json.is_file():
         score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch, reducer=reducer,
                   proportions=proportions)  # matcher scores first
     cfg = load_run_config(rd)
@@ -140,6 +142,9 @@ def score_run(
         judge = judge.model_copy(update={"log_path": rd.path / "judge_log.jsonl"})
     if process_judge is not None and process_judge.log_path is None and write:  # its log too, beside the scores
         process_judge = process_judge.model_copy(update={"log_path": rd.path / "process_judge_log.jsonl"})
+    if report_judge is not None and report_judge.log_path is None and write:  # and the report judge's
+        report_judge = report_judge.model_copy(update={"log_path": rd.path / "report_judge_log.jsonl"})
+    rjudge = _report_judge(report_judge, report_parts, rd)
     epochs = run_epochs(cfg, rd)
     red = run_reducer(cfg, reducer, epochs, f"run {rd.run_id!r}")
     labeller = Judge(judge) if judge is not None else None
@@ -155,6 +160,8 @@ def score_run(
                 es = score_episode(ep, fold, labeller, epoch=k)
                 if pjudge is not None and es.process is not None:
                     es.process.judged = pjudge.judge_episode(fold)
+                if rjudge is not None and ep.report is not None:
+                    es.report = rjudge(ep.report, fold, len(ep.turns) + 1)
                 scored.append(es)
     except JudgeUnavailable as e:
         kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
@@ -187,6 +194,29 @@ def score_run(
     if write:
         write_outputs(rd, scores, scored)
     return scores
+
+
+def _report_judge(config: JudgeConfig | None, parts: tuple[str, ...] | None, rd: RunDir):  # noqa: ANN202
+    """A function scoring one report turn with the judge (None without a judge): the rules' metrics with judged
+    extraction, then the judged numbers, each with the judge's calibration from the results folder's registry."""
+    if config is None:
+        return None
+    from harness.reports import score_report
+    from harness.reports._calibration import find_calibration
+    from harness.reports._judged import PARTS, VERSIONS, judge_report
+
+    parts = tuple(parts or PARTS)
+    bad = [p for p in parts if p not in PARTS]
+    if bad:
+        raise ScoringError(f"report judge parts {bad} unknown; choose from {', '.join(PARTS)}")
+    judge = Judge(config)
+    calibration = find_calibration(rd.path.parent, judge.name, VERSIONS["support"])
+
+    def score(turn, fold, number):  # noqa: ANN001, ANN202
+        rep = score_report(turn, fold, number, judge=judge if "extract" in parts else None)
+        judge_report(judge, turn, fold, number, rep, parts, calibration)
+        return rep
+    return score
 
 
 def reduce_again(scores: RunScores, episodes: list[EpisodeScore], reducer: Reducer) -> RunScores:

@@ -131,6 +131,27 @@
       Object.keys(b).map(function (k) { return el("tr", null, el("th", null, "no answer: " + k), el("td", null, b[k])); })));
   }
 
+  var REPORT_METRICS = [["claim_correctness", "Right"], ["factual_accuracy", "FA"], ["citation_fidelity", "FID"], ["citation_coverage", "CC"],
+    ["trace_verified_citations", "trace-verified citations"], ["trace_verified_fidelity", "trace-verified FID"], ["visual_integrity", "visual integrity"],
+    ["coverage_precision", "claim precision"], ["coverage_recall", "claim recall"], ["persona_violation_rate", "persona violations"]];
+  function reportCard(r) {
+    if (!r) return null;
+    var j = r.judged, rows = REPORT_METRICS.map(function (m) {
+      var v = r[m[0]] || {};
+      return el("tr", null, el("th", null, m[1]), el("td", { "data-report-metric": m[0] }, v.value === null || v.value === undefined ? "n/a" :
+        v.value.toFixed(1) + (v.interval ? " [" + v.interval.low.toFixed(1) + ", " + v.interval.high.toFixed(1) + "]" : "")), el("td", { class: "muted" }, "rules"));
+    });
+    if (j) {
+      var jm = function (m, d) { return m && m.value !== null && m.value !== undefined ? m.value.toFixed(d) + (m.interval ? " [" + m.interval.low.toFixed(d) + ", " + m.interval.high.toFixed(d) + "]" : "") : "n/a"; };
+      var who = j.judge + " · " + j.calibration_label;
+      if (j.prompt_versions.quality) rows.push(el("tr", null, el("th", null, "FLAE (0-100)"), el("td", { "data-report-metric": "flae" }, jm(j.flae, 1)), el("td", { class: "muted" }, who)));
+      if (j.prompt_versions.persona) rows.push(el("tr", null, el("th", null, "P-Score (0-10)"), el("td", { "data-report-metric": "p_score" }, jm(j.personalization, 2)), el("td", { class: "muted" }, who)));
+      if (j.prompt_versions.support) rows.push(el("tr", null, el("th", null, "judged FA"), el("td", { "data-report-metric": "judged_fa" }, j.judged_fa === null || j.judged_fa === undefined ? "n/a" : j.judged_fa.toFixed(1)), el("td", { class: "muted" }, who)));
+    }
+    return el("div", null, el("h3", null, "Reports (" + r.reports + ", claims read by " + r.extraction + ")"),
+      el("table", { class: "scores" }, el("tbody", null, rows)));
+  }
+
   function runCard(run, k) {
     return el("section", { class: "card run" },
       el("h2", null, run.run_id, el("span", { class: "muted small" }, "  agent " + (run.agent || "?") + (run.model ? " · model " + run.model : "") +
@@ -141,7 +162,8 @@
       el("div", { class: "tables" },
         el("div", null, el("h3", null, "Scores"), scoresTable(run)),
         el("div", null, el("h3", null, "Failures (one label per failed episode)"), failureTable(run)),
-        el("div", null, el("h3", null, "Cost"), costTable(run))),
+        el("div", null, el("h3", null, "Cost"), costTable(run)),
+        reportCard(run.report)),
       (run.plots && run.plots.length) ? el("details", { class: "plots", open: k === 0 },
         el("summary", null, "Plots (" + run.plots.length + ")"),
         el("div", { class: "plotgrid" }, run.plots.map(function (p) { return el("a", { href: p, target: "_blank" }, el("img", { src: p, alt: p, loading: "lazy" })); }))) : null);
@@ -235,8 +257,9 @@
       s.failure ? failureMarker(s.failure) : null);
   }
 
-  function turnBlock(t, n) {
-    var verdict = t.correct === true ? el("span", { class: "badge ok" }, "✓ correct") : t.correct === false ? el("span", { class: "badge bad" }, "✗ wrong") : el("span", { class: "badge unk" }, "unscored");
+  function turnBlock(t, n, ep) {
+    var rep = ep && ep.report && ep.report.turn === t.turn ? ep.report : null;
+    var verdict = rep ? el("span", { class: "badge mem" }, "report") : t.correct === true ? el("span", { class: "badge ok" }, "✓ correct") : t.correct === false ? el("span", { class: "badge bad" }, "✗ wrong") : el("span", { class: "badge unk" }, "unscored");
     return el("section", { class: "turn" + (t.failure ? " turn-failed" : ""), "data-turn": t.turn },
       el("h3", null, "Turn " + t.turn + " / " + n, " ", verdict, t.memory_only ? el("span", { class: "badge mem" }, "memory only") : null),
       el("p", { class: "question" }, t.question),
@@ -245,7 +268,8 @@
       el("p", { class: "meta" }, "tools: " + ((t.allowed_tools || []).join(", ") || "none") + " · budget " + fmt(t.budget) + " · model calls " + t.model_calls + " · tokens " + t.tokens),
       t.process ? turnProcess(t.process) : null,
       el("ol", { class: "steps" }, t.steps.length ? t.steps.map(stepRow) : el("li", { class: "warn" }, "this turn did not run")),
-      el("div", { class: "answers" },
+      rep ? reportBlock(rep) : null,
+      rep ? null : el("div", { class: "answers" },
         el("div", { class: "ans agent" }, el("div", { class: "label" }, "agent answer" + (t.answer_source && t.answer_source !== "agent" ? " (" + t.answer_source + ")" : "")), el("div", { class: "val" }, t.answer === null || t.answer === undefined ? "(no answer)" : t.answer)),
         el("div", { class: "ans gold" }, el("div", { class: "label" }, "gold answer"), el("div", { class: "val" }, t.gold === null || t.gold === undefined ? "(episode file not available)" : t.gold))),
       el("div", { class: "evid" },
@@ -254,6 +278,111 @@
         }) : el("span", { class: "muted" }, "none annotated")),
         el("div", null, el("span", { class: "label" }, "accessed this turn "), t.accessed.length ? chips(t.accessed) : el("span", { class: "muted" }, "none")),
         el("div", null, el("span", { class: "label" }, "in memory from earlier turns "), (t.from_memory || []).length ? chips(t.from_memory) : el("span", { class: "muted" }, "none"))));
+  }
+
+  // ---- report turns (issue 32): the report with every claim marked, citations linked to the steps that opened them ----
+  var MARKS = [["true", "✓", "true"], ["false", "✗", "false"], ["uncited", "⊘", "uncited"], ["unread", "◌", "cited but unread"],
+    ["off_persona", "⚑", "off-persona"], ["unknown", "?", "unverifiable"]];
+  var MARK_NAME = {}, MARK_SYMBOL = {};
+  MARKS.forEach(function (m) { MARK_SYMBOL[m[0]] = m[1]; MARK_NAME[m[0]] = m[2]; });
+  function goToStep(from, turn, step) {
+    var section = from.closest("section.turn"), row = section ? section.parentNode : null;
+    var col = row ? Array.prototype.indexOf.call(row.children, section) : 0;
+    var rows = document.querySelectorAll("#episode .cols");
+    for (var i = 0; i < rows.length; i++) {
+      var cell = rows[i].children[col];
+      if (!cell || !cell.matches || !cell.matches("section.turn[data-turn='" + turn + "']")) continue;
+      var li = cell.querySelector("li.s-tool_call[data-step='" + step + "']");
+      if (li) {
+        li.scrollIntoView({ block: "center" });
+        li.classList.add("flash");
+        setTimeout(function () { li.classList.remove("flash"); }, 1600);
+      }
+      return;
+    }
+  }
+  function citeLink(c) {
+    var read = c.opened.length && c.opened.every(function (x) { return x; });
+    if (c.turn === null || c.turn === undefined) {
+      return el("span", { class: "cite unread", "data-cite": c.units.join(" "), title: c.units.join(", ") + ": never opened in this episode" }, c.text);
+    }
+    return el("a", { href: "#", class: "cite" + (read ? "" : " unread"), "data-cite": c.units.join(" "), "data-cite-step": c.turn + "." + c.step,
+      title: c.units.join(", ") + ": opened at turn " + c.turn + ", step " + c.step + (read ? "" : " (not every unit of it)"),
+      onclick: function (ev) { ev.preventDefault(); goToStep(ev.target, c.turn, c.step); } }, c.text);
+  }
+  function claimChip(c, i) {
+    return el("sup", { class: "mark m-" + c.primary, "data-claim-mark": c.primary, "data-claim": i,
+      title: "claim " + (i + 1) + ": " + c.text + " · " + c.marks.map(function (m) { return MARK_NAME[m]; }).join(", ") +
+        (c.extracted_by !== "rules" ? " · read by " + c.extracted_by : "") }, MARK_SYMBOL[c.primary] + (i + 1));
+  }
+  function reportText(rep) {
+    return el("div", { class: "report-text", "data-report": rep.turn }, rep.pieces.map(function (p) {
+      if (p.claims && p.claims.length) return el("span", { class: "claim-marks" }, p.claims.map(function (i) { return claimChip(rep.claims[i], i); }));
+      if (p.cite !== null && p.cite !== undefined) return citeLink(rep.citations[p.cite]);
+      var m = p.sentence !== null && p.sentence !== undefined ? rep.sentence_marks[p.sentence] : null;
+      return el("span", { class: m ? "sent m-" + m : null, "data-sentence-mark": m || null }, p.text);
+    }), rep.cut ? el("div", { class: "warn" }, "… the report is longer than the view shows") : null);
+  }
+  function claimTable(rep) {
+    if (!rep.claims.length) return el("p", { class: "muted" }, "no claims about named methods read from this report");
+    return el("table", { class: "claims" },
+      el("thead", null, el("tr", null, ["#", "claim", "marks", "read by", "judged support", "gold"].map(function (h) { return el("th", null, h); }))),
+      el("tbody", null, rep.claims.map(function (c, i) {
+        return el("tr", { class: "m-" + c.primary, "data-claim-row": i },
+          el("td", { class: "num" }, i + 1), el("td", null, c.text, c.violates ? el("div", { class: "muted small" }, "breaks: " + c.violates) : null),
+          el("td", null, c.marks.map(function (m) { return el("span", { class: "mark m-" + m }, MARK_SYMBOL[m] + " " + MARK_NAME[m]); })),
+          el("td", null, c.extracted_by), el("td", { class: "small" }, c.support.join("; ") || "–"),
+          el("td", null, c.gold === null || c.gold === undefined ? "–" : "gold " + (c.gold + 1)));
+      })));
+  }
+  function num(v, d) { return v === null || v === undefined ? "–" : v.toFixed(d); }
+  function judgedPanel(j) {
+    if (!j) return null;
+    var parts = [];
+    if (j.flae) {
+      var f = j.flae, dims = ["read", "insh", "stru"];
+      parts.push(el("div", { class: "judged-block", "data-judged": "flae" },
+        el("h4", null, "FLAE quality (MMDR-Bench): ", el("strong", null, num(f.value, 1)), " / 100"),
+        f.error ? el("p", { class: "warn" }, f.error) : null,
+        el("table", { class: "scores" }, el("thead", null, el("tr", null, ["dimension", "formula", "judge", "fused", "weight"].map(function (h) { return el("th", null, h); }))),
+          el("tbody", null, dims.map(function (d) {
+            return el("tr", null, el("th", null, d.toUpperCase() + "."), el("td", null, num(f.formula[d], 2)), el("td", null, f.judged ? num(f.judged[d], 2) : "–"),
+              el("td", null, f.fused ? num(f.fused[d], 2) : "–"), el("td", null, f.weights ? num(f.weights[d], 2) : "–"));
+          }))),
+        el("p", { class: "muted small" }, "alpha " + num(f.alpha, 2) + " from the judge (deterministic alpha of Eq. 8: " + num(f.alpha_det, 2) + ")")));
+    }
+    if (j.personalization) {
+      var p = j.personalization;
+      parts.push(el("div", { class: "judged-block", "data-judged": "personalization" },
+        el("h4", null, "P-Score personalization (PDR): ", el("strong", null, num(p.value, 2)), " / 10"),
+        p.error ? el("p", { class: "warn" }, p.error) : null,
+        Object.keys(p.dimensions || {}).map(function (d) {
+          var dim = p.dimensions[d];
+          return el("details", null, el("summary", null, d.replace(/_/g, " ") + ": " + num(dim.score, 2) + " (weight " + num(dim.weight, 2) + ")"),
+            el("ul", { class: "criteria" }, dim.criteria.map(function (c) {
+              return el("li", null, c.text + " — weight " + num(c.weight, 2) + ", score " + num(c.score, 0), c.analysis ? el("div", { class: "muted small" }, c.analysis) : null);
+            })));
+        })));
+    }
+    if (j.support && j.support.length) {
+      parts.push(el("p", { "data-judged": "support" }, "Judged support (FACT-style, against the text the agent read): " + j.judged_supported + " of " + j.cited + " cited claims supported"));
+    }
+    if (j.extraction) {
+      var x = j.extraction;
+      parts.push(el("p", { "data-judged": "extraction" }, "Judged extraction (" + x.prompt_version + "): " + x.sentences + " sentence(s) sent, " + x.claims + " claim(s) added" +
+        (x.errors ? ", " + x.errors + " without a readable reply" : "") + (x.refused.length ? "; refused: " + x.refused.join("; ") : "")));
+    }
+    return el("details", { class: "judged-panel", open: true, "data-judge": j.judge },
+      el("summary", null, "Judged by " + j.judge + " · " + j.calibration_label), parts);
+  }
+  function reportBlock(rep) {
+    return el("div", { class: "report", "data-report-turn": rep.turn },
+      el("div", { class: "label" }, "report · claims read by " + rep.extraction),
+      el("div", { class: "mark-legend" }, MARKS.map(function (m) {
+        return el("span", { class: "mark m-" + m[0], "data-mark-count": m[0] }, m[1] + " " + m[2] + " " + (rep.counts[m[0]] || 0));
+      })),
+      rep.problems.length ? el("div", { class: "warn" }, "problems: " + rep.problems.join("; ")) : null,
+      reportText(rep), claimTable(rep), judgedPanel(rep.judged));
   }
 
   function ratio(v) { return v === null || v === undefined ? "–" : v.toFixed(2); }
@@ -328,7 +457,7 @@
       var nTurns = Math.max.apply(null, present.map(function (ep) { return ep.turns.length; }));
       for (var t = 0; t < nTurns; t++) {
         append(box, el("div", { class: "cols c" + cols }, eps.map(function (ep) {
-          return ep && ep.turns[t] ? turnBlock(ep.turns[t], ep.n_turns) : el("div", { class: "muted" }, "—");
+          return ep && ep.turns[t] ? turnBlock(ep.turns[t], ep.n_turns, ep) : el("div", { class: "muted" }, "—");
         })));
       }
     }, function (err) { box.textContent = ""; append(box, el("p", { class: "warn" }, String(err.message || err))); });

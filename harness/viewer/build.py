@@ -53,6 +53,8 @@ class RunOverview(BaseModel):
     scores: dict[str, dict[str, Any]] = Field(default_factory=dict, description="split -> SplitScores fields")
     buckets: dict[str, int] = Field(default_factory=dict)
     plots: list[str] = Field(default_factory=list, description="image paths relative to the viewer")
+    report: dict[str, Any] | None = Field(default=None, description="report metrics of the run (ReportSummary), judged "
+                                                                    "ones with their judge and its calibration")
     episodes: list[EpisodeEntry] = Field(default_factory=list)
 
 
@@ -119,6 +121,7 @@ def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
         ov.model = ov.model or rs.model
         ov.scores = {s: rs.split(s).model_dump(mode="json") for s in SPLITS}
         ov.buckets = {b: rs.buckets.count(b) for b in ("provider", "data_access", "pipeline", "model")}
+        ov.report = rs.report.model_dump(mode="json") if rs.report is not None else None
     plots_dir = files.run.path / "plots"
     if plots_dir.is_dir():
         for p in sorted(plots_dir.glob("*.png")):

@@ -1,7 +1,8 @@
 """Screenshots of a built viewer in headless Chromium (`epi view RUN --screenshots DIR`).
 
 Two pictures: the overview filtered to failed episodes, and the page of a failed episode with its
-failure marker and an extracted figure in view. Used for the README examples and by the browser test.
+failure marker and an extracted figure in view; a third when the run has report episodes: the report with
+the most kinds of claim marks. Used for the README examples and by the browser tests.
 """
 from __future__ import annotations
 
@@ -45,6 +46,27 @@ def pick_showcase_episode(viewer: Path, run: int = 0) -> str | None:
     return first_failed
 
 
+def pick_report_episode(viewer: Path, run: int = 0) -> str | None:
+    """The report episode whose report shows the most kinds of claim marks (the first of them on a tie)."""
+    best: tuple[int, str] | None = None
+    for path in sorted((viewer / "data" / "ep" / str(run)).glob("*.js")):
+        m = _CALL.match(path.read_text(encoding="utf-8"))
+        if not m:
+            continue
+        _, eid, ep = json.loads("[" + m.group(1) + "]")
+        rep = ep.get("report")
+        if not rep:
+            continue
+        kinds = sum(1 for v in (rep.get("counts") or {}).values() if v)
+        if best is None or kinds > best[0]:
+            best = (kinds, eid)
+    return best[1] if best else None
+
+
+# The report turn from its top (the report, its marks and the claims table in view)
+_SCROLL_TO_REPORT = """r => { r.closest('section.turn').scrollIntoView({block: 'start'}); window.scrollBy(0, -50); }"""
+
+
 async def _images_loaded(page: Any, timeout_ms: float = 5000) -> None:
     """Wait until the images in view have loaded (lazy ones further down never load; do not wait for them)."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -59,7 +81,8 @@ async def _images_loaded(page: Any, timeout_ms: float = 5000) -> None:
 
 async def take_screenshots(index_html: Path, out_dir: Path, *, chromium: Path = CHROMIUM,
                            width: int = 1400, height: int = 1000) -> list[Path]:
-    """Write viewer.png (failed filter) and viewer_episode.png (failure marker in view) into out_dir."""
+    """Write viewer.png (failed filter), viewer_episode.png (failure marker in view) and, for a run with reports,
+    viewer_report.png (a report with its claim marks) into out_dir."""
     from playwright.async_api import async_playwright
 
     if not chromium.is_file():
@@ -85,6 +108,15 @@ async def take_screenshots(index_html: Path, out_dir: Path, *, chromium: Path = 
                 await _images_loaded(page)
                 await marker.evaluate(_SCROLL_TO_FAILURE)
                 shots.append(out_dir / "viewer_episode.png")
+                await page.screenshot(path=str(shots[-1]))
+            rid = pick_report_episode(index_html.parent)
+            if rid is not None:
+                await page.set_viewport_size({"width": width, "height": int(height * 1.3)})
+                await page.goto(base + f"#/episode/{quote(rid, safe='')}?run=0")
+                report = page.locator("[data-report-turn]").first
+                await report.wait_for()
+                await report.evaluate(_SCROLL_TO_REPORT)
+                shots.append(out_dir / "viewer_report.png")
                 await page.screenshot(path=str(shots[-1]))
         finally:
             await browser.close()

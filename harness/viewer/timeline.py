@@ -18,6 +18,7 @@ from ..trace import (
 from ..trace_fold import EpisodeFold, TurnFold, fold_trace
 from ..scoring.model import EpisodeScore, FailureLabel, TurnScore
 from ..scoring.process_model import EpisodeProcess, TurnProcess
+from ..reports._view import ReportView, report_view
 from .run_files import RunFiles
 
 StepKind = Literal["tool_call", "no_tool_step", "memory_compacted", "retry", "error", "budget_exhausted", "limit_hit",
@@ -101,6 +102,8 @@ class EpisodeTimeline(BaseModel):
     notes: list[str] = Field(default_factory=list, description="problems with the files: truncated, missing, bad lines")
     turns: list[TurnTimeline] = Field(default_factory=list)
     process: EpisodeProcess | None = Field(default=None, description="process metrics of the episode; per turn under turns")
+    report: ReportView | None = Field(default=None, description="report episodes: the report with every claim marked, "
+                                                                "citations linked to the steps that opened their units")
 
 
 def format_gold(answer: Answer) -> str:
@@ -247,6 +250,8 @@ def build_timeline(files: RunFiles, episode_id: str) -> EpisodeTimeline:
     tl.n_turns = tl.n_turns or len(tl.turns)
     if score is not None:
         _apply_score(tl, score)
+        if score.report is not None and score.report.turn in fold.turns:
+            tl.report = report_view(fold.turns[score.report.turn].answer_text or "", score.report, fold)
     return tl
 
 

@@ -8,10 +8,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import paths
 from .build import build_index, load_catalog, sha256, write_atomic
 from .model import Catalog, CatalogEntry
+
+if TYPE_CHECKING:
+    from tools.pdf import PdfLimits
 
 ADDED_DIR = "added"
 
@@ -50,11 +54,18 @@ def _abstract(parsed: object) -> str | None:
     return long_blocks[0][:1500] if long_blocks else None
 
 
-def add_pdf(pdf_path: Path, sandbox_dir: Path | None = None, *, with_index: bool = True) -> AddResult:
-    """Parse `pdf_path` and add it to the sandbox catalog and search index."""
+def add_pdf(pdf_path: Path, sandbox_dir: Path | None = None, *, with_index: bool = True,
+            limits: PdfLimits | None = None) -> AddResult:
+    """Parse `pdf_path` and add it to the sandbox catalog and search index.
+
+    The file is untrusted: it is parsed first in a child process under `limits` (default: from the
+    environment; tools/pdf/_limits.py), into the sandbox world's parse cache, so its tools reuse it.
+    """
     import pymupdf
 
-    from tools.pdf import PdfError, parse_pdf
+    from tools.pdf import PdfError, PdfLimits, format_mb, parse_cached
+
+    from ..world import SandboxWorld
 
     root = Path(sandbox_dir) if sandbox_dir else paths.sandbox_dir()
     path = Path(pdf_path)
@@ -65,12 +76,17 @@ def add_pdf(pdf_path: Path, sandbox_dir: Path | None = None, *, with_index: bool
     catalog = load_catalog(root)
     if catalog is None:
         raise AddPdfError(f"the sandbox in {root} is not built yet; run `epi sandbox build` before adding PDFs")
+    limits = limits or PdfLimits.from_env()
     try:
+        size = path.stat().st_size
+        if size > limits.file_bytes:  # refused before reading: the file may not even fit in memory
+            too_big = limits.refuse(f"the file is {format_mb(size)}", "file_mb")
+            raise AddPdfError(f"{path}: {too_big.message}; the sandbox was not changed")
         data = path.read_bytes()
     except OSError as e:
         raise AddPdfError(f"{path}: cannot read the file ({e.strerror or e})") from None
     try:
-        parsed = parse_pdf(data)
+        parsed = parse_cached(data, SandboxWorld(root).cache_dir, limits=limits, trusted=False)
     except PdfError as e:
         raise AddPdfError(f"{path}: {e.message}; the sandbox was not changed") from None
     digest = sha256(data)

@@ -64,11 +64,11 @@ async def test_the_episode_page_shows_the_process_panel_and_marks(tmp_path: Path
         await page.goto(viewer.joinpath("index.html").as_uri() + "#/episode/R1?run=0")
         panel = page.locator("[data-process=episode]")
         await panel.wait_for()
-        assert await panel.locator("[data-metric=efficiency]").inner_text() == "0.67"
+        assert await panel.locator("[data-metric=efficiency]").inner_text() == "0.50"  # issue 22: the repeated reads add nothing new, so they are not useful
         assert await panel.locator("[data-metric=repeated_calls]").inner_text() == "2"
         assert await page.locator(".chip.flag[data-flag=repeat]").count() == 2
         line = await page.locator("[data-turn-process='1']").inner_text()
-        assert "3/4 calls on target" in line and "observation (turn 1 step 2 table_extract)" in line
+        assert "2/4 calls on target" in line and "observation (turn 1 step 2 table_extract)" in line
         await page.goto(viewer.joinpath("index.html").as_uri() + "#/episode/U1?run=0")
         await page.locator("[data-turn-process='1'].ungrounded").wait_for()
         assert "traceable to nothing" in await page.locator("[data-process=episode] .warn").inner_text()

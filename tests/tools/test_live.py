@@ -215,3 +215,36 @@ async def test_real_web_search_finds_a_famous_paper(tmp_path):
         pytest.skip(reason)
     hits = await LiveWorld(tmp_path).search("Attention Is All You Need arxiv", 5)
     assert hits and any("attention" in h.title.lower() for h in hits)
+
+
+# ---- PDF limits on the download path ------------------------------------------------------------
+async def test_the_download_cap_follows_the_pdf_file_limit(tmp_path, site, monkeypatch):
+    _, base = site
+    monkeypatch.setenv("EPI_PDF_MAX_FILE_MB", "1")
+    world = _local(tmp_path)
+    assert world.pdf_byte_cap() == 1024 * 1024
+    with pytest.raises(FetchError, match="1,048,576-byte limit") as e:
+        await world.pdf_bytes(PaperMeta(id="big", title="big", pdf_url=base + "/test/big.pdf?mb=3"))
+    assert e.value.kind == "limit"
+    monkeypatch.delenv("EPI_PDF_MAX_FILE_MB")
+    assert _local(tmp_path).pdf_byte_cap() == 50 * 1024 * 1024
+
+
+async def test_live_downloads_are_parsed_as_untrusted(tmp_path, site, monkeypatch):
+    """A downloaded PDF is parsed in a worker process under the limits (its parse records what it measured)."""
+    from tools import get_tool
+    from tools.pdf._isolate import _ZYGOTE
+
+    from tools.pdf import parse_cached
+
+    _, base = site
+    world = _local(tmp_path)
+    meta = await world.resolve(f"{base}/pdf/P001.pdf")
+    assert not world.pdf_trusted(meta)
+    world.preload(["pdf_extract"])  # the run's background preload starts the parse process
+    assert _ZYGOTE._proc is not None and _ZYGOTE._proc.poll() is None
+    res = await get_tool("pdf_extract")(world, {"paper": meta.url})
+    assert not res.is_error, res.error
+    monkeypatch.setattr("tools.pdf._load.parse_isolated", None)  # a second read is served by the cache
+    parsed = parse_cached(await world.pdf_bytes(meta), world.cache_dir)
+    assert parsed.measured is not None and parsed.measured.file_bytes == len(await world.pdf_bytes(meta))

@@ -50,8 +50,9 @@ def test_encrypted_pdf_is_refused() -> None:
 
 def test_page_cap_refuses_a_500_page_pdf_quickly() -> None:
     data = _small_pdf(500)
-    with pytest.raises(PdfError, match=r"500 pages.*cap of 300"):
+    with pytest.raises(PdfError, match=r"more than 300 pages \(its page tree says 500\), over the limit of 300") as e:
         parse_pdf(data)
+    assert e.value.kind == "limit" and "EPI_PDF_MAX_PAGES" in e.value.message
     assert parse_pdf(data, max_pages=600).pages == 500
 
 

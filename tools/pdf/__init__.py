@@ -13,14 +13,19 @@ _EXPORTS = {
     "TableCells": "_cells", "extract_table": "_cells", "rows_to_markdown": "_cells",
     "FigureCrop": "_crop", "body_box": "_crop", "crop_figure": "_crop",
     "PdfError": "_errors",
-    "LoadedPaper": "_load", "load_paper": "_load", "parse_cached": "_load",
+    "PdfLimits": "_limits", "PdfLimitError": "_limits", "PdfLimitsError": "_limits", "describe_limits": "_limits",
+    "format_mb": "_limits",
+    "parse_isolated": "_isolate",
+    "LoadedPaper": "_load", "load_paper": "_load", "parse_cached": "_load", "world_limits": "_load",
     "PARSER_VERSION": "_parse", "parse_pdf": "_parse",
-    "BBox": "model", "FloatRef": "model", "ParsedPaper": "model", "Section": "model", "TextBlock": "model",
+    "BBox": "model", "FloatRef": "model", "ParsedPaper": "model", "PdfMeasures": "model", "Section": "model",
+    "TextBlock": "model",
 }
 
 __all__ = [
-    "BBox", "FloatRef", "ParsedPaper", "Section", "TextBlock",
-    "PdfError", "parse_pdf", "parse_cached", "PARSER_VERSION", "load_paper", "LoadedPaper",
+    "BBox", "FloatRef", "ParsedPaper", "PdfMeasures", "Section", "TextBlock",
+    "PdfError", "PdfLimits", "PdfLimitError", "PdfLimitsError", "describe_limits", "format_mb",
+    "parse_pdf", "parse_cached", "parse_isolated", "PARSER_VERSION", "load_paper", "LoadedPaper", "world_limits",
     "crop_figure", "FigureCrop", "body_box", "extract_table", "TableCells", "rows_to_markdown",
 ]
 
@@ -41,6 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._cells import TableCells, extract_table, rows_to_markdown
     from ._crop import FigureCrop, body_box, crop_figure
     from ._errors import PdfError
-    from ._load import LoadedPaper, load_paper, parse_cached
+    from ._isolate import parse_isolated
+    from ._limits import PdfLimitError, PdfLimits, PdfLimitsError, describe_limits, format_mb
+    from ._load import LoadedPaper, load_paper, parse_cached, world_limits
     from ._parse import PARSER_VERSION, parse_pdf
-    from .model import BBox, FloatRef, ParsedPaper, Section, TextBlock
+    from .model import BBox, FloatRef, ParsedPaper, PdfMeasures, Section, TextBlock

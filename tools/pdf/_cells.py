@@ -13,6 +13,7 @@ from statistics import median
 import pymupdf
 
 from ._crop import body_box
+from ._errors import PdfError
 from ._parse import open_pdf
 from ._rows import GridRow, Rule, logical_rows
 from .model import FloatRef
@@ -295,5 +296,7 @@ def extract_table(data: bytes, ref: FloatRef) -> TableCells:
                 return TableCells(rows=grid, method="lines")
         words = _within_outer_rules(words, rules)
         return TableCells(rows=logical_rows(_align(words, rules), rules, clip.width), method="text")
+    except (RuntimeError, IndexError) as e:  # mupdf on a damaged page; a float on a page the file lacks
+        raise PdfError(f"corrupt PDF: page {ref.page} cannot be read ({e})") from None
     finally:
         doc.close()

@@ -5,6 +5,9 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from ._checks import check_render
+from ._errors import PdfError
+from ._limits import PdfLimits
 from ._parse import open_pdf
 from .model import BBox, FloatRef
 
@@ -31,9 +34,15 @@ def body_box(ref: FloatRef) -> BBox | None:
     return (x0, min(y1 - 1, cy1), x1, y1)
 
 
-def crop_figure(data: bytes, ref: FloatRef, *, dpi: int = MIN_DPI, with_caption: bool = True) -> FigureCrop:
-    """PNG of the figure's region (with its caption unless told otherwise) at >= 150 dpi."""
+def crop_figure(data: bytes, ref: FloatRef, *, dpi: int = MIN_DPI, with_caption: bool = True,
+                limits: PdfLimits | None = None) -> FigureCrop:
+    """PNG of the figure's region (with its caption unless told otherwise) at >= 150 dpi.
+
+    Before anything is drawn, the PNG's size and the images drawn across the region are held to the pixel
+    limit (`limits`, default: from the environment), whoever parsed the file.
+    """
     dpi = max(MIN_DPI, int(dpi))
+    limits = limits or PdfLimits.from_env()
     doc = open_pdf(data, max_pages=10**6)
     try:
         page = doc[ref.page - 1]
@@ -43,8 +52,11 @@ def crop_figure(data: bytes, ref: FloatRef, *, dpi: int = MIN_DPI, with_caption:
             box = (cx0, max(0.0, cy0 - 0.35 * page.rect.height), cx1, cy1)
         clip = pymupdf.Rect(box) + (-3, -3, 3, 3)
         clip &= page.rect
+        check_render(page, clip, dpi, limits)
         pix = page.get_pixmap(clip=clip, dpi=dpi)
         return FigureCrop(png=pix.tobytes("png"), width=pix.width, height=pix.height, dpi=dpi,
                           bbox=(clip.x0, clip.y0, clip.x1, clip.y1))
+    except (RuntimeError, IndexError) as e:  # mupdf on a damaged page; a float on a page the file lacks
+        raise PdfError(f"corrupt PDF: page {ref.page} cannot be rendered ({e})") from None
     finally:
         doc.close()

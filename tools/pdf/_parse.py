@@ -9,10 +9,12 @@ import hashlib
 
 import pymupdf
 
+from ._checks import check_page_tree, measure_streams
 from ._classify import classify_blocks, find_captions
 from ._errors import PdfError
 from ._gutter import split_at_gutter
 from ._layout import PageText, measure_geometry, read_page, union
+from ._limits import PdfLimits, format_mb
 from ._reading import read_document
 from ._regions import locate_regions, mark_float_blocks
 from .model import FloatRef, ParsedPaper
@@ -20,29 +22,48 @@ from .model import FloatRef, ParsedPaper
 PARSER_VERSION = "epi-pdf-3"
 DEFAULT_MAX_PAGES = 300
 
+# Text boxes as this parser has always measured them: `import pymupdf` imports pymupdf4llm when it is
+# installed, which switches PyMuPDF's quad corrections off for the whole process. Said here, the parse
+# no longer depends on which optional packages are installed (or skipped, as the child process does).
+pymupdf.TOOLS.unset_quad_corrections(True)
 
-def open_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES) -> pymupdf.Document:
-    """Open PDF bytes, refusing with a PdfError what cannot or should not be read."""
+
+def open_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES, limits: PdfLimits | None = None) -> pymupdf.Document:
+    """Open PDF bytes, refusing with a PdfError what cannot or should not be read.
+
+    The page tree is always walked before mupdf counts pages (a lying /Count made it throw); with
+    `limits` (an untrusted file) the file size is checked first and `limits.pages` replaces max_pages.
+    """
     if not data:
         raise PdfError("empty file: 0 bytes, not a PDF")
     head = data[:1024]
     if b"%PDF-" not in head:
         shown = data[:16].decode("latin-1")
         raise PdfError(f"not a PDF: the file does not start with a %PDF- header (starts with {shown!r})")
+    caps = limits or PdfLimits(pages=max_pages)
+    if limits is not None and len(data) > limits.file_bytes:
+        raise limits.refuse(f"the file is {format_mb(len(data))}", "file_mb")
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as e:  # mupdf raises its own types for damaged files
         raise PdfError(f"corrupt PDF: PyMuPDF could not open it ({e})") from None
-    if doc.needs_pass and not doc.authenticate(""):
+    try:
+        if doc.needs_pass and not doc.authenticate(""):
+            raise PdfError("encrypted PDF: it needs a password, which we do not have")
+        walked = check_page_tree(doc, caps)
+        try:
+            n = doc.page_count
+        except RuntimeError as e:
+            raise PdfError(f"corrupt PDF: its page tree cannot be read ({e})") from None
+        if n == 0:
+            raise PdfError("corrupt PDF: it has no readable pages")
+        if n != walked:
+            raise PdfError(f"corrupt PDF: its page tree holds {walked} pages but PyMuPDF counts {n}")
+        if n > caps.pages:
+            raise caps.refuse(f"it has {n} pages", "pages")
+    except BaseException:
         doc.close()
-        raise PdfError("encrypted PDF: it needs a password, which we do not have")
-    if doc.page_count == 0:
-        doc.close()
-        raise PdfError("corrupt PDF: it has no readable pages")
-    if doc.page_count > max_pages:
-        n = doc.page_count
-        doc.close()
-        raise PdfError(f"PDF has {n} pages, more than the cap of {max_pages} pages; it is not parsed")
+        raise
     return doc
 
 
@@ -60,11 +81,17 @@ def _caption_text(block_text: str) -> str:
     return " ".join(block_text.split())
 
 
-def parse_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES) -> ParsedPaper:
-    """Parse a paper's PDF into markdown, sections, text blocks and captioned figures and tables."""
+def parse_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES, limits: PdfLimits | None = None) -> ParsedPaper:
+    """Parse a paper's PDF into markdown, sections, text blocks and captioned figures and tables.
+
+    With `limits` the file is first checked against them (tools/pdf/_checks.py) and its measures kept in
+    `ParsedPaper.measured`. This runs in the calling process: untrusted files go through
+    parse_isolated, which calls it in a child process that also caps seconds and memory.
+    """
     sha = hashlib.sha256(data).hexdigest()
-    doc = open_pdf(data, max_pages=max_pages)
+    doc = open_pdf(data, max_pages=max_pages, limits=limits)
     try:
+        measured = measure_streams(doc, limits, len(data)) if limits else None
         pages = _read_pages(doc)
         if not any(p.blocks for p in pages):
             raise PdfError("PDF has no text layer (scanned images only?); nothing to extract")
@@ -90,7 +117,7 @@ def parse_pdf(data: bytes, *, max_pages: int = DEFAULT_MAX_PAGES) -> ParsedPaper
     tables = sorted((f for f in floats.values() if f.kind == "table"), key=lambda f: f.n)
     return ParsedPaper(sha256=sha, pages=len(pages), title=read.title, sections=read.sections, blocks=read.blocks,
                        figures=figures, tables=tables, markdown=read.markdown, two_column=geom.two_column,
-                       parser_version=PARSER_VERSION)
+                       parser_version=PARSER_VERSION, measured=measured)
 
 
 def _round(b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:

@@ -38,6 +38,15 @@ class FloatRef(BaseModel):
         return f"{self.kind}:{self.n}"
 
 
+class PdfMeasures(BaseModel):
+    """What an untrusted PDF was measured to cost when it was first parsed (compared with the limits
+    again on every cache hit, so lowering a limit refuses a file parsed before)."""
+
+    file_bytes: int
+    decompressed_bytes: int = Field(description="bytes all non-image streams inflate to")
+    largest_image_pixels: int = Field(description="pixels of the largest image the file holds")
+
+
 class ParsedPaper(BaseModel):
     sha256: str
     pages: int
@@ -49,6 +58,7 @@ class ParsedPaper(BaseModel):
     markdown: str = ""
     two_column: bool = False
     parser_version: str = ""
+    measured: PdfMeasures | None = Field(default=None, description="set when the file was parsed as untrusted")
 
     def figure(self, n: int) -> FloatRef | None:
         return next((f for f in self.figures if f.n == n), None)
