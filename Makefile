@@ -7,6 +7,8 @@ TAG     := $(shell date +%Y%m%d-%H%M%S)
 RESULTS ?= results
 # CI audits the default benchmark (`epi episodes audit` with no file = the default of `epi run`, sandbox-v2);
 # `make test AUDIT_DEFAULT_BENCHMARK=0` skips it (sandbox-v1 fails the audit by design, issue 13).
+# --learned-advisory: the adversaries that know the generator (issue 25) are reported but do not fail the build
+# until the default benchmark passes them (the benchmark-v3 issue removes the flag); every other check fails it.
 AUDIT_DEFAULT_BENCHMARK ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -61,7 +63,7 @@ run: sandbox
 	@echo "replay a failed episode: $(BIN)/epi replay $(RESULTS)/heuristic-$(TAG) --failed"
 
 test: sandbox sandbox-v1 install-system
-	@if [ "$(AUDIT_DEFAULT_BENCHMARK)" = 1 ]; then $(BIN)/epi episodes audit; \
+	@if [ "$(AUDIT_DEFAULT_BENCHMARK)" = 1 ]; then $(BIN)/epi episodes audit --learned-advisory; \
 	else echo "audit of the default benchmark skipped (AUDIT_DEFAULT_BENCHMARK=0)"; fi
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
@@ -73,6 +75,7 @@ bench: sandbox sandbox-v1 install-system
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/corpus_build.py
 	$(BIN)/python bench/episode_validity.py episodes/sandbox-v2.jsonl
+	$(BIN)/python bench/audit_time.py
 	$(BIN)/python bench/process_metrics.py
 	$(BIN)/python bench/vs_inspect.py
 

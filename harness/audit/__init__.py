@@ -7,5 +7,16 @@ from ._ambiguity import PlottedData
 from ._model import AuditReport, Breakdown, CheckResult, Finding
 from ._render import render_text
 from ._run import audit_episodes
+from ._training import (
+    NotLearnable,
+    TrainingSet,
+    check_corpus,
+    file_source,
+    register_second_benchmark,
+    second_benchmark,
+    training_from_file,
+)
 
-__all__ = ["AuditReport", "Breakdown", "CheckResult", "Finding", "PlottedData", "audit_episodes", "render_text"]
+__all__ = ["AuditReport", "Breakdown", "CheckResult", "Finding", "NotLearnable", "PlottedData", "TrainingSet",
+           "audit_episodes", "check_corpus", "file_source", "register_second_benchmark", "render_text", "second_benchmark",
+           "training_from_file"]

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools import ToolResult, World, get_tool
+from tools import PaperNotFound, ToolResult, World, get_tool
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\"'])|\n+")
 # labels whose numbers are no measurements: "Figure 2", "(page 4", "section 4.3", "Part 1 of 2", "[3]"
@@ -84,6 +84,10 @@ class PaperText:
     lines: list[TextLine] = field(default_factory=list)
     tables_rows: dict[int, list[list[str]]] = field(default_factory=dict)
     body: str = ""
+    year: int | None = None
+    table_captions: dict[int, str] = field(default_factory=dict)
+    figure_text: dict[int, str] = field(default_factory=dict)  # caption and nearby text, as figure_extract shows them
+    figure_where: dict[int, tuple[int, tuple[float, float, float, float]]] = field(default_factory=dict)  # page, bbox
     figures_read: bool = False
     errors: list[str] = field(default_factory=list)
 
@@ -138,6 +142,12 @@ class PaperReader:
                 if res.is_error:
                     pt.errors.append(f"figure_extract {n}: {res.error}")
                     continue
+                data = res.data or {}
+                caption = str(data.get("caption") or "")
+                near = res.text.split("Text that mentions it:", 1)
+                pt.figure_text[n] = "\n".join([caption, near[1].strip()] if len(near) == 2 else [caption])
+                if data.get("page") and data.get("bbox"):
+                    pt.figure_where[n] = (int(data["page"]), tuple(float(v) for v in data["bbox"]))  # type: ignore[assignment]
                 pt.lines += sentences(res.text, f"figure:{n} text")  # caption and nearby text; the image is not read
         return pt
 
@@ -149,6 +159,10 @@ class PaperReader:
             return
         data = first.data or {}
         pt.title = str(data.get("title") or "")
+        try:
+            pt.year = (await self.world.resolve(paper)).year
+        except PaperNotFound:  # a world that cannot describe the paper leaves the year unknown
+            pt.year = None
         pt.figures = [int(f["n"]) for f in data.get("figures") or []]
         pt.tables = [int(t["n"]) for t in data.get("tables") or []]
         bodies = [first.text]
@@ -164,6 +178,7 @@ class PaperReader:
                 continue
             rows = (res.data or {}).get("rows") or []
             pt.tables_rows[n] = rows
+            pt.table_captions[n] = str((res.data or {}).get("caption") or "")
             pt.lines += row_lines(rows, f"table:{n}")
             near = res.text.split("Text that mentions it:", 1)
             pt.lines += sentences(near[1] if len(near) == 2 else str((res.data or {}).get("caption") or ""), f"table:{n} text")

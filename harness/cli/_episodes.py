@@ -76,6 +76,13 @@ def audit(
                                                         "(default: the built sandbox, or EPI_SANDBOX_DIR)")] = None,
     ground_truth: Annotated[Optional[Path], typer.Option(help="plotted data of the corpus (the sandbox's ground_truth.json): "
                                                          "lets the ambiguous-series check judge files without annotations")] = None,
+    train_on: Annotated[Optional[Path], typer.Option("--train-on", help="episode file the learned adversaries learn from "
+                                                     "(default: a second benchmark of the file's own generator, other seeds)")] = None,
+    train_sandbox: Annotated[Optional[Path], typer.Option("--train-sandbox", help="corpus folder of --train-on "
+                                                          "(default: the audited corpus)")] = None,
+    learned_advisory: Annotated[bool, typer.Option("--learned-advisory", help="report broken thresholds of the learned "
+                                                   "adversaries without failing (exit 0 if every other threshold holds)")] = False,
+    no_learned: Annotated[bool, typer.Option("--no-learned", help="leave out the learned adversaries")] = False,
 ) -> None:
     """Benchmark linter: print each validity figure with its threshold; exit 1 if one is broken, 2 on a bad file."""
     import asyncio
@@ -99,13 +106,50 @@ def audit(
             raise UserError(f"{ground_truth}: not a ground-truth file (papers[].figures[].series): {str(e).splitlines()[0]}") from None
     eps = _load_or_user_error(file, world.catalog)
     papers = {p.id: p.area for p in world.catalog.papers}
-    report = asyncio.run(audit_episodes(eps, world, corpus=str(world.root), papers=papers, plotted=plotted))
+    training, why = (None, None) if no_learned else _training_for(eps, world, train_on, train_sandbox)
+    report = asyncio.run(audit_episodes(eps, world, corpus=str(world.root), papers=papers, plotted=plotted,
+                                        training=training, training_why=why, learned=not no_learned,
+                                        advisory=learned_advisory))
     if as_json:
         typer.echo(json.dumps({**report.model_dump(), "passed": report.passed}, indent=1, ensure_ascii=False))
     else:
         typer.echo(render_text(report))
     if not report.passed:
         raise typer.Exit(1)
+
+
+def _training_for(eps: EpisodeSet, world, train_on: Path | None, train_sandbox: Path | None):  # noqa: ANN001, ANN202
+    """What the learned adversaries learn from, or (None, why not). A --train-on file that cannot be read is a
+    user error (exit 2); one that does not fit its corpus, or teaches nothing, leaves the learned checks "not checked"."""
+    import asyncio
+
+    from harness.audit import NotLearnable, check_corpus, file_source, second_benchmark, training_from_file
+    from sandbox import paths
+    from sandbox.world import SandboxNotBuilt, SandboxWorld
+
+    try:
+        if train_on is not None:
+            tworld = world
+            if train_sandbox is not None:
+                try:
+                    tworld = SandboxWorld(train_sandbox)
+                except SandboxNotBuilt as e:
+                    raise UserError(f"--train-sandbox: {e}") from None
+            teps = _load_or_user_error(train_on, None)
+            check_corpus(teps, tworld.catalog, f"--train-on {train_on}")
+            areas = {p.id: p.area for p in tworld.catalog.papers}
+            return asyncio.run(training_from_file(teps, tworld, areas)), None
+        src = file_source(eps.episodes)
+        if src is None:
+            return None, (f"{eps.path} names no generator in its `source` fields, so no second benchmark can be made; "
+                          "pass --train-on FILE (and --train-sandbox DIR)")
+        built = f"{world.catalog.generator_version}/seed={world.catalog.seed}"
+        if built != f"{src.corpus}/seed={src.corpus_seed}":
+            return None, (f"the file was generated over {src.corpus}/seed={src.corpus_seed} but the corpus folder holds "
+                          f"{built}: its second benchmark would not match")
+        return second_benchmark(src, paths.cache_dir()), None
+    except NotLearnable as e:
+        return None, str(e)
 
 
 @episodes_app.command("stats")

@@ -187,3 +187,66 @@ def test_ground_truth_lets_plain_files_be_checked_for_ambiguous_series(files, ti
                          "--ground-truth", str(tiny_sandbox / "ground_truth.json"))
     amb = next(c for c in json.loads(out)["checks"] if c["id"] == "ambiguous_series")
     assert amb["status"] == "fail" and "has no point at x =" in amb["findings"][0]["message"]
+
+
+LEARNED = ("calibrated_guess", "learned_regressor", "learned_priors", "no_vision_composite")
+
+
+def _learned(out: str) -> dict[str, dict]:
+    report = json.loads(out)
+    return {c["id"]: c for c in report["checks"] if c["id"] in LEARNED or c["id"] == "geometry_reader"}
+
+
+def test_learned_checks_say_why_they_are_not_checked_and_never_count_as_passed(files, tiny_sandbox, monkeypatch, capsys):
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(files["sound"]), "--sandbox", str(tiny_sandbox), "--json")
+    assert code == 0
+    checks = _learned(out)
+    for cid in LEARNED:
+        assert checks[cid]["status"] == "not checked", cid
+        assert "names no generator" in checks[cid]["not_checked_why"] and "--train-on" in checks[cid]["not_checked_why"]
+    assert checks["geometry_reader"]["status"] in ("pass", "fail")  # needs no training: it reads the PDF
+    code, text = _run_epi(monkeypatch, capsys, "episodes", "audit", str(files["sound"]), "--sandbox", str(tiny_sandbox))
+    assert "not checked: figure values: calibrated text guess" in text.splitlines()[-1] or "not checked:" in text.splitlines()[-1]
+
+
+def test_a_file_from_another_corpus_seed_is_not_checked_and_says_so(files, tiny_sandbox, tmp_path, monkeypatch, capsys):
+    ep = json.loads(files["sound"].read_text().splitlines()[0])
+    ep["source"] = "sandbox.episodegen episodegen-1 seed=1 ground_truth=corpus-1.1/seed=99"
+    f = _write(tmp_path / "other.jsonl", ep)
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(f), "--sandbox", str(tiny_sandbox), "--json")
+    assert code == 0
+    why = _learned(out)["calibrated_guess"]["not_checked_why"]
+    assert "corpus-1.1/seed=99" in why and "corpus-1.1/seed=11" in why
+
+
+def test_train_on_bad_input(files, tiny_sandbox, tmp_path, monkeypatch, capsys):
+    # unreadable: exit 2 naming file, line and field
+    bad = tmp_path / "bad.jsonl"
+    ep = json.loads(files["sound"].read_text().splitlines()[0])
+    ep["turns"][0]["answer"] = {"format": "number"}
+    bad.write_text(json.dumps(ep) + "\n")
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(files["sound"]), "--sandbox", str(tiny_sandbox),
+                         "--train-on", str(bad))
+    assert code == 2 and f"{bad}:1: episode 'hidden': turns[0].answer" in out and "Traceback" not in out
+    # no annotations: not checked, why, exit 0
+    plain = json.loads(files["sound"].read_text().splitlines()[0])
+    for t in plain["turns"]:
+        t.pop("reads", None)
+        t.pop("derivation", None)
+    f = _write(tmp_path / "plain.jsonl", plain)
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(files["sound"]), "--sandbox", str(tiny_sandbox),
+                         "--train-on", str(f), "--json")
+    assert code == 0 and "no `reads` annotations" in _learned(out)["learned_regressor"]["not_checked_why"]
+    # a corpus that does not match: not checked, why, exit 0
+    line = files["sound"].read_text().splitlines()[0]
+    paper = json.loads(line)["turns"][0]["evidence"][0]["paper"]
+    f = _write(tmp_path / "elsewhere.jsonl", json.loads(line.replace(f'"{paper}"', '"P999"')))
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(files["sound"]), "--sandbox", str(tiny_sandbox),
+                         "--train-on", str(f), "--json")
+    assert code == 0 and "does not match its corpus" in _learned(out)["calibrated_guess"]["not_checked_why"]
+    # too small to learn from: the guessers say so; nothing counts as passed
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(files["sound"]), "--sandbox", str(tiny_sandbox),
+                         "--train-on", str(files["leaky"]), "--json")
+    assert code in (0, 1)
+    checks = _learned(out)
+    assert checks["calibrated_guess"]["status"] == "not checked" and "fewer than 60" in checks["calibrated_guess"]["not_checked_why"]
