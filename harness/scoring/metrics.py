@@ -23,6 +23,7 @@ from harness.reports import score_report
 from harness.trace_fold import EpisodeFold, unique_units
 
 from .attribution import attribute_failure, failure_bucket
+from .behaviour import ModelBehaviour, behaviour_of
 from .claims import claim_scores
 from .epochs import Reducer
 from .facts import cost_of
@@ -101,6 +102,7 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
         episode_id=episode.id, epoch=epoch, split=episode.split, task_type=episode.task_type, initiation=episode.initiation,
         n_turns=len(episode.turns), turns_run=sum(1 for t in turns if t.ran), status=status, success=success,
         final_correct=turns[-1].correct, turns=turns, tool_calls=fold.tool_calls, refused_calls=fold.refused_calls,
+        behaviour=behaviour_of(fold),
         checklist_length=c_star, mg_ratio=(fold.tool_calls / c_star) if success and c_star > 0 else None,
         bucket=bucket,  # type: ignore[arg-type]
         failure=None if success else attribute_failure(fold, turns), cost=cost_of(fold),
@@ -128,10 +130,12 @@ def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, p
     cost = CostTotals()
     failures = FailureCounts()
     ec_hit = ec_need = turns_run = exhausted = exhausted_wrong = refused = episodes_run = max_step_failures = 0
+    behaviour = ModelBehaviour()
     mg_ratios: list[float] = []
     for e in episodes:
         cost = cost.plus(e.cost)
         refused += e.refused_calls
+        behaviour = behaviour.plus(e.behaviour)
         episodes_run += e.turns_run > 0
         max_step_failures += max_step_termination(e)
         if e.failure is not None:
@@ -150,7 +154,7 @@ def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, p
     out = outcome(episodes, reducer or Reducer(), proportions)
     return SplitScores(
         **cost.model_dump(), episodes=len({e.episode_id for e in episodes}), successful_episodes=successes,
-        turns_run=turns_run, refused_calls=refused, esr=out.esr, acc_final=out.acc_final, acc_pre=out.acc_pre,
+        turns_run=turns_run, refused_calls=refused, behaviour=behaviour, esr=out.esr, acc_final=out.acc_final, acc_pre=out.acc_pre,
         ec=_pct(ec_hit, ec_need), intervals=out.intervals,
         mg=(sum(mg_ratios) / len(mg_ratios)) if mg_ratios else None,
         max_steps_rate=_pct(max_step_failures, episodes_run), budget_exhausted_rate=_pct(exhausted, turns_run),
