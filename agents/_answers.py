@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harness.agent import NoToolReason, is_placeholder_answer
+
 from ._prompt import clean_final_answer
 
 CODE_TAGS = ("<code>", "</code>")
@@ -150,3 +152,25 @@ def last_chance_answer(text: str | None, tags: tuple[str, str] = CODE_TAGS) -> s
     prose = re.sub(rf"{opening}.*?(?:{closing}|$)", "", text, flags=re.S)
     prose = _FENCE.sub("", prose)
     return clean_final_answer(prose)
+
+
+_CALL_AS_TEXT = re.compile(r"\A\s*(?:```(?:json)?\s*)?\{|<tool_call>|^\s*functions\.\w+\s*:", re.I | re.M)
+
+
+def no_tool_reason(text: str, finish_reason: str | None, reading: ReplyReading) -> tuple[NoToolReason, str]:
+    """Why a reply with no tool call gives no answer, and what to tell the model beyond that: cut off at the
+    length limit (over_long), nothing written (empty), an answer that only repeats the instructions'
+    placeholder or a tool call written as text (unparseable), else a plan."""
+    if finish_reason == "length":
+        return "over_long", "Keep replies short: one tool call, or the final answer line."
+    if not text.strip():
+        return "empty", ""
+    if reading.answer is not None and is_placeholder_answer(reading.answer):
+        return "unparseable", (f"Its final answer {reading.answer!r} only repeats the placeholder of the instructions: "
+                               "write the value itself in its place.")
+    if reading.code is not None:
+        return "plan", ("Its final_answer(...) call computes the answer in code, which this agent cannot run: write "
+                        "the value itself.")
+    if _CALL_AS_TEXT.search(text):
+        return "unparseable", "It looks like a tool call written as text; call the tool itself instead."
+    return "plan", ""

@@ -8,9 +8,8 @@ from typing import Any
 
 import httpx
 
-from harness.agent import AgentConfig
-
-from harness.provider import RetryPolicy
+from harness.agent import AgentConfig, ProviderError
+from harness.provider import RetryPolicy, is_context_overflow
 
 
 def api_key(config: AgentConfig) -> str:
@@ -55,6 +54,7 @@ def retry_policy(config: AgentConfig) -> RetryPolicy:
         max_retries=config.max_retries,
         base_s=float(config.extra.get("retry_base_s", 1.0)),
         max_wait_s=float(config.extra.get("retry_max_wait_s", 60.0)),
+        timeout_s=config.request_timeout_s,
     )
 
 
@@ -68,6 +68,46 @@ def decoding_kwargs(config: AgentConfig) -> dict[str, Any]:
     if config.reasoning_effort is not None:
         out["reasoning_effort"] = config.reasoning_effort
     return out
+
+
+def tool_choice_field(config: AgentConfig) -> dict[str, Any]:
+    """The `tool_choice` of a request that offers tools (`{}` with tool_choice omit). A request without tools
+    never carries one: vLLM refuses tool_choice without tools."""
+    return {} if config.tool_choice == "omit" else {"tool_choice": config.tool_choice}
+
+
+def _fix_for(message: str, tool_choice: Any, images_sent: bool) -> str:
+    """The option (or server setting) most likely to fix a request the server refused; "" when none is known."""
+    low = message.lower()
+    if "timed out" in low:
+        return ""  # the timeout message names --request-timeout itself
+    if "--enable-auto-tool-choice" in message:
+        return ("start vLLM with --enable-auto-tool-choice and a --tool-call-parser for the model, or pass "
+                "--tool-choice required")
+    if "--jinja" in message:
+        return "start llama-server with --jinja (it needs it for tools)"
+    if images_sent and (is_context_overflow(message) or any(w in low for w in ("image", "mmproj", "multimodal", "vision"))):
+        return ("this request carried images: pass --no-images for a server or model without vision (a text-only "
+                "chat template reads an image's bytes as text)")
+    if is_context_overflow(message):
+        return ("shorten the conversation: --memory-mode summary with --context-tokens below the server's context, a "
+                "smaller --max-steps, or a server with a larger context")
+    if tool_choice is not None and ("tool_choice" in low or (tool_choice == "required" and "no message" in low)):
+        return f"the server refused tool_choice {tool_choice!r}: pass --tool-choice auto (or omit)"
+    return ""
+
+
+def with_fix(error: ProviderError, tool_choice: Any, images_sent: bool) -> ProviderError:
+    """The final error of a failed request with the option most likely to fix it, said once (its retries are
+    recorded with the server's message alone)."""
+    fix = _fix_for(str(error), tool_choice, images_sent)
+    return ProviderError(f"{error}; {fix}") if fix else error
+
+
+def carries_images(messages: list[dict[str, Any]]) -> bool:
+    """Whether any message of a request has an image part."""
+    return any(isinstance(m.get("content"), list) and any(isinstance(p, dict) and p.get("type") == "image_url"
+                                                           for p in m["content"]) for m in messages)
 
 
 async def preflight_endpoint(config: AgentConfig) -> None:

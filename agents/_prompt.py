@@ -33,13 +33,13 @@ How to work:
 """
 
 FINAL_BY_TEXT = """5. When you can answer, reply with no tool call and a last line of the form
-   `Final answer: <answer>` in the format the turn asks for."""
+   `Final answer: <answer>` in the format the turn asks for, with the value itself in place of <answer>."""
 FINAL_BY_TOOL = """5. When you can answer, call the `final_answer` tool with the answer alone, in the format the
-   turn asks for (e.g. `final_answer(answer="12.5")`). In turns without tools, reply with a last
-   line `Final answer: <answer>`."""
+   turn asks for (`final_answer(answer="<answer>")`, the value itself in place of <answer>). In turns
+   without tools, reply with a last line `Final answer: <answer>`."""
 FINAL_BY_CODE = """5. When you can answer, call `final_answer("<answer>")` in your code with the answer alone, in
-   the format the turn asks for (e.g. `final_answer("12.5")`). In turns without tools, reply with a
-   last line `Final answer: <answer>`."""
+   the format the turn asks for (the value itself in place of <answer>). In turns without tools, reply
+   with a last line `Final answer: <answer>`."""
 
 
 def system_prompt(final: str = FINAL_BY_TEXT) -> str:
@@ -57,10 +57,13 @@ class AnswerStyle:
     final_instruction: str  # item 5 of the system prompt
     with_tools: str  # how to answer when tools are offered
     without_tools: str  # how to answer in a request without tools (memory-only turn, budget fallback)
-    example_form: str  # "{}" is replaced by an example answer
+    example_form: str  # "{}" is replaced by a placeholder of the answer's form
 
-    def example(self, value: str) -> str:
-        return self.example_form.format(value)
+    def example(self, placeholder: str) -> str:
+        """The answer form with a placeholder that no gold answer can be (`<number>`, never `12.5`): a model
+        that copies the example gives no answer (harness.agent.is_placeholder_answer) instead of a guess
+        that may happen to be right."""
+        return self.example_form.format(placeholder)
 
 
 TEXT_STYLE = AnswerStyle(FINAL_BY_TEXT, "reply with a last line `Final answer: <answer>`",
@@ -74,6 +77,9 @@ CODE_STYLE = AnswerStyle(FINAL_BY_CODE, 'call `final_answer("<answer>")` in a <c
 MEMORY_ONLY_SUFFIX = (
     "No tools are available in this turn: answer from the evidence already gathered in this episode."
 )
+
+
+IMAGE_OFF = "not available in this run (text only): work from the question and the cue text"
 
 
 def fallback_prompt(view: TurnView, style: AnswerStyle = TEXT_STYLE) -> str:
@@ -90,11 +96,15 @@ def no_tool_feedback(view: TurnView, reason: NoToolReason, style: AnswerStyle = 
     what = {
         "empty": "Your last reply was empty (no text and no tool call)",
         "plan": "Your last reply called no tool and gave no final answer",
+        "over_long": "Your last reply was cut off at the length limit before it called a tool or gave a final answer",
         "unparseable": "Your last reply could not be read as an action",
         "code_error": "Your code raised an error before calling any tool",
         "code_without_tool": "Your code ran but called no tool and gave no final answer",
         "other": "Your last step called no tool and gave no final answer",
     }[reason]
+    if left == 0:  # the turn's last step: the request for the final answer follows in the same message
+        parts = [f"{what}; it counted as a step, the last one allowed without a tool call in this turn."]
+        return "\n".join(parts + ([detail] if detail else []))
     parts = [f"{what}; it counted as a step ({left} more without a tool call allowed in this turn)."]
     if detail:
         parts.append(detail)
@@ -109,16 +119,17 @@ def answer_instructions(spec: AnswerSpec, style: AnswerStyle = TEXT_STYLE) -> st
     """The answer-format suffix of a turn (never reveals the gold answer)."""
     if spec.format == "choice":
         opts = "\n".join(f"  {k}. {v}" for k, v in sorted((spec.choices or {}).items()))
-        return (f"This is a multiple-choice question. Options:\n{opts}\nAnswer with the option letter only "
-                f"(e.g. {style.example('B')}).")
+        return (f"This is a multiple-choice question. Options:\n{opts}\nAnswer with the option letter only: "
+                f"{style.example('<letter>')}, with one of the letters above in place of <letter>.")
     if spec.format == "number":
         unit = f" in {spec.unit}" if spec.unit else ""
-        return f"Answer with a single number{unit}, without extra words (e.g. {style.example('12.5')})."
+        return (f"Answer with a single number{unit}, without extra words: {style.example('<number>')}, with the "
+                "value in place of <number>.")
     if spec.format == "report" and spec.report is not None:
         return report_instructions(spec)
     if spec.format == "set":
         return ("Answer with every item that qualifies, names exactly as printed, on one line separated by "
-                f"semicolons (e.g. {style.example('Method X; Method Y')}).")
+                f"semicolons: {style.example('<item>; <item>')}, one name in place of each <item>.")
     return "Answer with a short phrase (a name exactly as printed, or a value), without explanation."
 
 
@@ -136,13 +147,14 @@ def report_instructions(spec: AnswerSpec) -> str:
     return "\n".join(parts)
 
 
-def turn_message_text(view: TurnView, style: AnswerStyle = TEXT_STYLE) -> str:
-    """The user message that opens a turn: question, cue, answer format, budget (or that no tool can be called)."""
+def turn_message_text(view: TurnView, style: AnswerStyle = TEXT_STYLE, *, image_attached: bool = True) -> str:
+    """The user message that opens a turn: question, cue, answer format, budget (or that no tool can be called).
+    `image_attached` False (a text-only run, `--no-images`): the cue image is said to be unavailable."""
     parts = [f"Turn {view.turn} of {view.n_turns}.", f"Question: {view.question}"]
     if view.cue_text:
         parts.append(f"Cue: {view.cue_text}")
     if view.cue_image:
-        parts.append("Cue image: attached below.")
+        parts.append("Cue image: attached below." if image_attached else f"Cue image: {IMAGE_OFF}.")
     parts.append(answer_instructions(view.answer_spec, style))
     if view.tools:
         noun = "tool calls" if view.budget_unit == "tool_call" else "steps (each reply that acts is one step)"
@@ -152,13 +164,15 @@ def turn_message_text(view: TurnView, style: AnswerStyle = TEXT_STYLE) -> str:
     return "\n".join(parts)
 
 
-def observation_text(obs: Observation, limit: int = 12000) -> str:
-    """What a tool result looks like to the model (text, truncated on long papers)."""
+def observation_text(obs: Observation, limit: int = 12000, *, images: bool = True) -> str:
+    """What a tool result looks like to the model (text, truncated on long papers); `images` False (a
+    text-only run): each image is said to be unavailable instead of shown."""
     text = obs.text or ("(no text)" if obs.error is None else f"ERROR: {obs.error}")
     if len(text) > limit:
         text = text[:limit] + f"\n... [truncated {len(text) - limit} characters]"
     if obs.images:
-        text += "\n" + "\n".join(f"[image {i + 1}: {Path(im.path).name}; shown below]" for i, im in enumerate(obs.images))
+        where = "shown below" if images else "not shown: images are not available in this run (text only)"
+        text += "\n" + "\n".join(f"[image {i + 1}: {Path(im.path).name}; {where}]" for i, im in enumerate(obs.images))
     return text
 
 

@@ -21,8 +21,9 @@ def _smol_type(prop: dict[str, Any]) -> str:
     return "any"
 
 
-def make_smol_tools(specs: list[ToolSpec], call: HarnessCall) -> list[Any]:
-    """One smolagents Tool per offered harness tool; calling it runs the harness tool and returns its text."""
+def make_smol_tools(specs: list[ToolSpec], call: HarnessCall, *, images: bool = True) -> list[Any]:
+    """One smolagents Tool per offered harness tool; calling it runs the harness tool and returns its text
+    (`images` False: a text-only run, whose results say their images are not available)."""
     from smolagents import Tool
 
     tools = []
@@ -32,6 +33,8 @@ def make_smol_tools(specs: list[ToolSpec], call: HarnessCall) -> list[Any]:
         inputs: dict[str, dict[str, Any]] = {}
         for name, prop in props.items():
             entry: dict[str, Any] = {"type": _smol_type(prop), "description": prop.get("description") or name}
+            # the bounds and choices of the harness's schema (smolagents passes extra keys through to the request)
+            entry.update({k: prop[k] for k in ("enum", "minimum", "maximum") if k in prop})
             if name not in required:
                 entry["nullable"] = True
             inputs[name] = entry
@@ -40,14 +43,14 @@ def make_smol_tools(specs: list[ToolSpec], call: HarnessCall) -> list[Any]:
         def forward(self: Any, *args: Any, **kwargs: Any) -> str:
             params = dict(zip(self._order, args))
             params.update({k: v for k, v in kwargs.items() if v is not None})
-            return observation_text(self._call(self.name, params))
+            return observation_text(self._call(self.name, params), images=self._images)
 
         cls = type(f"Harness_{spec.name}", (Tool,), {
             "name": spec.name, "description": spec.description, "inputs": inputs, "output_type": "string",
             "skip_forward_signature_validation": True, "forward": forward,
         })
         tool = cls()
-        tool._order, tool._call = order, call
+        tool._order, tool._call, tool._images = order, call, images
         tools.append(tool)
     return tools
 
@@ -59,8 +62,9 @@ def harness_tool_calling_agent_class() -> type:
     from smolagents import ToolCallingAgent
 
     class HarnessToolCallingAgent(ToolCallingAgent):  # type: ignore[misc]
-        def __init__(self, *args: Any, harness_call: HarnessCall, **kwargs: Any):
+        def __init__(self, *args: Any, harness_call: HarnessCall, harness_images: bool = True, **kwargs: Any):
             self._harness_call = harness_call
+            self._harness_images = harness_images
             super().__init__(*args, **kwargs)
 
         def execute_tool_call(self, tool_name: str, arguments: dict[str, Any] | str) -> Any:
@@ -76,7 +80,7 @@ def harness_tool_calling_agent_class() -> type:
             else:
                 args = dict(arguments or {})
             try:
-                return observation_text(self._harness_call(tool_name, args, raw))
+                return observation_text(self._harness_call(tool_name, args, raw), images=self._harness_images)
             except BudgetExhaustedError as e:
                 return f"ERROR: not run: {e}"
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import ssl
+import time
 from typing import Any
 
 import httpx
 
 from harness.chat_body import ChatBody
-from harness.provider import EndpointStatusError, retry_after
+from harness.provider import EndpointStatusError, error_message_of, retry_after
 
 from ._endpoint import endpoint_url
 
@@ -32,10 +33,8 @@ def _error_message(resp: httpx.Response) -> str:
         data = resp.json()
     except ValueError:
         return resp.text[:300] or resp.reason_phrase
-    err = data.get("error") if isinstance(data, dict) else None
-    if isinstance(err, dict) and err.get("message"):
-        return str(err["message"])
-    return json.dumps(data)[:300]
+    said = error_message_of(data)
+    return json.dumps(data)[:300] if said is None else said
 
 
 def parse_completion(raw: bytes) -> dict[str, Any]:
@@ -52,16 +51,22 @@ class ChatEndpoint:
 
     def __init__(self, base_url: str | None, api_key: str, timeout_s: float, verify: ssl.SSLContext | bool = True):
         self.url = endpoint_url(base_url) + _PATH
+        self.last_latency_s = 0.0
         self._client = httpx.AsyncClient(
             headers={**_HEADERS, "Authorization": f"Bearer {api_key}"}, timeout=httpx.Timeout(timeout_s), verify=verify)
 
     async def post(self, body: ChatBody) -> dict[str, Any]:
-        """POST the body's exact bytes; the decoded completion, or EndpointStatusError / an httpx error."""
+        """POST the body's exact bytes; the decoded completion, or EndpointStatusError / an httpx error.
+        `last_latency_s` is then the time of this attempt alone (not of the failed attempts before it). A request
+        abandoned on its timeout has its connection closed by httpx, so the server sees the client leave."""
+        t0 = time.perf_counter()
         resp = await self._client.post(self.url, content=body.encode())
         raw = await resp.aread()
         if resp.status_code >= 400:
             raise EndpointStatusError(resp.status_code, _error_message(resp), retry_after(resp.headers))
-        return parse_completion(raw)
+        completion = parse_completion(raw)
+        self.last_latency_s = time.perf_counter() - t0
+        return completion
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -91,6 +96,29 @@ def function_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         out.append({"id": tc.get("id") or "", "type": "function",
                     "function": {"name": fn.get("name") or "", "arguments": fn.get("arguments") or ""}})
+    return out
+
+
+def finish_reason(completion: Any) -> str | None:
+    """Why the first choice stopped (`stop`, `length`, `tool_calls`), when the completion says."""
+    choices = completion.get("choices") if isinstance(completion, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        return None
+    reason = choices[0].get("finish_reason")
+    return reason if isinstance(reason, str) else None
+
+
+def plain_text_content(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages whose content is a list of text parts only, as one string (the parts joined by newlines).
+
+    A message stays a list of parts only where it carries an image: llama-cpp-python refuses a system
+    message as parts, and a chat template without vision prints a part list into the prompt as text."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in content):
+            m = {**m, "content": "\n".join(str(p.get("text", "")) for p in content)}
+        out.append(m)
     return out
 
 

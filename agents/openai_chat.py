@@ -8,14 +8,19 @@ dropped (agents._memory; at every new turn, or only once the conversation outgro
 Each `step` is one model request, and its reply one model step: tool calls (all of them, one
 ToolCalls action; arguments that are not JSON travel as `raw_arguments` and the session refuses
 them), a final answer (a `Final answer:` line, or a `final_answer("...")` call in a code block), or
-neither: an empty reply or a plan is a NoToolStep, and the next request tells the model what happened
-and the two ways to act. Repeated identical calls are annotated as repeats. The harness's budget ends
-the turn; the fallback request restates the question without tools.
+neither: an empty, over-long or unparseable reply or a plan is a NoToolStep, and the next request tells
+the model what happened and the two ways to act. Repeated identical calls are annotated as repeats. The
+harness's budget ends the turn; the fallback request restates the question without tools (in the same user
+message as what the model was told about its last step, so two user messages never follow each other).
+
+Wire shapes every common server accepts (llama.cpp, llama-cpp-python, vLLM, Ollama): a message is a plain
+string unless it carries an image (then a list of parts), an assistant message with tool calls carries
+`""` as content (never null), and `tool_choice` (`config.tool_choice`) goes with every request that offers
+tools and with no other. `config.images` False sends no image and tells the model the image is not available.
 """
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +32,29 @@ from harness.agent import (
     MemoryMode,
     NoToolStep,
     Observation,
+    ProviderError,
     TokenUsage,
     ToolCall,
     ToolCalls,
     TurnContext,
     TurnView,
+    is_placeholder_answer,
 )
 from harness.chat_body import ChatBody, MessageEncoder
 from harness.provider import call_with_retries
 
-from ._answers import last_chance_answer, read_reply
-from ._endpoint import api_key, decoding_kwargs, endpoint_url, preflight_endpoint, retry_policy, tls_context
+from ._answers import last_chance_answer, no_tool_reason, read_reply
+from ._endpoint import (
+    api_key,
+    carries_images,
+    decoding_kwargs,
+    endpoint_url,
+    preflight_endpoint,
+    retry_policy,
+    tls_context,
+    tool_choice_field,
+    with_fix,
+)
 from ._memory import digest_earlier_turns
 from ._prompt import (
     SYSTEM_PROMPT,
@@ -48,7 +65,7 @@ from ._prompt import (
     observation_text,
     turn_message_text,
 )
-from ._wire import ChatEndpoint, first_message, function_calls, token_counts
+from ._wire import ChatEndpoint, finish_reason, first_message, function_calls, token_counts
 
 _IMAGE_TOKENS = 800  # rough cost of one image when estimating context size
 _HANDOVER_CHARS = 4000  # digest of turns another agent played: results cut to this many characters
@@ -97,7 +114,7 @@ class OpenAIChatAgent(BaseAgent):
     def __init__(self, config: AgentConfig):
         self.config = config
         self.policy = retry_policy(config)
-        self.send_images = bool(config.extra.get("images", True))
+        self.send_images = config.images
         self._client: ChatEndpoint | None = None
         self._reset()
 
@@ -138,7 +155,7 @@ class OpenAIChatAgent(BaseAgent):
         self._absorb_results(view)
         self._flush_images()
         if view.fallback:
-            self.messages.append({"role": "user", "content": fallback_prompt(view, self.style)})
+            self._say(fallback_prompt(view, self.style))
             reply = await self._request(ctx, with_tools=False)
             content = (reply or {}).get("content") or ""
             self.messages.append({"role": "assistant", "content": content})
@@ -153,17 +170,18 @@ class OpenAIChatAgent(BaseAgent):
         if len(self.messages) == 1 and view.history:
             # turns played by someone else (replay hand-over): start from a digest of what they gathered
             digest = digest_earlier_turns(view, chars=_HANDOVER_CHARS)
-            self.messages.append({"role": "user", "content": digest.text})
+            self._say(digest.text)
             ctx.record_memory(digest.compaction)
             self._compacted_for = view.turn
-        self._turn_start = len(self.messages)
-        text = turn_message_text(view, self.style)
-        if view.cue_image and self.send_images and Path(view.cue_image).is_file():
+        attach = bool(view.cue_image) and self.send_images and Path(view.cue_image or "").is_file()
+        text = turn_message_text(view, self.style, image_attached=attach)
+        if attach and view.cue_image:
             content: Any = [{"type": "text", "text": text},
                             {"type": "image_url", "image_url": {"url": image_data_url(view.cue_image)}}]
         else:
             content = text
-        self.messages.append({"role": "user", "content": content})
+        self._turn_start = len(self.messages) if self.messages[-1]["role"] != "user" else len(self.messages) - 1
+        self._say(content)
 
     def _absorb_results(self, view: TurnView) -> None:
         """A tool message for every call of the last reply (refused and over-budget calls included)."""
@@ -172,7 +190,7 @@ class OpenAIChatAgent(BaseAgent):
         by_id = {o.call_id: o for o in view.memory if o.turn == view.turn and o.call_id is not None}
         for call in self._pending:
             obs: Observation | None = by_id.get(call.call_id)
-            text = observation_text(obs) if obs else "(no result was recorded for this call)"
+            text = observation_text(obs, images=self.send_images) if obs else "(no result was recorded for this call)"
             if obs is not None and obs.counted:
                 key = (obs.tool, obs.raw_arguments or json.dumps(obs.args, sort_keys=True))
                 earlier = [s for t, a, s in self._calls_made if (t, a) == key]
@@ -191,24 +209,40 @@ class OpenAIChatAgent(BaseAgent):
         parts: list[dict[str, Any]] = [{"type": "text", "text": "Images returned by the tool calls above:"}]
         parts += [{"type": "image_url", "image_url": {"url": image_data_url(p)}} for p in self._batch_images]
         self._batch_images = []
-        self.messages.append({"role": "user", "content": parts})
+        self._say(parts)
+
+    def _say(self, content: str | list[dict[str, Any]]) -> None:
+        """A user message. One that follows another user message (a digest of earlier turns, images of tool
+        results, the feedback on the turn's last step before the fallback request) joins it: chat templates
+        such as Gemma's refuse two user messages in a row. The joined message gets a new value, never an
+        edit in place (the message encoder recognises a sent message by identity)."""
+        last = self.messages[-1] if len(self.messages) > 1 else None
+        if last is None or last["role"] != "user":
+            self.messages.append({"role": "user", "content": content})
+            return
+        old = last["content"]
+        if isinstance(old, str) and isinstance(content, str):
+            last["content"] = f"{old}\n\n{content}"
+            return
+        head = [{"type": "text", "text": old}] if isinstance(old, str) else list(old)
+        tail = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        last["content"] = head + tail
 
     def _act_on(self, reply: dict[str, Any] | None, view: TurnView) -> ToolCalls | FinalAnswer | NoToolStep:
         content = (reply or {}).get("content") or ""
         tool_calls = (reply or {}).get("tool_calls") or []
         if tool_calls:
-            self.messages.append({"role": "assistant", "content": content or None, "tool_calls": tool_calls})
+            # "" rather than null: llama-cpp-python refuses an assistant message whose content is null
+            self.messages.append({"role": "assistant", "content": content, "tool_calls": tool_calls})
             self._pending = [_parse_call(tc, content or None) for tc in tool_calls]
             return ToolCalls(calls=self._pending)
         self.messages.append({"role": "assistant", "content": content})
         reading = read_reply(content)
-        if reading.answer is not None:
+        if reading.answer is not None and not is_placeholder_answer(reading.answer):
             return FinalAnswer(answer=reading.answer, reasoning=content)
-        reason = "empty" if not content.strip() else "plan"
-        detail = ("Its final_answer(...) call computes the answer in code, which this agent cannot run: write the "
-                  "value itself." if reading.code is not None else "")
+        reason, detail = no_tool_reason(content, (reply or {}).get("finish_reason"), reading)
         feedback = no_tool_feedback(view, reason, self.style, detail)
-        self.messages.append({"role": "user", "content": feedback})
+        self._say(feedback)
         return NoToolStep(reason=reason, reply=content or None, feedback=feedback)
 
     # -- one model request -----------------------------------------------------------------
@@ -224,8 +258,14 @@ class OpenAIChatAgent(BaseAgent):
             return
         digest = digest_earlier_turns(view, chars=self.config.summary_chars)
         current = self.messages[self._turn_start:]
-        self.messages = [self.messages[0], {"role": "user", "content": digest.text}] + current
-        self._turn_start = 2
+        self.messages = [self.messages[0]]
+        self._say(digest.text)
+        for m in current:  # the turn's opening user message joins the digest
+            if m["role"] == "user":
+                self._say(m["content"])
+            else:
+                self.messages.append(m)
+        self._turn_start = 1
         self._compacted_for = view.turn
         ctx.record_memory(digest.compaction)
 
@@ -235,19 +275,22 @@ class OpenAIChatAgent(BaseAgent):
         fields: dict[str, Any] = {"model": self.config.model or "default", **decoding_kwargs(self.config)}
         if with_tools:
             fields["tools"] = _tool_schema(view)
+            fields.update(tool_choice_field(self.config))
         # each message is encoded once per episode; the body is a join of bytes (no SDK walk of the history)
         body = ChatBody.build(fields, self._encoder.encode(self.messages))
         await ctx.model_slot()
         client = self._get_client()
-        t0 = time.perf_counter()
         offered = view.tool_names if with_tools else []
 
         def failed(error: str, seconds: float) -> None:  # the body of an attempt that failed goes in the trace too
             ctx.record_model_call(model=self.config.model or "default", request=None, body=body, response=None,
                                   usage=TokenUsage(), latency_s=seconds, tools_offered=offered, error=error)
 
-        resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry, failed)
-        latency = time.perf_counter() - t0
+        try:
+            resp = await call_with_retries(lambda: client.post(body), self.policy, ctx.record_retry, failed)
+        except ProviderError as e:
+            raise with_fix(e, fields.get("tool_choice"), carries_images(self.messages)) from e
+        latency = client.last_latency_s  # the attempt that answered; failed attempts are recorded apart
         prompt_tokens, completion_tokens = token_counts(resp)
         ctx.record_model_call(
             model=self.config.model or "default",
@@ -261,4 +304,4 @@ class OpenAIChatAgent(BaseAgent):
         msg = first_message(resp)
         if msg is None:
             return None
-        return {"content": msg.get("content"), "tool_calls": function_calls(msg)}
+        return {"content": msg.get("content"), "tool_calls": function_calls(msg), "finish_reason": finish_reason(resp)}

@@ -43,13 +43,22 @@ from harness.agent import (
     ToolCalls,
     TurnContext,
     TurnView,
+    is_placeholder_answer,
 )
 from harness.chat_body import ChatBody
 from harness.code_jail import SessionLimits
 from harness.provider import call_with_retries_sync
 
-from ._answers import answer_value_text, code_blocks, last_chance_answer, read_reply
-from ._endpoint import api_key, decoding_kwargs, preflight_endpoint, retry_policy
+from ._answers import answer_value_text, code_blocks, last_chance_answer, no_tool_reason, read_reply
+from ._endpoint import (
+    api_key,
+    carries_images,
+    decoding_kwargs,
+    preflight_endpoint,
+    retry_policy,
+    tool_choice_field,
+    with_fix,
+)
 from ._memory import digest_earlier_turns
 from ._prompt import (
     CODE_STYLE,
@@ -61,7 +70,7 @@ from ._prompt import (
     system_prompt,
     turn_message_text,
 )
-from ._wire import first_message, function_calls, post_chat_sdk, token_counts
+from ._wire import finish_reason, first_message, function_calls, plain_text_content, post_chat_sdk, token_counts
 from ._smol_tools import make_smol_tools
 
 AUTHORIZED_IMPORTS = ["math", "statistics", "json", "re"]
@@ -78,8 +87,9 @@ _QUIET = -1  # smolagents' LogLevel.OFF: everything is in the trace, nothing on 
 class _Bridge:
     """The thread-safe way from the smolagents worker thread back to the turn's context on the event loop."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop):
+    def __init__(self, loop: asyncio.AbstractEventLoop, images: bool = True):
         self.loop = loop
+        self.images = images  # tool images go to the model (False: a text-only run)
         self.ctx: TurnContext | None = None
         self.in_loop = False  # inside agent.run: every model request opens a model step
         self.provider_error: ProviderError | None = None
@@ -119,7 +129,8 @@ class _Bridge:
     def call_tool(self, name: str, args: dict[str, Any], raw_arguments: str | None = None) -> Observation:
         self.step_calls += 1
         obs: Observation = self._run(self._ctx.call_tool(name, args, raw_arguments=raw_arguments))
-        self.step_images += [im.path for im in obs.images if Path(im.path).is_file()]
+        if self.images:
+            self.step_images += [im.path for im in obs.images if Path(im.path).is_file()]
         return obs
 
     def no_tool_step(self, step: NoToolStep) -> None:
@@ -155,30 +166,40 @@ def _make_recording_model(config: AgentConfig, bridge: _Bridge) -> Any:
             completion_kwargs = self._prepare_completion_kwargs(
                 messages=messages, stop_sequences=stop_sequences, response_format=response_format,
                 tools_to_call_from=tools_to_call_from, model=self.model_id,
-                custom_role_conversions=self.custom_role_conversions, convert_images_to_image_urls=True, **kwargs,
+                custom_role_conversions=self.custom_role_conversions, convert_images_to_image_urls=True,
+                tool_choice=tool_choice_field(config).get("tool_choice"), **kwargs,
             )
+            # strings where there is no image: the shape every server takes (smolagents sends parts everywhere)
+            completion_kwargs["messages"] = plain_text_content(completion_kwargs["messages"])
             # the exact bytes sent, built once: no SDK transform walking the conversation
             body = ChatBody.from_request(completion_kwargs)
             bridge.model_slot()
-            t0 = time.perf_counter()
+            latency = [0.0]  # of the attempt that answered; failed attempts are recorded apart
             offered = ([t.name for t in tools_to_call_from if t.name != "final_answer"]
                        if tools_to_call_from else list(bridge.code_tools))
+
+            def post() -> dict[str, Any]:
+                t0 = time.perf_counter()
+                completion = post_chat_sdk(self.client, body)
+                latency[0] = time.perf_counter() - t0
+                return completion
 
             def failed(error: str, seconds: float) -> None:  # the body of an attempt that failed goes in the trace too
                 bridge.record_model_call(model=self.model_id, request=None, body=body, response=None,
                                          usage=TokenUsage(), latency_s=seconds, tools_offered=offered, error=error)
 
             try:
-                resp = call_with_retries_sync(lambda: post_chat_sdk(self.client, body), policy, bridge.record_retry, failed)
+                resp = call_with_retries_sync(post, policy, bridge.record_retry, failed)
             except ProviderError as e:
-                bridge.provider_error = e
-                raise
+                bridge.provider_error = with_fix(e, completion_kwargs.get("tool_choice"),
+                                                 carries_images(completion_kwargs["messages"]))
+                raise bridge.provider_error from e
             bridge.step_requested = True
             prompt_tokens, completion_tokens = token_counts(resp)
             tokens = TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens)
             bridge.record_model_call(
                 model=self.model_id, request=None, body=body, response=resp,
-                usage=tokens, latency_s=time.perf_counter() - t0, tools_offered=offered,
+                usage=tokens, latency_s=latency[0], tools_offered=offered,
             )
             msg = first_message(resp) or {}
             calls = [ChatMessageToolCall(id=c["id"], type="function", function=ChatMessageToolCallFunction(
@@ -225,9 +246,9 @@ class _SmolAgentBase(BaseAgent):
         await preflight_endpoint(self.config)
 
     async def start_episode(self, info: EpisodeInfo) -> None:
-        self._bridge = _Bridge(asyncio.get_running_loop())
+        self._bridge = _Bridge(asyncio.get_running_loop(), images=self.config.images)
         self._model = _make_recording_model(self.config, self._bridge)
-        self._agent = self._build(make_smol_tools(info.tools, self._bridge.call_tool))
+        self._agent = self._build(make_smol_tools(info.tools, self._bridge.call_tool, images=self.config.images))
         self._compacted_for, self._opened = 0, 0
 
     async def end_episode(self) -> None:
@@ -247,8 +268,10 @@ class _SmolAgentBase(BaseAgent):
         from smolagents.utils import AgentExecutionError, AgentParsingError
 
         text = self._reply_text(step)
-        if not text.strip():
-            return "empty", ""
+        reading = read_reply(text, self.code_tags)
+        reason, detail = no_tool_reason(text, finish_reason(getattr(step.model_output_message, "raw", None)), reading)
+        if reason in ("over_long", "empty") or is_placeholder_answer(reading.answer):
+            return reason, detail
         if isinstance(step.error, AgentParsingError):
             return ("unparseable" if text.lstrip().startswith("{") else "plan"), ""
         if isinstance(step.error, AgentExecutionError):
@@ -304,6 +327,8 @@ class _SmolAgentBase(BaseAgent):
         if not isinstance(step.error, AgentParsingError):
             return None
         reading = read_reply(self._reply_text(step), self.code_tags)
+        if is_placeholder_answer(reading.answer):
+            return None  # the instructions' placeholder repeated: no answer (the step is reported as such)
         return reading.answer if reading.form in ("line", "tool_text") else None
 
     # -- memory ---------------------------------------------------------------------------------
@@ -349,7 +374,7 @@ class _SmolAgentBase(BaseAgent):
         bridge.code_tools = view.tool_names if isinstance(self, SmolCodeAgent) else []
         self._maybe_compact(ctx)
         images = []
-        if view.cue_image and Path(view.cue_image).is_file():
+        if view.cue_image and self.config.images and Path(view.cue_image).is_file():
             from PIL import Image
 
             images.append(Image.open(view.cue_image).convert("RGB"))
@@ -357,7 +382,8 @@ class _SmolAgentBase(BaseAgent):
         self._opened = view.turn
         bridge.in_loop = True
         try:
-            output = await asyncio.to_thread(agent.run, turn_message_text(view, self.style), reset=first_run,
+            output = await asyncio.to_thread(agent.run, turn_message_text(view, self.style, image_attached=bool(images)),
+                                             reset=first_run,
                                              images=images or None, max_steps=OUT_OF_REACH_STEPS)
         except Exception as e:
             if bridge.provider_error is not None:
@@ -397,7 +423,7 @@ class _SmolAgentBase(BaseAgent):
             self._maybe_compact(ctx)
             self._opened = view.turn
             if not view.fallback:
-                self._push(task=turn_message_text(view, self.style))
+                self._push(task=turn_message_text(view, self.style, image_attached=False))
         if view.fallback:
             self._push(task=fallback_prompt(view, self.style))
         no_tools = ChatMessage(role=MessageRole.SYSTEM,
@@ -425,16 +451,17 @@ class _SmolAgentBase(BaseAgent):
             self._refused_ids = [c.call_id for c in calls.calls]
             return calls
         reading = read_reply(text, self.code_tags)
-        if reading.answer is not None:
+        if reading.answer is not None and not is_placeholder_answer(reading.answer):
             self._push(reply=text)
             return FinalAnswer(answer=reading.answer, reasoning=text)
-        return self._no_tool(view, text, "empty" if not text.strip() else "plan", "")
+        return self._no_tool(view, text, *no_tool_reason(text, finish_reason(reply.raw), reading))
 
     def _show_refusals(self, view: TurnView) -> None:
         """What the session said about the calls of the last reply (a turn without tools refuses them)."""
         if not self._refused_ids:
             return
-        said = [observation_text(o) for o in view.memory if o.turn == view.turn and o.call_id in self._refused_ids]
+        said = [observation_text(o, images=self.config.images) for o in view.memory
+                if o.turn == view.turn and o.call_id in self._refused_ids]
         self._refused_ids = []
         self._push(feedback="\n".join(said + [f"No tools can be called in this turn: {self.style.without_tools}."]))
 
@@ -534,12 +561,13 @@ class SmolCodeAgent(_SmolAgentBase):
             text = reply.content if isinstance(reply.content, str) else str(reply.content or "")
             bridge.step_calls = 0
             outcome = await self._run_code(text, with_tools=True)  # None: the reply has no code
-            if outcome is None and (reading := read_reply(text, self.code_tags)).answer is not None:
+            reading = read_reply(text, self.code_tags)
+            if outcome is None and reading.answer is not None and not is_placeholder_answer(reading.answer):
                 outcome = reading.answer  # `Final answer:` line or the final-answer tool call written as text
             if isinstance(outcome, str):
                 self._push(reply=text)
                 return FinalAnswer(answer=outcome, reasoning=text)
-            reason, detail = outcome or (("empty" if not text.strip() else "plan"), "")
+            reason, detail = outcome or no_tool_reason(text, finish_reason(reply.raw), reading)
             if bridge.step_calls == 0:
                 ctx.no_tool_step(self._no_tool(ctx.view, text, reason, detail))
             else:  # the code called tools; the session refused and counted them, their results are in the logs
@@ -598,7 +626,8 @@ class SmolToolCallingAgent(_SmolAgentBase):
         assert self._bridge is not None
         return cls(
             tools=tools, model=self._model, instructions=system_prompt(TOOL_STYLE.final_instruction), verbosity_level=_QUIET,
-            step_callbacks=[self._step_callback], harness_call=self._bridge.call_tool, max_steps=OUT_OF_REACH_STEPS,
+            step_callbacks=[self._step_callback], harness_call=self._bridge.call_tool, harness_images=self.config.images,
+            max_steps=OUT_OF_REACH_STEPS,
             max_tool_threads=1,  # parallel calls run in the order the model gave them: steps and trace stay in order
         )
 

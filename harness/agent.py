@@ -19,6 +19,7 @@ agent makes exactly one model request and returns a FinalAnswer.
 """
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
@@ -38,8 +39,8 @@ FallbackKind = Literal["budget_fallback", "limit_fallback"]
 __all__ = [
     "Action", "Agent", "AgentConfig", "AnswerSpec", "BaseAgent", "BudgetExhaustedError", "BudgetUnit", "EpisodeInfo",
     "EvidenceUnit", "FallbackKind", "FinalAnswer", "MemoryCompaction", "MemoryImage", "MemoryMode", "ModelOutputError",
-    "NoToolReason", "NoToolStep", "Observation", "ProviderError", "ReportBrief", "TokenUsage", "ToolCall", "ToolCalls", "ToolSpec",
-    "TurnContext", "TurnRecord", "TurnView", "agent_protocol_problems",
+    "NoToolReason", "NoToolStep", "Observation", "ProviderError", "ReportBrief", "TokenUsage", "ToolCall", "ToolCalls",
+    "ToolChoice", "ToolSpec", "TurnContext", "TurnRecord", "TurnView", "agent_protocol_problems", "is_placeholder_answer",
 ]
 
 
@@ -167,6 +168,20 @@ class FinalAnswer(BaseModel):
     reasoning: str | None = None
 
 
+_PLACEHOLDER = re.compile(r"<\s*[A-Za-z][\w .'-]{0,40}>")
+_PLACEHOLDER_GLUE = re.compile(r"\b(?:and|or)\b|[\s;,./|`*\"'()\[\]-]+", re.I)
+
+
+def is_placeholder_answer(answer: str | None) -> bool:
+    """An answer that only repeats a placeholder of the answer instructions (`<answer>`, `<letter>`, `<number>`,
+    `<item>; <item>`): no answer. The instructions give placeholders, never a value, as their example, so a
+    model that copies the example gives this, and the matcher and the agents treat it as no answer."""
+    if not answer or not _PLACEHOLDER.search(answer):
+        return False
+    rest = _PLACEHOLDER.sub(" ", answer)
+    return not _PLACEHOLDER_GLUE.sub("", rest).strip()
+
+
 class NoToolStep(BaseModel):
     """A model step that neither called a tool nor answered. `feedback` is what the agent tells the model
     about it in its next request (the error, and the two ways to act); the session records both."""
@@ -260,6 +275,9 @@ class TurnContext(ABC):
         """Await this before each model request: it applies the run's shared rate limit for model requests."""
 
 
+ToolChoice = Literal["auto", "required", "none", "omit"]
+
+
 class AgentConfig(BaseModel):
     """Options shared by agents; each agent reads what it needs."""
 
@@ -277,7 +295,16 @@ class AgentConfig(BaseModel):
     context_tokens: int | None = Field(
         default=None, ge=1, description="with summary memory: compact only once the conversation grows past this many tokens")
     summary_chars: int = Field(default=600, ge=50, description="with summary memory: characters kept of each earlier tool result")
-    request_timeout_s: float = Field(default=60.0, gt=0, description="seconds before one model request times out",
+    tool_choice: ToolChoice = Field(
+        default="auto",
+        description="tool_choice sent with every request that offers tools: auto (the model chooses; llama-cpp-python "
+                    "ignores the tools unless asked this way), required (a tool call every step; llama-cpp-python refuses "
+                    "it), none, or omit (not sent: the server's default); requests without tools never carry it")
+    images: bool = Field(
+        default=True,
+        description="send cue and figure images to the model; --no-images: a text-only run (images are not sent and "
+                    "the prompt says they are not available), for a server or model without vision")
+    request_timeout_s: float = Field(default=300.0, gt=0, description="seconds before one model request times out",
                                      json_schema_extra=cli("--request-timeout"))
     max_retries: int = Field(default=4, ge=0, description="retries of a model request that failed for a provider reason")
     replay_run: Path | None = Field(default=None, description="replay agent: the run to replay")

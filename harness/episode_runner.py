@@ -194,10 +194,11 @@ class EpisodeRunner:
         writer.commit()
         return EpisodeOutcome(ep.id, status, bucket, answers, time.time() - t_start, epoch)
 
-    async def _guard(self, coro: Any, what: str) -> Any:
-        """Await an agent call; map its failures to reason buckets."""
+    async def _guard(self, coro: Any, what: str, steps: int = 1) -> Any:
+        """Await an agent call (`steps` model steps at most); map its failures to reason buckets."""
+        limit = self.s.step_timeout_s * steps
         try:
-            return await asyncio.wait_for(coro, timeout=self.s.step_timeout_s)
+            return await asyncio.wait_for(coro, timeout=limit)
         except (_EpisodeStop, BudgetExhaustedError, _LimitReached):
             raise
         except ProviderError as e:
@@ -207,7 +208,7 @@ class EpisodeRunner:
         except PipelineError as e:
             raise _EpisodeStop("pipeline", str(e), e.detail) from e
         except asyncio.TimeoutError:
-            raise _EpisodeStop("model", f"agent {what} took longer than {self.s.step_timeout_s:.0f} s") from None
+            raise _EpisodeStop("model", f"agent {what} took longer than {limit:.0f} s") from None
         except Exception as e:
             raise _EpisodeStop(
                 "pipeline", f"agent {what} raised {type(e).__name__}: {e}", traceback.format_exc()
@@ -287,7 +288,10 @@ class EpisodeRunner:
         """Let the agent work the turn. Returns its FinalAnswer, or None once the budget is used up."""
         if agent.owns_turn(ctx.view):
             try:
-                result = await self._guard(agent.run_turn(ctx), "run_turn")
+                # the agent's loop makes up to one model request per step of the budget and of the no-tool cap
+                view = ctx.view
+                steps = view.max_steps * (2 if view.budget_unit == "tool_call" else 1)
+                result = await self._guard(agent.run_turn(ctx), "run_turn", steps=steps)
             except BudgetExhaustedError:
                 return None
             if isinstance(result, FinalAnswer):

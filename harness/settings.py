@@ -98,7 +98,10 @@ class RunSettings(BaseModel):
     max_episode_tokens: int | None = Field(default=None, ge=1, description="per-episode cap on model tokens")
     max_episode_seconds: float | None = Field(default=None, gt=0, description="per-episode cap on wall time")
     step_timeout_s: float = Field(
-        default=600.0, gt=0, description="seconds an agent step may take before it ends the episode (raise it for the human player)",
+        default=600.0, gt=0,
+        description="seconds an agent step may take before it ends the episode (a turn an agent runs itself: this per "
+                    "model step it may take); unset, at least the longest one model request may take with "
+                    "--request-timeout and its retries (raise it for the human player)",
         json_schema_extra=cli("--step-timeout"))
     seed: int = Field(default=0, description="seed passed to agents that sample")
     score: bool = Field(default=True, description="score the run when it ends")
@@ -129,6 +132,18 @@ class RunSettings(BaseModel):
     def _reducer_fits_epochs(self) -> "RunSettings":
         if self.reducer.startswith("pass") and int(self.reducer[5:]) > self.epochs:
             raise ValueError(f"reducer {self.reducer} needs at least {self.reducer[5:]} epochs; --epochs is {self.epochs}")
+        return self
+
+    @model_validator(mode="after")
+    def _step_outlasts_a_request(self) -> "RunSettings":
+        """A step must not time out while its model request is still within its own timeout and retries: left
+        unset, the step timeout covers the longest a request may take (every attempt timing out, every wait at
+        its cap) plus a minute, so a slow server is reported as a timed-out request, not as a stuck agent."""
+        if "step_timeout_s" not in self.model_fields_set:
+            ac = self.agent_config
+            waits = ac.max_retries * float(ac.extra.get("retry_max_wait_s", 60.0)) * 1.1
+            worst = (ac.max_retries + 1) * ac.request_timeout_s + waits + 60.0
+            self.step_timeout_s = max(self.step_timeout_s, worst)
         return self
 
     @field_validator("run_id")

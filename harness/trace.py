@@ -49,7 +49,7 @@ SCHEMA_VERSION = 5
 ReasonBucket = Literal["provider", "data_access", "pipeline", "model"]
 AnswerSource = Literal["agent", "budget_fallback", "limit_fallback", "none"]
 BudgetUnit = Literal["tool_call", "model_step"]
-NoToolReason = Literal["empty", "plan", "unparseable", "code_error", "code_without_tool", "other"]
+NoToolReason = Literal["empty", "plan", "over_long", "unparseable", "code_error", "code_without_tool", "other"]
 
 
 class TraceVersionError(ValueError):

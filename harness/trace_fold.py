@@ -33,6 +33,12 @@ def unique_units(units: Iterable[EvidenceUnit]) -> list[EvidenceUnit]:
     return list(seen.values())
 
 
+def is_malformed(call: ToolCallEvent) -> bool:
+    """A call the model wrote wrong (arguments not JSON, or failing the tool's schema), so not run. A call past
+    the budget is refused whatever its arguments."""
+    return not call.executed and call.counted and (call.raw_arguments is not None or call.error_kind == "bad_arguments")
+
+
 @dataclass
 class TurnFold:
     """Everything the trace says about one turn."""
@@ -75,10 +81,15 @@ class TurnFold:
         return [c for c in self.calls if c.executed]
 
     @property
-    def refused_calls(self) -> list[ToolCallEvent | NoToolStep]:
-        """Steps that ran no tool, in trace order: calls the session refused (not offered, arguments not JSON,
-        past the budget) and model steps that called no tool (empty reply, plan; v2's `__empty_message__`)."""
-        return [e for e in self.events if isinstance(e, NoToolStep) or (isinstance(e, ToolCallEvent) and not e.executed)]
+    def malformed_calls(self) -> list[ToolCallEvent]:
+        """Calls the model wrote wrong, not run: arguments that are not JSON or fail the tool's schema."""
+        return [c for c in self.calls if is_malformed(c)]
+
+    @property
+    def refused_calls(self) -> list[ToolCallEvent]:
+        """Well-formed calls the session's rules refused, not run: a tool not offered, a call past the budget.
+        (Malformed calls and model steps without a tool call are counted apart.)"""
+        return [c for c in self.calls if not c.executed and not is_malformed(c)]
 
     @property
     def dropped(self) -> set[tuple[str, str]]:
@@ -175,8 +186,13 @@ class EpisodeFold:
 
     @property
     def refused_calls(self) -> int:
-        """Steps of the episode that ran no tool (refused calls and steps without a tool call)."""
+        """Well-formed calls of the episode the session's rules refused (not offered, past the budget)."""
         return sum(len(t.refused_calls) for t in self.turns.values())
+
+    @property
+    def malformed_calls(self) -> int:
+        """Calls of the episode whose arguments were not JSON or failed the tool's schema."""
+        return sum(len(t.malformed_calls) for t in self.turns.values())
 
     @property
     def no_tool_steps(self) -> int:

@@ -7,6 +7,11 @@ JSON, a cut-off body, an empty message. Like a real server it honours the reques
 sequences (the text ends before the first one). When the script runs out it serves the script's
 default response so loops end.
 
+With a strict profile (`strict="llama-cpp"`, `"llama-server"`, `"vllm"`, `"ollama"`; sandbox/server_profiles.py)
+the server checks each request the way that server does and answers its error (status and body) instead
+of a completion, honours the tools only where that server would, and shapes replies as it does (tool
+calls beside `content: null`); `context_tokens` is the server's context size.
+
 A code-writing reply (`"code": "final_answer(\"42\")"`) is sent as the content a smolagents
 CodeAgent expects: the item's `content` (a thought; "Thought: ..." by default), then the code in
 `<code>` tags (or a ```python fence with `"code_tags": "markdown"`).
@@ -17,6 +22,8 @@ Script file: a JSON list of items, a JSON object `{"responses": [...], "default"
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +31,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .server_profiles import DEFAULT_CONTEXT_TOKENS, ServerProfile, get_profile
 
 Fault = Literal["rate_limit", "server_error", "timeout", "malformed_tool_json", "truncated", "invalid_json", "empty"]
 
@@ -82,8 +91,11 @@ class RecordedRequest(BaseModel):
     body: dict[str, Any] | None = None
     tools_offered: list[str] = Field(default_factory=list)
     n_images: int = 0
-    served: str = Field(default="", description="'script[i]', 'default', 'loop', or the fault name")
+    served: str = Field(default="", description="'script[i]', 'default', 'loop', the fault name, or 'refused' (strict profile)")
+    error: str | None = Field(default=None, description="the error message a strict profile answered with")
     ts: float = Field(default_factory=time.time)
+    abandoned_after_s: float | None = Field(
+        default=None, description="the client closed the connection this long after sending, before the reply")
     raw: bytes | None = Field(default=None, exclude=True, description="the body bytes exactly as received (not logged)")
 
 
@@ -212,12 +224,15 @@ class ScriptedModelServer:
     """Serve a Script on loopback: `start()`, `base_url`, `requests`, `stop()` (also a context manager)."""
 
     def __init__(self, script: Script | list[ScriptItem | dict[str, Any]], host: str = "127.0.0.1", port: int = 0,
-                 log_path: Path | None = None):
+                 log_path: Path | None = None, strict: str | ServerProfile | None = None,
+                 context_tokens: int = DEFAULT_CONTEXT_TOKENS):
         if not isinstance(script, Script):
             script = Script(responses=[i if isinstance(i, ScriptItem) else ScriptItem.model_validate(i) for i in script])
         self.script = script
         self.host, self.port = host, port
         self.log_path = log_path
+        self.profile = get_profile(strict) if isinstance(strict, str) else strict
+        self.context_tokens = context_tokens
         self.requests: list[RecordedRequest] = []
         self._used = [False] * len(script.responses)
         self._lock = threading.Lock()
@@ -290,19 +305,26 @@ class ScriptedModelServer:
     def _completion(self, body: dict[str, Any], item: ScriptItem) -> dict[str, Any]:
         n = self._counter
         calls = []
-        for j, tc in enumerate(item.tool_calls):
+        profile = self.profile
+        # a server that ignores the tools of this request (llama-cpp without tool_choice) answers in text only
+        scripted_calls = item.tool_calls if profile is None or profile.honours_tools(body) else []
+        for j, tc in enumerate(scripted_calls):
             args = tc.arguments if isinstance(tc.arguments, str) else json.dumps(tc.arguments)
             if item.fault == "malformed_tool_json":
                 args = args[: max(1, len(args) // 2)] if args.startswith("{") else "{" + args
             calls.append({"id": f"call_{n}_{j}", "type": "function", "function": {"name": tc.name, "arguments": args}})
         content = "" if item.fault == "empty" else _cut_at_stop(item.text(), body.get("stop"))
+        if profile is not None and calls and item.fault != "empty":
+            content = content if content and profile.text_beside_calls else (None if profile.null_content_with_calls else "")
+        elif profile is not None and content is None:
+            content = ""
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls and item.fault != "empty":
             message["tool_calls"] = calls
         finish = item.finish_reason or ("tool_calls" if "tool_calls" in message else "stop")
         prompt_chars = len(json.dumps(body.get("messages") or []))
         usage = {
-            "prompt_tokens": prompt_chars // 4 + 1,
+            "prompt_tokens": profile.prompt_tokens(body) if profile is not None else prompt_chars // 4 + 1,
             "completion_tokens": len(json.dumps(message)) // 4 + 1,
         }
         usage.update(item.usage or {})
@@ -345,6 +367,21 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             if cut:
                 self.close_connection = True
 
+        def _client_left_within(self, seconds: float) -> bool:
+            """Wait up to `seconds` (the scripted latency); True as soon as the client closes the connection,
+            as a client that gave up on its timeout does."""
+            end = time.monotonic() + seconds
+            while (left := end - time.monotonic()) > 0:
+                ready, _, _ = select.select([self.connection], [], [], min(left, 0.05))
+                if ready:
+                    try:
+                        if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                            return True
+                    except OSError:
+                        return True
+                    time.sleep(min(left, 0.05))  # bytes of a next request wait in the buffer: keep waiting
+            return False
+
         def do_GET(self) -> None:
             server._record(RecordedRequest(method="GET", path=self.path, served="models"))
             if self.path.rstrip("/").endswith("/models"):
@@ -370,14 +407,22 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
                 server._record(RecordedRequest(method="POST", path=self.path, body=body, tools_offered=tools, served="stream_refused"))
                 self._send(400, {"error": {"message": "the scripted server does not stream", "type": "invalid_request_error"}})
                 return
+            if server.profile is not None and (refused := server.profile.check(body, server.context_tokens)) is not None:
+                server._record(RecordedRequest(method="POST", path=self.path, body=body, tools_offered=tools,
+                                               n_images=_count_images(body), served="refused", raw=raw,
+                                               error=refused.message))
+                self._send(refused.status, refused.payload)
+                return
             label, item = server._pick(body)
             served = item.fault or label
-            server._record(RecordedRequest(method="POST", path=self.path, body=body, tools_offered=tools,
-                                           n_images=_count_images(body), served=served, raw=raw))
-            if item.fault == "timeout":
-                time.sleep(item.delay_s or 30.0)
-            elif item.delay_s:
-                time.sleep(item.delay_s)
+            record = RecordedRequest(method="POST", path=self.path, body=body, tools_offered=tools,
+                                     n_images=_count_images(body), served=served, raw=raw)
+            server._record(record)
+            delay = (item.delay_s or 30.0) if item.fault == "timeout" else item.delay_s
+            if delay and self._client_left_within(delay):
+                record.abandoned_after_s = round(time.time() - record.ts, 3)  # a real server stops generating here
+                self.close_connection = True
+                return
             if item.fault == "rate_limit":
                 self._send(429, {"error": {"message": "rate limit (scripted)", "type": "rate_limit_error", "code": "rate_limit"}},
                            headers={"Retry-After": f"{item.retry_after:g}"})

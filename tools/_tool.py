@@ -13,6 +13,12 @@ Write a tool as::
 
 The first line of the docstring is the description; the `Args:` section documents each argument.
 Undocumented arguments are refused when the tool is defined, so the schema can never drift.
+
+Bounds the prose states become part of the schema and of validation, so a grammar-constrained server can
+hold them and a call outside them is refused like any other that fails the schema: a number argument
+documented with `(1 to 20)` (or `between 1 and 20`) gets `minimum` 1 and `maximum` 20, `1-based` or
+`1 or more` gets `minimum` 1; a string argument documented with `one of: a, b, c` gets `enum`. A stated
+range that contradicts the type hint (a range on a string) is refused at definition.
 """
 from __future__ import annotations
 
@@ -21,9 +27,9 @@ import json
 import re
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ._types import ToolError, ToolResult
 from ._world import PaperNotFound, World
@@ -70,6 +76,38 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
             elif current and line.strip():
                 args[current] += " " + line.strip()
     return description, args
+
+
+_NUMBER = r"(-?\d+(?:\.\d+)?)"
+_RANGE = re.compile(rf"\(\s*{_NUMBER}\s+to\s+{_NUMBER}\s*\)|\bbetween\s+{_NUMBER}\s+and\s+{_NUMBER}\b", re.I)
+_AT_LEAST = re.compile(rf"\b{_NUMBER}-based\b|\b{_NUMBER}\s+or\s+more\b", re.I)
+_ONE_OF = re.compile(r"\bone\s+of:\s*([^.;()]+)", re.I)
+
+
+def _number(text: str, hint: Any) -> int | float:
+    return int(text) if hint is int and "." not in text else float(text)
+
+
+def prose_constraints(name: str, doc: str, hint: Any) -> tuple[Any, dict[str, Any]]:
+    """The type and Field constraints an argument's prose states: `(lo to hi)`, `lo-based`, `lo or more` on
+    numbers (ge/le), `one of: a, b` on strings (a Literal, which the schema shows as an enum)."""
+    constraints: dict[str, Any] = {}
+    numeric = hint in (int, float)
+    if (m := _RANGE.search(doc)) is not None:
+        lo, hi = (g for g in m.groups() if g is not None)
+        if not numeric:
+            raise TypeError(f"argument {name!r}: its description states a range ({m.group(0)}) but its type is {hint!r}")
+        constraints.update(ge=_number(lo, hint), le=_number(hi, hint))
+    elif (m := _AT_LEAST.search(doc)) is not None:
+        if not numeric:
+            raise TypeError(f"argument {name!r}: its description states a lower bound ({m.group(0)}) but its type is {hint!r}")
+        constraints["ge"] = _number(next(g for g in m.groups() if g is not None), hint)
+    if (m := _ONE_OF.search(doc)) is not None:
+        if hint is not str:
+            raise TypeError(f"argument {name!r}: its description lists choices ({m.group(0)}) but its type is {hint!r}")
+        values = tuple(v.strip().strip("`'\"") for v in re.split(r",|\bor\b", m.group(1)) if v.strip())
+        hint = Literal.__getitem__(values)
+    return hint, constraints
 
 
 @dataclass
@@ -140,9 +178,11 @@ def tool(fn: ToolFn | None = None, *, name: str | None = None) -> Any:
             if p.name not in hints:
                 raise TypeError(f"tool {f.__name__}: argument {p.name!r} has no type hint")
             default = ... if p.default is inspect.Parameter.empty else p.default
-            from pydantic import Field as _F
-
-            fields[p.name] = (hints[p.name], _F(default, description=arg_docs[p.name]))
+            try:
+                hint, bounds = prose_constraints(p.name, arg_docs[p.name], hints[p.name])
+            except TypeError as e:
+                raise TypeError(f"tool {f.__name__}: {e}") from None
+            fields[p.name] = (hint, Field(default, description=arg_docs[p.name], **bounds))
         model = create_model(
             f"{f.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
         )

@@ -15,7 +15,7 @@ async def figure_extract(world: World, paper: str, figure: int) -> ToolResult:
 
     Args:
         paper: paper id, title, URL or arXiv id
-        figure: the figure number as printed in its caption (Figure N)
+        figure: the figure number as printed in its caption (Figure N), 1 or more
     """
     from .pdf import crop_figure, load_paper, world_limits  # the parser loads PyMuPDF; import on first use
 

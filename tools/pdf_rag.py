@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the index brings numpy, bm25s and faiss: imported when a pa
 
 CHUNKER_VERSION = 1
 MIN_WORDS, MAX_WORDS, OVERLAP_WORDS = 40, 180, 30
-MAX_K = 20
 SPAN_CHARS = 1500
 _FLOAT_RE = re.compile(
     r"\b(Fig(?:ure)?s?\.?|Tab(?:le)?s?\.?)\s*((?:\d+[a-z]?)(?:\s*(?:,|and|&|or|to|[-\u2013])\s*\d+[a-z]?)*)", re.I
@@ -213,8 +212,6 @@ async def pdf_rag(world: World, paper: str, query: str, k: int = 5) -> ToolResul
     query = query.strip()
     if not query:
         raise ToolError("pdf_rag: the query is empty; say what to look for inside the paper")
-    if not 1 <= k <= MAX_K:
-        raise ToolError(f"pdf_rag: k must be between 1 and {MAX_K}, got {k}")
     from .pdf import load_paper  # the parser loads PyMuPDF; import on first use
 
     loaded = await load_paper(world, paper)

@@ -15,7 +15,7 @@ async def table_extract(world: World, paper: str, table: int) -> ToolResult:
 
     Args:
         paper: paper id, title, URL or arXiv id
-        table: the table number as printed in its caption (Table N)
+        table: the table number as printed in its caption (Table N), 1 or more
     """
     from .pdf import extract_table, load_paper  # the parser loads PyMuPDF; import on first use
 

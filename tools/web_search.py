@@ -5,7 +5,6 @@ from ._tool import tool
 from ._types import ToolError, ToolResult
 from ._world import SearchHit, World
 
-MAX_K = 20
 MAX_QUERY_CHARS = 500
 SNIPPET_CHARS = 300
 
@@ -43,8 +42,6 @@ async def web_search(world: World, query: str, k: int = 5) -> ToolResult:
         raise ToolError("web_search: the query is empty; say what to look for (title, authors, topic)")
     if len(query) > MAX_QUERY_CHARS:
         raise ToolError(f"web_search: the query has {len(query)} characters; keep it under {MAX_QUERY_CHARS}")
-    if not 1 <= k <= MAX_K:
-        raise ToolError(f"web_search: k must be between 1 and {MAX_K}, got {k}")
     hits = (await world.search(query, k))[:k]
     return ToolResult(
         text=format_hits(query, hits),

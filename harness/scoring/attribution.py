@@ -9,7 +9,10 @@ outage in a later turn never relabels an earlier failure.
    data_access tool error on turn t, or a trace that is missing or stops before t was answered.
    Fires at the error event's step.
 1. Retrieve: a required paper of turn t was never reached: no executed, error-free tool call of turns
-   1..t exposed any unit of it. Fires at turn t's answer step.
+   1..t exposed any unit of it, and no call located it either. Fires at turn t's answer step.
+   A paper that a call located but whose call failed or was refused on another argument (the call named
+   the paper's id, or the tool's error names it: "part must be between 1 and 12 for paper P0412") was
+   found, not missed: `others` ("located, call failed"), at that call's step.
 2. Budget -> `others`: turn t used up its step budget (or hit the episode's token/time cap): it failed
    because its budget ran out, whatever the fallback answer (the paper's max-step terminations).
    Fires at the budget_exhausted (or limit_hit) step.
@@ -30,6 +33,9 @@ Replay and the viewer mark the turn and step named here (`harness/viewer/timelin
 """
 from __future__ import annotations
 
+import re
+
+from harness.trace import ToolCallEvent
 from harness.trace_fold import EpisodeFold
 
 from .model import FailureLabel, TurnScore
@@ -97,9 +103,17 @@ def attribute_failure(fold: EpisodeFold, turns: list[TurnScore]) -> FailureLabel
     # 1. Retrieve
     reached = {u.paper for u in fold.memory_before(t)} | {u.paper for u in tf.exposed}
     unreached = list(dict.fromkeys(r.paper for r in first.required if r.paper not in reached))
-    if unreached:
+    located = {p: call for p in unreached if (call := _locating_call(fold, p, t)) is not None}
+    missed = [p for p in unreached if p not in located]
+    if missed:
         return FailureLabel(type="retrieve", turn=t, step=answer_step,
-                            why=f"required paper {', '.join(unreached)} never reached by turn {t}")
+                            why=f"required paper {', '.join(missed)} never reached by turn {t}")
+    if located:
+        paper, call = next(iter(located.items()))
+        how = "refused" if not call.executed else "failed"
+        return FailureLabel(type="others", turn=call.turn, step=call.step,
+                            why=f"required paper {paper} located (turn {call.turn} step {call.step}, {call.tool}) but the "
+                                f"call {how}: {(call.error or '')[:120]}; no unit of it was read by turn {t}")
 
     # 2. Budget or cap ran out
     if tf.budget is not None:
@@ -155,3 +169,20 @@ def attribute_failure(fold: EpisodeFold, turns: list[TurnScore]) -> FailureLabel
 def _read_correctly_before(key: tuple[str, str], t: int, turns: list[TurnScore]) -> bool:
     """Every earlier turn that required `key` was answered correctly (no such turn: nothing contradicts)."""
     return all(ts.correct for ts in turns if ts.turn < t and any(r.key == key for r in ts.required))
+
+
+def _locating_call(fold: EpisodeFold, paper: str, t: int) -> ToolCallEvent | None:
+    """The last call of turns 1..t that found `paper` but exposed nothing of it: it named the paper's id, or
+    its error names it (the tool resolved a title to the paper, then refused another argument)."""
+    word = re.compile(rf"(?<![\w-]){re.escape(paper)}(?![\w-])", re.I)
+    found = None
+    for k in sorted(fold.turns):
+        if k > t:
+            break
+        for c in fold.turns[k].calls:
+            if not c.error:
+                continue
+            named = str(c.args.get("paper", "")).strip().lower() == paper.lower() if isinstance(c.args, dict) else False
+            if named or word.search(c.error):
+                found = c
+    return found

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 
+from harness.agent import is_placeholder_answer
 from harness.episode import Answer
 
 from .answer_clauses import POST_ALTERNATIVE, Clauses, commit_split, has_name, is_bare, sentences
@@ -249,6 +250,8 @@ def match_answer(answer: str | bytes | None, gold: Answer, question: str | None 
     ext = extract_answer(answer)
     if not ext.ok:
         return _unparseable(ext.problem or "no answer")
+    if is_placeholder_answer(ext.text):  # `Final answer: <answer>` copied from the instructions
+        return _unparseable(f"no answer: {ext.text.strip()[:60]!r} only repeats the instructions' placeholder")
     if gold.format == "choice":
         return match_choice(ext, gold)
     if gold.format == "number":

@@ -26,6 +26,7 @@ from harness.reports import score_report
 from harness.trace_fold import EpisodeFold, unique_units
 
 from .attribution import INFRA, attribute_failure, failure_bucket
+from .behaviour import ModelBehaviour, behaviour_of
 from .claims import claim_scores
 from .epochs import Reducer
 from .facts import cost_of
@@ -105,6 +106,7 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
         episode_id=episode.id, epoch=epoch, split=episode.split, task_type=episode.task_type, initiation=episode.initiation,
         n_turns=len(episode.turns), turns_run=sum(1 for t in turns if t.ran), status=status, success=success,
         final_correct=turns[-1].correct, turns=turns, tool_calls=fold.tool_calls, refused_calls=fold.refused_calls,
+        behaviour=behaviour_of(fold),
         checklist_length=c_star, mg_ratio=(fold.tool_calls / c_star) if success and c_star > 0 else None,
         bucket=bucket,  # type: ignore[arg-type]
         failure=None if success else attribute_failure(fold, turns), errored=errored, cost=cost_of(fold),
@@ -133,13 +135,14 @@ def counted(episodes: list[EpisodeScore], errors_as_failures: bool = False) -> l
 
 def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, proportions: str = "wilson",
                  errors_as_failures: bool = False) -> SplitScores:
-    """The metrics over a group of episodes (one split, or all), each episode once per epoch. The cost totals
-    count every episode; every other number only the episodes `counted` keeps."""
+    """The metrics over a group of episodes (one split, or all), each episode once per epoch. The cost totals and
+    the model's behaviour count every episode; every other number only the episodes `counted` keeps."""
     from .uncertainty import outcome
 
-    cost = CostTotals()
-    for e in episodes:
+    cost, behaviour = CostTotals(), ModelBehaviour()
+    for e in episodes:  # what was spent and what the model did (retries, timeouts, failed requests): every episode
         cost = cost.plus(e.cost)
+        behaviour = behaviour.plus(e.behaviour)
     errored = sum(1 for e in episodes if e.errored)
     episodes = counted(episodes, errors_as_failures)
     failures = FailureCounts()
@@ -165,7 +168,7 @@ def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, p
     out = outcome(episodes, reducer or Reducer(), proportions)
     return SplitScores(
         **cost.model_dump(), episodes=len({e.episode_id for e in episodes}), errored=errored, successful_episodes=successes,
-        turns_run=turns_run, refused_calls=refused, esr=out.esr, acc_final=out.acc_final, acc_pre=out.acc_pre,
+        turns_run=turns_run, refused_calls=refused, behaviour=behaviour, esr=out.esr, acc_final=out.acc_final, acc_pre=out.acc_pre,
         ec=_pct(ec_hit, ec_need), intervals=out.intervals,
         mg=(sum(mg_ratios) / len(mg_ratios)) if mg_ratios else None,
         max_steps_rate=_pct(max_step_failures, episodes_run), budget_exhausted_rate=_pct(exhausted, turns_run),

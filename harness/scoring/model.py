@@ -16,6 +16,7 @@ from harness.trace import ReasonBucket
 from sandbox.corpus.identity import CorpusIdentity
 from tools import EvidenceUnit
 
+from .behaviour import ModelBehaviour
 from .interval import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from harness.reports._model import ReportScore, ReportSummary
 from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, ProcessSummary
@@ -34,11 +35,15 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # `max_steps_rate` is episode-level (first error a max-step termination), the turn-level rate is
 # `wrong_after_exhaustion_rate`; `failed_model_calls` counted apart from `model_calls`. 6: the report claim extractor
 # reads more sentence patterns (issue 32; report metrics may move, every other number of version 5 is unchanged).
-# 7: errors are not failures (METRICS.md, failure accounting; issue 21): an episode whose first error is a provider,
+# 7: issue 27: `refused_calls` counts only well-formed calls the rules refused (before: every step that ran no tool),
+# `behaviour` counts what the model did (steps without a tool call by kind, malformed calls, tool errors, retries,
+# timeouts, failed requests, fallbacks); an answer that only repeats the instructions' placeholder is no answer; a
+# paper a failed call located is not labelled "never reached".
+# 8: errors are not failures (METRICS.md, failure accounting; issue 21): an episode whose first error is a provider,
 # data-access or pipeline error with no wrong turn before it is `errored`, counted apart and left out of every number
-# but the cost (ESR, the accuracies, EC, MG, max-steps, failure types, process, reports) unless scored with errors as
-# failures (then every number is version 6's); per split `episodes` counts the episodes scored, `errored` the ones left out.
-SCORER_VERSION = "7"
+# but the cost and the behaviour (ESR, the accuracies, EC, MG, max-steps, failure types, process, reports) unless scored with errors as
+# failures (then every number is version 7's); per split `episodes` counts the episodes scored, `errored` the ones left out.
+SCORER_VERSION = "8"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -100,7 +105,7 @@ class TurnScore(BaseModel):
         default_factory=list, description="A(i,t): units exposed this turn plus those already in the episode's memory")
     evidence_hit: int = Field(default=0, description="|E(i,t) ∩ A(i,t)|")
     tool_calls: int = Field(default=0, description="executed tool calls of this turn")
-    refused_calls: int = Field(default=0, description="calls the session refused (a step, not a tool call)")
+    refused_calls: int = Field(default=0, description="well-formed calls the rules refused: not offered, past the budget")
     tool_errors: int = 0
     budget_exhausted: bool = False
     checklist_length: int = 0
@@ -154,7 +159,9 @@ class EpisodeScore(BaseModel):
     final_correct: bool = False
     turns: list[TurnScore] = Field(default_factory=list)
     tool_calls: int = Field(default=0, description="c_i: tool calls executed in the episode")
-    refused_calls: int = Field(default=0, description="calls refused by the session (not offered, empty-reply pseudo-calls)")
+    refused_calls: int = Field(default=0, description="well-formed calls the rules refused (not offered, past the budget); "
+                                                      "malformed calls and steps without a tool call are in `behaviour`")
+    behaviour: ModelBehaviour = Field(default_factory=ModelBehaviour, description="what the model did (scorer 7 on)")
     checklist_length: int = Field(default=0, description="c*_i: length of the annotated minimal checklist")
     mg_ratio: float | None = Field(default=None, description="c_i / c*_i on a successful episode, else None")
     bucket: ReasonBucket | None = Field(
@@ -162,7 +169,7 @@ class EpisodeScore(BaseModel):
     failure: FailureLabel | None = None
     errored: bool = Field(
         default=False, description="the first error is a provider, data_access or pipeline error with no wrong turn before "
-                                   "it: not a failure; left out of the scores unless errors count as failures (scorer 7 on)")
+                                   "it: not a failure; left out of the scores unless errors count as failures (scorer 8 on)")
     cost: CostTotals = Field(default_factory=CostTotals)
     truncated: bool = False
     missing: bool = False
@@ -224,7 +231,8 @@ class SplitScores(CostTotals):
     failures: FailureCounts = Field(default_factory=FailureCounts)
     successful_episodes: int = 0
     turns_run: int = 0
-    refused_calls: int = Field(default=0, description="calls the session refused: steps, not tool calls")
+    refused_calls: int = Field(default=0, description="well-formed calls the rules refused: steps, not tool calls")
+    behaviour: ModelBehaviour = Field(default_factory=ModelBehaviour, description="what the model did, summed (scorer 7 on)")
     process: ProcessSummary | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
     claims: ClaimScores | None = Field(default=None, description="claim-level precision/recall/F1 of set answers")
     intervals: MetricIntervals | None = Field(default=None, description="95% intervals of esr, acc_final, acc_pre, ec, mg")
@@ -257,9 +265,12 @@ class AblationSettings(BaseModel):
     max_steps: int | None = None
     final_turn_tools: bool | None = None
     disable_tools: list[str] = Field(default_factory=list)
+    images: bool = Field(default=True, description="False: a text-only run (--no-images), no image sent to the model")
 
     def label(self) -> str:
         parts = [f"steps={self.max_steps}" if self.max_steps is not None else "steps=?"]
+        if not self.images:
+            parts.append("text-only (--no-images)")
         if self.final_turn_tools is not None:
             parts.append("final-tools " + ("on" if self.final_turn_tools else "off"))
         if self.disable_tools:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .behaviour import behaviour_rows
 from .interval import Interval
 from .model import BUCKETS, FAILURE_TYPES, EpisodeScore, RunScores, SplitScores
 from .plots import FAILURE_NAMES
@@ -143,6 +144,8 @@ def header_lines(s: RunScores) -> list[str]:
            if s.all.errored else ""),
         f"- settings: {s.ablation.label()}",
         *([f"- {s.corpus.describe()}"] if s.corpus else []),
+        *(["- **text-only run** (`--no-images`): no cue or figure image was sent to the model; the prompts said "
+            "the image was not available"] if not s.ablation.images else []),
         reducer_line(s),
         f"- scored at {s.scored_at}",
     ]
@@ -183,7 +186,8 @@ def _img(path: Path, base: Path, alt: str) -> str:
 
 
 def episode_rows(episodes: list[EpisodeScore]) -> list[str]:
-    out = ["| Episode | Split | Status | Turns correct | Success | Failure (turn/step) | Why |", "|---" * 7 + "|"]
+    out = ["| Episode | Split | Status | Turns correct | Success | Failure (turn/step) | Why | What the model did |",
+           "|---" * 8 + "|"]
     for e in episodes:
         ok = sum(t.correct for t in e.turns)
         f = e.failure
@@ -192,7 +196,9 @@ def episode_rows(episodes: list[EpisodeScore]) -> list[str]:
             where = f"errored: {e.bucket} ({f.turn}/{f.step})" if f else f"errored: {e.bucket}"
         why = (f.why if f else "").replace("|", "\\|")
         success = "errored" if e.errored else ("yes" if e.success else "no")
-        out.append(f"| {e.episode_id} | {e.split} | {e.status} | {ok}/{e.n_turns} | {success} | {where} | {why} |")
+        did = "; ".join(e.behaviour.parts())
+        out.append(f"| {e.episode_id} | {e.split} | {e.status} | {ok}/{e.n_turns} | {success} | {where} "
+                   f"| {why} | {did} |")
     return out
 
 
@@ -215,6 +221,13 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
     lines += table3_header() + [table3_row(name, s), ""]
     lines += ["## Cost (EpiBench Table 6)", ""] + table6_header("Split")
     lines += [table6_row(n, s.split(k)) for k, n in SPLITS] + [""]
+    lines += ["## What the model did", "", "Steps without a tool call by kind (empty, plan, over-long: cut off at the "
+              "length limit, unparseable: a tool call written as text or an answer repeating the instructions' placeholder, "
+              "other: code that raised or called nothing), calls the model wrote wrong (malformed: arguments not JSON or "
+              "failing the schema), well-formed calls the rules refused (a tool not offered, past the budget), calls that "
+              "ran and failed, request attempts retried, timed out or failed, and turns answered by the fallback request "
+              "(`harness/scoring/behaviour.py`; per episode in the last column of Episodes).", ""]
+    lines += behaviour_rows([("Easy", s.easy.behaviour), ("Hard", s.hard.behaviour), ("All", s.all.behaviour)]) + [""]
     lines += ["## Failure types", "", "One label per failed episode at the first wrong turn "
               "(rule and order: `harness/scoring/attribution.py`)"
               + ("; errored episodes count as failed (Others)." if s.errors_as_failures else
@@ -256,6 +269,17 @@ def scores_table(s: RunScores):  # noqa: ANN201 - a rich Table
     return t
 
 
+def unscorable_line(s: RunScores, episodes: list[EpisodeScore]) -> str:
+    """The episodes without a scorable answer, by bucket, and how many of them stopped on an error: one count
+    with the buckets, so a summary never reads "0 ended with an error" beside "model 1"."""
+    b = s.buckets
+    stopped = sum(1 for e in episodes if e.bucket is not None and e.status == "failed")
+    rest = b.total() - stopped
+    return (f"without a scorable answer: {b.total()} episode{'s' if b.total() != 1 else ''} (buckets: provider {b.provider}, "
+            f"data_access {b.data_access}, pipeline {b.pipeline}, model {b.model}): {stopped} stopped on an error, "
+            f"{rest} ended without an answer the matcher can read")
+
+
 def _two(x: float | None, iv: Interval | None, digits: int, iv_digits: int) -> str:
     """A number over its interval, on two lines (keeps the terminal table narrow)."""
     return fmt(x, digits) if x is None or iv is None else f"{fmt(x, digits)}\n[dim]{ci(iv, iv_digits, '-')}[/]"
@@ -266,7 +290,7 @@ def print_scores(run_dir: Path, console, retry: str | None = None) -> None:  # n
     runs them again), failure counts and where the report is."""
     from rich.markup import escape
 
-    from .run import read_run_scores
+    from .run import read_episode_scores, read_run_scores
 
     s = read_run_scores(run_dir)
     if s.uses_gold:
@@ -287,8 +311,10 @@ def print_scores(run_dir: Path, console, retry: str | None = None) -> None:  # n
     f = s.all.failures
     b = s.buckets
     console.print(f"failures: retrieve {f.retrieve}, perception {f.perception}, reading-memory {f.reading_memory}, "
-                  f"reasoning {f.reasoning}, others {f.others}; buckets: provider {b.provider}, data_access "
-                  f"{b.data_access}, pipeline {b.pipeline}, model {b.model}")
+                  f"reasoning {f.reasoning}, others {f.others}")
+    console.print(unscorable_line(s, read_episode_scores(run_dir)), highlight=False)
+    did = s.all.behaviour.parts()
+    console.print("what the model did: " + ("; ".join(did) if did else "nothing out of the way"), highlight=False)
     p, c = s.all.process, s.all.claims
     if p is not None:
         console.print(f"process: efficiency {fmt(p.efficiency)}, redundancy {fmt(p.redundancy)}, reuse {fmt(p.reuse)}, "

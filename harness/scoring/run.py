@@ -41,6 +41,12 @@ def _setting(cfg: dict[str, Any], key: str, default: Any = None) -> Any:
     return (cfg.get("settings") or {}).get(key, default)
 
 
+def _images(cfg: dict[str, Any]) -> bool:
+    """Whether the run sent images to the model: `agent_config.images` (before issue 27: `agent_config.extra.images`)."""
+    ac = _setting(cfg, "agent_config") or {}
+    return bool(ac.get("images", (ac.get("extra") or {}).get("images", True)))
+
+
 def load_run_config(rd: RunDir) -> dict[str, Any]:
     if not rd.path.is_dir():
         raise ScoringError(f"{rd.path} does not exist")
@@ -222,7 +228,7 @@ def score_run(
         episodes_path=str(eset.path), episodes_sha256=eset.sha256, episodes_mismatch=mismatch,
         ablation=AblationSettings(
             max_steps=_setting(cfg, "max_steps"), final_turn_tools=_setting(cfg, "final_turn_tools"),
-            disable_tools=list(_setting(cfg, "disable_tools") or []),
+            disable_tools=list(_setting(cfg, "disable_tools") or []), images=_images(cfg),
         ),
         judged_process=summarize_judged(scored, pjudge.name) if pjudge is not None else None,
         scored_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

@@ -77,9 +77,9 @@ def episodes_file(tmp_path: Path) -> Path:
     return write_episodes(tmp_path / "eps.jsonl", [two_turn_episode()])
 
 
-@pytest.fixture
-def model_server() -> Iterator[Any]:
-    """A factory: model_server(items, default=None) -> a started ScriptedModelServer (stopped after the test)."""
+def server_factory(strict: str | None = None) -> Iterator[Any]:
+    """model_server(items, default=None) -> a started ScriptedModelServer (stopped after the test); `strict`
+    names the server profile it checks requests against (sandbox/server_profiles.py)."""
     started: list[ScriptedModelServer] = []
 
     def make(items: list[dict[str, Any]], default: dict[str, Any] | None = None) -> ScriptedModelServer:
@@ -88,13 +88,25 @@ def model_server() -> Iterator[Any]:
         script = Script(responses=[ScriptItem.model_validate(i) for i in items])
         if default is not None:
             script.default = ScriptItem.model_validate(default)
-        srv = ScriptedModelServer(script).start()
+        srv = ScriptedModelServer(script, strict=strict).start()
         started.append(srv)
         return srv
 
     yield make
     for s in started:
         s.stop()
+
+
+@pytest.fixture
+def model_server() -> Iterator[Any]:
+    """A factory: model_server(items, default=None) -> a started ScriptedModelServer (stopped after the test)."""
+    yield from server_factory()
+
+
+@pytest.fixture
+def strict_server() -> Iterator[Any]:
+    """The same factory, its servers checking requests as llama-cpp-python's server does (issue 27)."""
+    yield from server_factory("llama-cpp")
 
 
 @pytest.fixture

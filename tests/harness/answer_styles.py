@@ -147,7 +147,7 @@ def run_scripted_answers(episodes_path, replies: list[tuple[str, str]], results,
     try:
         with ScriptedModelServer(script) as srv:
             cfg = AgentConfig(model="scripted", base_url=srv.base_url, api_key_env="EPI_SCRIPTED_KEY",
-                              request_timeout_s=30, max_retries=1, extra={"images": False})
+                              request_timeout_s=30, max_retries=1, images=False)
             settings = RunSettings(agent="openai", episodes=episodes_path, results=results, run_id=run_id,
                                    concurrency=1, score=False, agent_config=cfg, max_steps=1)
             summary = asyncio.run(run_episodes(settings, world=NullWorld(Path(results) / "cache")))

@@ -93,7 +93,7 @@ def test_answers_given_without_looking_anything_up_are_flagged_ungrounded(tmp_pa
     try:
         with ScriptedModelServer(Script(responses=items)) as srv:
             cfg = AgentConfig(model="scripted", base_url=srv.base_url, api_key_env="EPI_SCRIPTED_KEY",
-                              request_timeout_s=30, max_retries=1, extra={"images": False})
+                              request_timeout_s=30, max_retries=1, images=False)
             settings = RunSettings(agent="openai", episodes=DEFAULT_EPISODES, results=tmp_path, run_id="no-lookup",
                                    episode_ids=[e.id for e in episodes], concurrency=1, score=False, agent_config=cfg)
             summary = asyncio.run(run_episodes(settings, world=NullWorld(tmp_path / "cache")))

@@ -137,3 +137,25 @@ def test_a_hedged_answer_is_a_wrong_value_not_an_unparseable_one():
           .turn().answer("A").end())
     e = _score(_one_turn([("P001", "figure:1")]), tb)
     assert e.turns[0].verdict.hedged and e.failure.type == "perception" and "hedged" in e.failure.why
+
+
+def test_a_paper_located_by_a_call_that_failed_on_another_argument_is_not_never_reached():
+    """Issue 27: the call named the title, the tool matched it to the paper and refused another argument; the
+    label says the paper was located and the call failed, at that call's step, not "never reached"."""
+    bad_part = "part must be between 1 and 12 for paper P001; got 1000000000000000"
+    tb = (TraceBuilder("A1").turn().call("web_search")
+          .call("pdf_extract", args={"paper": "Sparse Mixture Routing for Long Documents", "part": 10**15}, error=bad_part,
+                error_kind="bad_arguments")
+          .answer(None).turn().answer("A").end())
+    f = _score(_one_turn([("P001", "figure:1")]), tb).failure
+    assert (f.type, f.turn, f.step) == ("others", 1, 2)
+    assert f.why.startswith("required paper P001 located (turn 1 step 2, pdf_extract) but the call failed: part must be")
+    refused = (TraceBuilder("A1").turn().call("figure_extract", args={"paper": "p001", "figure": 0}, error="figure_extract: bad "
+               "arguments (figure: Input should be greater than or equal to 1)", error_kind="refused")
+               .answer(None).turn().answer("A").end())
+    f = _score(_one_turn([("P001", "figure:1")]), refused).failure
+    assert f.type == "others" and "P001 located (turn 1 step 1, figure_extract) but the call refused" in f.why
+    # a call that names another paper, or an error that does not name the required one, locates nothing
+    other = (TraceBuilder("A1").turn().call("pdf_extract", args={"paper": "P0012"}, error="part must be between 1 and 3 for "
+             "paper P0012; got 9", error_kind="bad_arguments").answer(None).turn().answer("A").end())
+    assert _score(_one_turn([("P001", "figure:1")]), other).failure.type == "retrieve"

@@ -69,7 +69,7 @@ def test_a_trace_line_from_a_newer_harness_is_refused_with_a_clear_message():
 def test_the_fold_of_a_v1_trace_counts_executed_calls_and_usage_once():
     fold = fold_trace(RunDir(DATA / "v1-openai").read_trace("sbx-001"))
     assert [len(t.calls) + len(t.no_tool_steps) for t in fold.ordered_turns] == [3, 1, 3, 0]
-    assert (fold.tool_calls, fold.refused_calls, fold.no_tool_steps) == (5, 2, 1)
+    assert (fold.tool_calls, fold.refused_calls, fold.malformed_calls, fold.no_tool_steps) == (5, 1, 0, 1)
     assert [u.label() for u in fold.turn(1).exposed] == ["P027 table:2"]
     assert fold.turn(1).budget_exhausted and fold.turn(3).budget_exhausted
     assert fold.usage.total == sum(t.usage.total for t in fold.ordered_turns) == fold.end.usage.total
@@ -84,7 +84,7 @@ def test_rescoring_an_old_run_changes_what_the_old_scorer_got_wrong(v1_runs):
     # its one episode fails first on turn 1, whose budget ran out before a hedged fallback answer
     assert new.all.max_steps_rate == 100.0 and new.all.episodes_run == 1
     assert new.all.wrong_after_exhaustion_rate == 25.0 and new.all.budget_exhausted_rate == 50.0
-    assert (new.all.tool_calls, new.all.refused_calls) == (5, 2)
+    assert (new.all.tool_calls, new.all.refused_calls, new.all.behaviour.no_tool_steps) == (5, 1, 1)
     e = json.loads((run / "episode_scores.jsonl").read_text().splitlines()[0])
     assert e["turns"][0]["verdict"]["hedged"] and e["failure"]["type"] == "others" and e["failure"]["turn"] == 1
     assert f"scorer version {SCORER_VERSION}" in (run / "report.md").read_text()
@@ -105,7 +105,7 @@ def test_viewer_and_replay_rescore_an_old_matcher_run_and_show_the_same_failure(
     marked = [s for t in tl.turns for s in t.steps if s.failure is not None]
     assert len(marked) == 1 and marked[0].kind == "budget_exhausted"
     empty = [s for s in tl.turns[0].steps if s.kind == "no_tool_step"]  # v1's `__empty_message__` pseudo-call
-    assert len(empty) == 1 and "empty" in empty[0].summary and (tl.tool_calls, tl.refused_calls) == (5, 2)
+    assert len(empty) == 1 and "empty" in empty[0].summary and (tl.tool_calls, tl.refused_calls) == (5, 1)
 
 
 @pytest.mark.slow

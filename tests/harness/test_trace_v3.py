@@ -65,17 +65,20 @@ def test_memory_before_drops_what_a_compaction_took_out_of_view():
     assert len(fold.turn(3).compactions) == 1
 
 
-def test_no_tool_steps_are_filed_with_the_refused_calls():
+def test_no_tool_steps_malformed_calls_and_refused_calls_are_filed_apart():
     events = [
         _call(1, 1, "text"),
         NoToolStep(turn=1, step=1, reason="plan", reply="Plan: read it", no_tool_steps=1, cap=3),
         ToolCallEvent(turn=1, step=2, tool="web_search", raw_arguments="{oops", error="not JSON",
                       error_kind="bad_arguments", executed=False),
     ]
+    events.append(ToolCallEvent(turn=1, step=3, tool="table_extract", args={"paper": "P1"}, error="tool 'table_extract' "
+                                "is not available", error_kind="refused"))
     fold = fold_events("e", events)
     t = fold.turn(1)
-    assert [type(e).__name__ for e in t.refused_calls] == ["NoToolStep", "ToolCallEvent"]
-    assert len(t.executed_calls) == 1 and (fold.tool_calls, fold.refused_calls, fold.no_tool_steps) == (1, 2, 1)
+    assert [c.tool for c in t.malformed_calls] == ["web_search"] and [c.tool for c in t.refused_calls] == ["table_extract"]
+    assert len(t.executed_calls) == 1
+    assert (fold.tool_calls, fold.malformed_calls, fold.refused_calls, fold.no_tool_steps) == (1, 1, 1, 1)
 
 
 def _v4(**d: object) -> str:
@@ -97,4 +100,4 @@ def test_a_v4_call_that_failed_the_schema_reads_as_refused_and_a_tool_error_as_e
     assert isinstance(schema, ToolCallEvent) and schema.schema_version == SCHEMA_VERSION
     assert (schema.executed, extra.executed, ran.executed) == (False, False, True)
     fold = fold_events("e", [schema, extra, ran])
-    assert (fold.tool_calls, fold.refused_calls) == (1, 2)
+    assert (fold.tool_calls, fold.malformed_calls, fold.refused_calls) == (1, 2, 0)

@@ -27,8 +27,8 @@ async def test_web_search_lists_ranked_hits_with_ids_urls_and_snippets(world):
 
 @pytest.mark.parametrize("args,needle", [
     ({"query": "   "}, "query is empty"),
-    ({"query": "graphs", "k": 0}, "k must be between 1 and 20, got 0"),
-    ({"query": "graphs", "k": 21}, "k must be between 1 and 20, got 21"),
+    ({"query": "graphs", "k": 0}, "k: Input should be greater than or equal to 1"),
+    ({"query": "graphs", "k": 21}, "k: Input should be less than or equal to 20"),
     ({"query": "x" * 600}, "keep it under 500"),
     ({"k": 3}, "query: Field required"),
     ({"query": "graphs", "limit": 3}, "limit: Extra inputs are not permitted"),
@@ -52,4 +52,4 @@ async def test_pdf_rag_unknown_paper_and_bad_k_are_error_results(world):
     missing = await pdf_rag(world, {"paper": "P999", "query": "x"})
     assert missing.is_error and missing.error_kind == "not_found" and "P999" in missing.error
     bad = await pdf_rag(world, {"paper": "P001", "query": "x", "k": 50})
-    assert bad.is_error and "k must be between 1 and 20" in bad.error
+    assert bad.is_error and "k: Input should be less than or equal to 20" in bad.error
