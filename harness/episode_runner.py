@@ -72,6 +72,7 @@ class RunSummary:
     scores: Any = None
     epochs: int = 1
     lost: list[tuple[str, int]] = field(default_factory=list)  # (episode, epoch) lost with their workers
+    retired: list[str] = field(default_factory=list)  # `epi retry`: failed attempts set aside (paths in the run)
 
 
 class _EpisodeStop(Exception):
@@ -166,6 +167,9 @@ class EpisodeRunner:
             for t in range(1, ep.n_turns + 1):  # the answer turns, then a report episode's report turn
                 answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start, epoch)
                 answers.append(answer)
+        except asyncio.CancelledError:  # the run was stopped (SIGINT, SIGTERM): this episode runs again on resume
+            writer.abandon(discard=True)
+            raise
         except _EpisodeStop as stop:
             status, bucket = "failed", stop.bucket
             writer.write(ErrorEvent(turn=len(answers) + 1, bucket=stop.bucket, message=stop.message, detail=stop.detail))

@@ -5,6 +5,12 @@ images in `traces/<episode>/`); epoch k >= 2 lives in `traces/epoch=<k>/` with t
 The `=` cannot occur in a file-safe episode name, so an epoch folder never collides with an episode's
 image folder, and today's readers of `traces/*.jsonl` see epoch 1 as a complete single run.
 
+Failed attempts (`epi retry`): an errored episode's trace and its image folder move to
+`attempt=<n>/` inside their epoch's folder (`traces/attempt=1/<episode>.jsonl`, `traces/attempt=1/<episode>/`;
+n counts that episode's retired attempts from 1) before the episode runs again. The `=` keeps attempt
+folders apart from episode and epoch folders, and every reader of `traces/*.jsonl` (resume, scoring, the
+viewer's episode list) sees only the current attempt; `attempts()` lists the earlier ones.
+
 Readers (scoring, replay, viewer) go through RunDir so a truncated or missing trace is seen, flagged
 and scored as far as it goes rather than silently dropped.
 """
@@ -19,10 +25,11 @@ from typing import Any, Iterator
 
 from pydantic import ValidationError
 
-from .trace import EpisodeEnd, parse_event
+from .trace import EpisodeEnd, TraceVersionError, parse_event
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _EPOCH_DIR = re.compile(r"^epoch=([1-9][0-9]*)$")
+_ATTEMPT_DIR = re.compile(r"^attempt=([1-9][0-9]*)$")
 
 
 def safe_name(s: str) -> str:
@@ -47,6 +54,16 @@ class TraceRead:
     @property
     def truncated(self) -> bool:
         return not self.missing and not self.complete
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """An earlier, failed attempt at one episode (epoch) that `epi retry` set aside."""
+
+    episode_id: str
+    epoch: int
+    number: int  # 1 for the first attempt set aside
+    trace: Path
 
 
 class RunDir:
@@ -101,6 +118,54 @@ class RunDir:
                 found.append(int(m.group(1)))
         return sorted(found)
 
+    def attempt_dir(self, number: int, epoch: int = 1) -> Path:
+        """The folder of the failed attempts numbered `number` of one epoch: `<epoch folder>/attempt=<n>/`."""
+        if number < 1:
+            raise ValueError(f"attempts are numbered from 1, got {number}")
+        return self.epoch_dir(epoch) / f"attempt={number}"
+
+    def attempts(self, episode_id: str, epoch: int = 1) -> list[Attempt]:
+        """The episode's failed attempts set aside by `epi retry`, oldest first (not counted as finished)."""
+        folder = self.epoch_dir(epoch)
+        if not folder.is_dir():
+            return []
+        name = f"{safe_name(episode_id)}.jsonl"
+        found = []
+        for p in folder.iterdir():
+            m = _ATTEMPT_DIR.match(p.name)
+            if m and (p / name).is_file():
+                found.append(Attempt(episode_id, epoch, int(m.group(1)), p / name))
+        return sorted(found, key=lambda a: a.number)
+
+    def read_attempt(self, attempt: Attempt) -> TraceRead:
+        """The events of a failed attempt's trace."""
+        return _read_events(attempt.trace, TraceRead(episode_id=attempt.episode_id, epoch=attempt.epoch))
+
+    def retire_trace(self, episode_id: str, epoch: int = 1) -> Attempt:
+        """Set the episode's current trace (and its image folder) aside as its next failed attempt, so the
+        episode counts as not run. The images move first and the trace last: a crash in between leaves the
+        trace in place (the episode still counts as errored, and the next retry moves it)."""
+        trace = self.trace_path(episode_id, epoch)
+        if not trace.is_file():
+            raise FileNotFoundError(f"no trace of episode {episode_id!r} (epoch {epoch}) at {trace}")
+        number = max((a.number for a in self.attempts(episode_id, epoch)), default=0) + 1
+        dest = self.attempt_dir(number, epoch)
+        dest.mkdir(parents=True, exist_ok=True)
+        assets = self.assets_dir(episode_id, epoch)
+        if assets.is_dir():
+            target = dest / assets.name
+            if target.exists():  # an earlier retry stopped between the two moves: keep both
+                for f in assets.iterdir():
+                    if (target / f.name).exists():
+                        f.unlink()  # images are named by their content: the same bytes are there already
+                    else:
+                        os.replace(f, target / f.name)
+                assets.rmdir()
+            else:
+                os.replace(assets, target)
+        os.replace(trace, dest / trace.name)
+        return Attempt(episode_id, epoch, number, dest / trace.name)
+
     def load_config(self) -> dict[str, Any]:
         return json.loads(self.run_json.read_text())
 
@@ -111,20 +176,7 @@ class RunDir:
         out = TraceRead(episode_id=episode_id, epoch=epoch)
         if not p.is_file() and include_partial:
             p = p.with_name(p.name + ".part")
-        if not p.is_file():
-            out.missing = True
-            return out
-        with p.open("r", encoding="utf-8", errors="replace") as f:
-            for i, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    out.events.append(parse_event(line))
-                except (ValidationError, ValueError):
-                    out.bad_lines.append(i)
-        if not out.events and not out.bad_lines:
-            out.missing = True
-        return out
+        return _read_events(p, out)
 
     def completed_episodes(self, epoch: int = 1) -> set[str]:
         """Episode ids whose trace for `epoch` ends with episode_end (safe to keep on resume)."""
@@ -147,6 +199,22 @@ class RunDir:
         """(episode id, epoch) of every finished trace, whatever executor wrote it."""
         return {(ep, k) for k in self.epochs() for ep in self.completed_episodes(k)}
 
+    def newer_traces(self) -> list[Path]:
+        """Traces written by a newer epiharness (a trace schema this one cannot read): a run holding any must not
+        be taken up here, or its finished episodes would count as unfinished and be run again over them."""
+        out = []
+        for k in self.epochs():
+            for p in sorted(self.epoch_dir(k).glob("*.jsonl")):
+                first = _first_line(p)
+                try:
+                    if first:
+                        parse_event(first)
+                except TraceVersionError:
+                    out.append(p)
+                except (ValidationError, ValueError):
+                    continue
+        return out
+
     def discard_partial_traces(self) -> int:
         """Delete the unfinished `.part` traces of every epoch (a crash leftover); returns how many."""
         n = 0
@@ -167,6 +235,23 @@ class RunDir:
                     yield parse_event(first).episode_id
                 except (ValidationError, ValueError):
                     continue
+
+
+def _read_events(p: Path, out: TraceRead) -> TraceRead:
+    if not p.is_file():
+        out.missing = True
+        return out
+    with p.open("r", encoding="utf-8", errors="replace") as f:
+        for i, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                out.events.append(parse_event(line))
+            except (ValidationError, ValueError):
+                out.bad_lines.append(i)
+    if not out.events and not out.bad_lines:
+        out.missing = True
+    return out
 
 
 def _first_line(p: Path) -> str | None:

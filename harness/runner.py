@@ -2,57 +2,39 @@
 
 A run, or a grid of runs, is a bag of (run, episode, epoch) jobs; the executor (local asyncio or Ray)
 only decides where they run. Everything a user can get wrong is checked before any episode runs
-(RunSetupError -> exit code 2).
+(RunSetupError -> exit code 2). One process owns a run while it writes it (`harness.runlock`): a second
+writer is refused before it writes anything. SIGINT or SIGTERM stops a run cleanly (`harness.run_signals`):
+finished traces stay, the episodes in progress are abandoned, and RunInterrupted says how far it got.
+`retry` requests (`epi retry`) set the errored episodes' traces aside as failed attempts and run them again.
 """
 from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-import importlib.metadata as _md
-import json
 import os
-import platform
-import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from tools import ALL_TOOLS, World
 
-from .agent import Action, Agent, BaseAgent, EpisodeInfo, FinalAnswer, TurnContext, TurnView
 from .episode_runner import EpisodeOutcome, RunSummary, active_tool_names, load_tools
-from .executors import ExecutorError, RunPlan, epoch_seed, make_executor, plan_jobs
+from .executors import ExecutorError, RunPlan, make_executor, plan_jobs
 from .executors._jobs import default_agent_factory
 from .preload import Preloader
-from .rundir import RunDir, atomic_write_text
+from .rundir import Attempt, RunDir
+from .run_record import (  # noqa: F401  (settings_from_run, write_run_json: public here since the start)
+    RunSetupError, corpus_of, load_run_config, record_retry, settings_from_run, write_run_json,
+)
+from .run_signals import InterruptedRun, RunInterrupted, StopSignals
+from .runlock import RunLock, RunLocked, check_free
 from .settings import RunSettings
-from .trace import EpisodeStart
 
 ProgressFn = Callable[[EpisodeOutcome], None]
 
 
-class RunSetupError(Exception):
-    """A run cannot start: the message says which setting or file is wrong."""
-
-
-def _package_versions() -> dict[str, str]:
-    out = {}
-    for pkg in ("epiharness", "pydantic", "pymupdf", "openai", "smolagents", "tenacity", "sentence-transformers", "faiss-cpu", "bm25s", "torch"):
-        try:
-            out[pkg] = _md.version(pkg)
-        except _md.PackageNotFoundError:
-            pass
-    return out
-
-
-def _git_commit() -> str | None:
-    try:
-        r = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5
-        )
-        return r.stdout.strip() or None if r.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError):
-        return None
+class NothingToRetry(RunSetupError):
+    """`epi retry` found no errored episode in the run (not an error: nothing is written)."""
 
 
 def make_world(settings: RunSettings) -> World:
@@ -60,7 +42,7 @@ def make_world(settings: RunSettings) -> World:
         from sandbox.world import SandboxNotBuilt, SandboxWorld
 
         try:
-            return SandboxWorld()
+            return SandboxWorld(settings.sandbox)
         except SandboxNotBuilt as e:
             raise RunSetupError(str(e)) from None
     from sandbox.paths import cache_dir
@@ -90,6 +72,8 @@ def check_settings(settings: RunSettings) -> None:
         raise RunSetupError(f"--ray-address {settings.ray_address} is set but the executor is local; add --executor ray")
     if settings.agent == "replay" and not settings.agent_config.replay_run:
         raise RunSetupError("the replay agent needs the run to replay (agent_config.replay_run)")
+    if settings.sandbox is not None and settings.world != "sandbox":
+        raise RunSetupError(f"--sandbox {settings.sandbox} names a corpus folder, but the world is {settings.world}")
     if "code_exec" in settings.enable_tools and "code_exec" not in settings.disable_tools:
         from sandbox.jail import jail_unavailable_reason  # starts the real sandbox once: fail now, not mid-run
 
@@ -136,49 +120,21 @@ def _check_writable(results: Path) -> None:
         raise RunSetupError(f"results directory {results} is not writable: {e.strerror or e}") from None
 
 
-def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: list[str], extra: dict[str, Any],
-                   search_engine: str | None = None) -> None:
-    cfg = {
-        "run_id": rd.run_id,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-        "settings": json.loads(settings.model_dump_json()),
-        "agent": settings.agent,
-        "model": settings.agent_config.model,
-        "tools": tools,
-        "max_steps": settings.max_steps,
-        "final_turn_tools": settings.final_turn_tools,
-        "disable_tools": settings.disable_tools,
-        "episodes_path": str(Path(settings.episodes).resolve()),
-        "episodes_sha256": episode_set.sha256,
-        "episodes_total": len(episode_set.episodes),
-        "seed": settings.seed,
-        "epochs": settings.epochs,
-        "epoch_seeds": {str(k): epoch_seed(settings, k) for k in range(1, settings.epochs + 1)},
-        "temperature": settings.agent_config.temperature,
-        "git_commit": _git_commit(),
-        "versions": _package_versions(),
-        "python": platform.python_version(),
-        # the same episodes rank differently under another search engine: reports name it
-        "search_engine": search_engine,
-        **extra,
-    }
-    atomic_write_text(rd.run_json, json.dumps(cfg, indent=2))
-
-
-def settings_from_run(rd: RunDir) -> RunSettings:
-    cfg = rd.load_config()
-    return RunSettings.model_validate(cfg["settings"])
-
-
 @dataclass
 class RunRequest:
-    """One run of a grid, as asked: settings, whether to resume, and the optional code-level hooks."""
+    """One run of a grid, as asked: settings, whether to resume or retry, and the optional code-level hooks."""
 
     settings: RunSettings
     resume: bool = False
     agent_factory: Callable[[], Any] | None = None
     extra_config: dict[str, Any] | None = None
     world: World | None = None
+    retry: bool = False  # run the errored episodes again (`epi retry`), their failed traces kept as attempts
+    break_lock: bool = False  # take over a lock held on another host (its pid cannot be checked from here)
+
+    @property
+    def command(self) -> str:
+        return "epi retry" if self.retry else ("epi run --resume" if self.resume else "epi run")
 
 
 @dataclass
@@ -188,53 +144,113 @@ class _Checked:
     episode_set: Any
     episodes: list[Any]
     run_dir: RunDir
+    lock: RunLock | None = None
+    retired: list[tuple[Attempt, str, str]] = field(default_factory=list)
+
+
+def _check_stored(req: RunRequest, rd: RunDir, episode_set: Any, world: World) -> None:
+    """A run taken up again (resume, retry) must exist, be free, and match the episode file and corpus."""
+    settings = req.settings
+    if not rd.exists():
+        raise RunSetupError(f"{'--resume' if req.resume else 'retry'}: no run {rd.run_id!r} under {settings.results}")
+    try:  # first: whatever else is wrong, a live owner is what the user must hear about
+        check_free(rd.path, break_lock=req.break_lock)
+    except RunLocked as e:
+        raise RunSetupError(str(e)) from None
+    old = load_run_config(rd)
+    if newer := rd.newer_traces():
+        raise RunSetupError(
+            f"{req.command}: run {rd.run_id!r} holds traces written by a newer epiharness ({newer[0].name}"
+            f"{f' and {len(newer) - 1} more' if len(newer) > 1 else ''}); take it up with that version")
+    if old.get("episodes_sha256") != episode_set.sha256:
+        raise RunSetupError(
+            f"{req.command}: run {rd.run_id!r} was made with a different episode set "
+            f"({old.get('episodes_path')}, sha256 {str(old.get('episodes_sha256'))[:12]}...) than "
+            f"{settings.episodes} (sha256 {episode_set.sha256[:12]}...)"
+        )
+    was, now = old.get("corpus"), corpus_of(world)
+    if was and now and was.get("catalog_sha256") != now.get("catalog_sha256"):
+        from sandbox.corpus.identity import CorpusIdentity
+
+        raise RunSetupError(
+            f"{req.command}: run {rd.run_id!r} was made on {CorpusIdentity.model_validate(was).describe()}, but the "
+            f"sandbox now is {CorpusIdentity.model_validate(now).describe()}; take it up on the same corpus "
+            "(--sandbox DIR) or start a new run")
+
+
+def _errored(c: _Checked) -> list[Any]:
+    from .scoring.run import errored_jobs
+
+    return errored_jobs(c.run_dir.path, c.episodes, c.request.settings.epochs)
 
 
 def _check_request(req: RunRequest, worlds: dict[str, World]) -> _Checked:
     """Everything that can be wrong with one run, found without writing anything."""
     settings = req.settings
     check_settings(settings)
-    world = req.world or worlds.get(settings.world) or make_world(settings)
+    key = f"{settings.world}:{settings.sandbox or ''}"
+    world = req.world or worlds.get(key) or make_world(settings)
     if req.world is None:
-        worlds[settings.world] = world
+        worlds[key] = world
     episode_set = load_episode_set(settings, world)
     episodes = select_episodes(settings, episode_set.episodes)
     rd = _run_dir_for(settings)
-    if req.resume:
-        if not rd.exists():
-            raise RunSetupError(f"--resume: no run {rd.run_id!r} under {settings.results}")
-        old = rd.load_config()
-        if old.get("episodes_sha256") != episode_set.sha256:
+    checked = _Checked(req, world, episode_set, episodes, rd)
+    if req.resume or req.retry:
+        _check_stored(req, rd, episode_set, world)
+        if req.retry and not _errored(checked):
+            raise NothingToRetry(f"nothing to retry: no episode of run {rd.run_id!r} ended in a provider, data-access "
+                                 "or pipeline error, and every episode has a finished trace")
+    elif rd.exists() or rd.path.is_dir():
+        try:
+            check_free(rd.path, break_lock=False)
+        except RunLocked as e:
+            raise RunSetupError(str(e)) from None
+        if rd.exists():
             raise RunSetupError(
-                f"--resume: run {rd.run_id!r} was made with a different episode set "
-                f"({old.get('episodes_path')}, sha256 {str(old.get('episodes_sha256'))[:12]}...) than "
-                f"{settings.episodes} (sha256 {episode_set.sha256[:12]}...)"
-            )
-    elif rd.exists():
-        raise RunSetupError(
-            f"run {rd.run_id!r} already exists under {settings.results}; use --resume {rd.run_id} or another --run-id"
-        )
-    return _Checked(req, world, episode_set, episodes, rd)
+                f"run {rd.run_id!r} already exists under {settings.results}; use --resume {rd.run_id} or another --run-id")
+    return checked
+
+
+def _take_lock(c: _Checked) -> None:
+    """Own the run folder before writing anything in it; a new run's folder is made here."""
+    req, rd = c.request, c.run_dir
+    _check_writable(req.settings.results)
+    rd.path.mkdir(parents=True, exist_ok=True)
+    try:
+        c.lock = RunLock.acquire(rd.path, command=req.command, break_lock=req.break_lock)
+    except RunLocked as e:
+        raise RunSetupError(str(e)) from None
+    if not (req.resume or req.retry) and rd.exists():  # made by another process between the check and the lock
+        c.lock.release()
+        c.lock = None
+        raise RunSetupError(f"run {rd.run_id!r} already exists under {req.settings.results}; use --resume {rd.run_id}")
+    if (note := c.lock.note()) is not None:
+        import sys
+
+        print(f"note: run {rd.run_id!r}: {note}", file=sys.stderr)
 
 
 async def _plan(c: _Checked) -> RunPlan:
-    """Make the run folder (or take it up again) and list the jobs still to do."""
-    settings, rd = c.request.settings, c.run_dir
+    """Take up the run folder (it is ours now) and list the jobs still to do."""
+    settings, rd, req = c.request.settings, c.run_dir, c.request
     tool_names = active_tool_names(settings)
-    _check_writable(settings.results)
     rd.traces_dir.mkdir(parents=True, exist_ok=True)
     done: set[tuple[str, int]] = set()
-    if c.request.resume:
-        done = rd.completed_jobs()
+    if req.resume or req.retry:
         rd.discard_partial_traces()
+        if req.retry:  # again, now that nobody else writes the run
+            c.retired = [(rd.retire_trace(j.episode_id, j.epoch), j.bucket, j.why) for j in _errored(c) if j.has_trace]
+            record_retry(rd, settings, c.retired)
+        done = rd.completed_jobs()
     else:
-        write_run_json(rd, settings, c.episode_set, tool_names, c.request.extra_config or {},
-                       getattr(c.world, "search_engine", None))
+        write_run_json(rd, settings, c.episode_set, tool_names, req.extra_config or {},
+                       getattr(c.world, "search_engine", None), corpus_of(c.world))
     jobs = plan_jobs(c.episodes, settings.epochs, done)
     return RunPlan(
         settings=settings, run_dir=rd, episodes={e.id: e for e in c.episodes}, jobs=jobs,
         kept=len(c.episodes) * settings.epochs - len(jobs), world=c.world, tools=load_tools(tool_names),
-        agent_factory=c.request.agent_factory, custom_world=c.request.world is not None,
+        agent_factory=req.agent_factory, custom_world=req.world is not None,
     )
 
 
@@ -242,11 +258,46 @@ async def run_grid(
     requests: list[RunRequest], *, progress: Callable[[RunPlan, EpisodeOutcome], None] | None = None,
     on_start: Callable[[RunPlan], None] | None = None,
 ) -> list[RunSummary]:
-    """Run (or resume) several runs as one bag of jobs on one executor; one summary per run.
+    """Run (or resume, or retry) several runs as one bag of jobs on one executor; one summary per run.
 
-    Every run is checked, and the executor reached, before any run folder is written."""
-    worlds: dict[str, World] = {}
+    Every run is checked, and the executor reached, before any run folder is written. SIGINT or SIGTERM
+    raises RunInterrupted once the finished traces are safe and the locks given back."""
+    stop = StopSignals(asyncio.current_task()).install()
     checked: list[_Checked] = []
+    try:
+        try:
+            plans, outcomes = await _execute(requests, checked, progress, on_start)
+        except asyncio.CancelledError:
+            if stop.signum is None:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            for c in checked:
+                if c.lock is not None:
+                    c.run_dir.discard_partial_traces()  # an episode cut off mid-way is run again on resume
+            raise RunInterrupted(stop.signum, [
+                InterruptedRun(c.run_dir.run_id, len(c.run_dir.completed_jobs() & _wanted(c)),
+                               len(c.episodes) * c.request.settings.epochs, c.request.settings)
+                for c in checked if c.lock is not None]) from None
+        finally:
+            stop.remove()
+        return _summaries(plans, outcomes, checked)
+    finally:
+        for c in checked:
+            if c.lock is not None:
+                c.lock.release()
+
+
+def _wanted(c: _Checked) -> set[tuple[str, int]]:
+    return {(e.id, k) for e in c.episodes for k in range(1, c.request.settings.epochs + 1)}
+
+
+async def _execute(
+    requests: list[RunRequest], checked: list[_Checked], progress: Callable[[RunPlan, EpisodeOutcome], None] | None,
+    on_start: Callable[[RunPlan], None] | None,
+) -> tuple[list[RunPlan], dict[int, list[EpisodeOutcome]]]:
+    worlds: dict[str, World] = {}
     executor = None
     outcomes: dict[int, list[EpisodeOutcome]] = {}
     try:
@@ -257,6 +308,8 @@ async def run_grid(
             executor = make_executor([r.settings for r in requests])
         except ExecutorError as e:
             raise RunSetupError(str(e)) from None
+        for c in checked:
+            _take_lock(c)
         plans = [await _plan(c) for c in checked]
         preloader = _preloader(plans)  # after the checks: it would only compete with them for the GIL
         for p in plans:
@@ -279,12 +332,17 @@ async def run_grid(
         for w in {id(w): w for w in [*worlds.values(), *(r.world for r in requests if r.world)]}.values():
             await w.close()
     preloader.wait()  # scoring imports what the preload may still be importing: let it finish first
+    return plans, outcomes
+
+
+def _summaries(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked]) -> list[RunSummary]:
     summaries = []
-    for p in plans:
+    for p, c in zip(plans, checked):
         s = RunSummary(
             run_id=p.run_dir.run_id, run_dir=p.run_dir.path, episodes_total=len(p.episodes),
             episodes_run=len(p.jobs) - len(p.lost), episodes_kept=p.kept, outcomes=outcomes[id(p)],
             epochs=p.settings.epochs, lost=[(j.episode_id, j.epoch) for j in p.lost],
+            retired=[str(a.trace.relative_to(p.run_dir.path)) for a, _, _ in c.retired],
         )
         if p.settings.score:
             s.scores = score_if_available(p.run_dir.path)
@@ -316,12 +374,15 @@ async def run_episodes(
     resume: bool = False,
     extra_config: dict[str, Any] | None = None,
     world: World | None = None,
+    retry: bool = False,
+    break_lock: bool = False,
 ) -> RunSummary:
-    """Run (or resume) a whole run. Raises RunSetupError before anything runs if the input is wrong.
+    """Run (or resume, or retry) a whole run. Raises RunSetupError before anything runs if the input is wrong.
 
     `world` replaces the world named in the settings (a library user's own World implementation).
     """
-    req = RunRequest(settings, resume=resume, agent_factory=agent_factory, extra_config=extra_config, world=world)
+    req = RunRequest(settings, resume=resume, agent_factory=agent_factory, extra_config=extra_config, world=world,
+                     retry=retry, break_lock=break_lock)
     (summary,) = await run_grid(
         [req], progress=(lambda _p, out: progress(out)) if progress else None,
         on_start=(lambda p: on_start(p.run_dir, len(p.jobs))) if on_start else None,
@@ -361,74 +422,4 @@ def score_if_available(run_dir: Path) -> Any:
         return None
 
 
-class HandoverAgent(BaseAgent):
-    """Replays the turns before `from_turn` from a recorded run, then hands the episode to another agent."""
-
-    def __init__(self, replay: Agent, target: Agent, from_turn: int):
-        self.replay, self.target, self.from_turn = replay, target, from_turn
-        self.name = f"replay<{from_turn}>{target.name}"  # type: ignore[misc]
-        self.uses_gold = target.uses_gold  # type: ignore[misc]
-        self.memory_modes = target.memory_modes  # type: ignore[misc]
-
-    def _who(self, turn: int) -> Agent:
-        return self.replay if turn < self.from_turn else self.target
-
-    async def preflight(self) -> None:
-        await self.replay.preflight()
-        await self.target.preflight()
-
-    async def start_episode(self, info: EpisodeInfo) -> None:
-        await self.replay.start_episode(info)
-        await self.target.start_episode(info)
-
-    def owns_turn(self, view: TurnView) -> bool:
-        return self._who(view.turn).owns_turn(view)
-
-    async def step(self, ctx: TurnContext) -> Action:
-        return await self._who(ctx.view.turn).step(ctx)
-
-    async def run_turn(self, ctx: TurnContext) -> FinalAnswer:
-        return await self._who(ctx.view.turn).run_turn(ctx)
-
-    async def end_episode(self) -> None:
-        await self.replay.end_episode()
-        await self.target.end_episode()
-
-
-async def continue_episode(
-    run_dir: Path, episode_id: str, from_turn: int, agent: str, *, results_dir: Path, run_id: str | None = None,
-    progress: ProgressFn | None = None, agent_options: dict[str, Any] | None = None,
-) -> Path:
-    """Reproduce turns < from_turn of a recorded episode with real tool calls, then let `agent` go on.
-
-    `agent_options` (model, base_url, ...) override the source run's agent config for the new agent.
-    Returns the new run's directory. The source run is never modified.
-    """
-    from agents import make_agent
-
-    src = RunDir(run_dir)
-    if not src.exists():
-        raise RunSetupError(f"no run at {run_dir} (run.json missing)")
-    trace = src.read_trace(episode_id)
-    if trace.missing:
-        raise RunSetupError(f"run {src.run_id!r} has no trace for episode {episode_id!r}")
-    n_turns = next((e.n_turns for e in trace.events if isinstance(e, EpisodeStart)), None)
-    if n_turns is None or not 1 <= from_turn <= n_turns:
-        raise RunSetupError(f"--from-turn must be between 1 and {n_turns or '?'} for episode {episode_id!r}")
-    base = settings_from_run(src)
-    cfg = base.agent_config.model_copy(update=agent_options or {}, deep=True)
-    new_id = run_id or f"{src.run_id}--{episode_id}--from{from_turn}-{agent}"
-    settings = base.model_copy(update={
-        "agent": agent, "episode_ids": [episode_id], "limit": None, "run_id": new_id, "results": Path(results_dir),
-        "epochs": 1, "executor": "local", "ray_address": None,  # one episode, here: no cluster needed
-    })
-    replay_cfg = cfg.model_copy(update={"replay_run": src.path, "extra": {**cfg.extra, "until_turn": from_turn - 1}})
-
-    def factory() -> Any:
-        return HandoverAgent(make_agent("replay", replay_cfg), make_agent(agent, cfg), from_turn)
-
-    summary = await run_episodes(
-        settings.model_copy(update={"agent_config": cfg}), agent_factory=factory, progress=progress,
-        extra_config={"continued_from": {"run": str(src.path), "episode": episode_id, "from_turn": from_turn}},
-    )
-    return summary.run_dir
+from .handover import HandoverAgent, continue_episode  # noqa: E402,F401  (public here since the start)

@@ -46,6 +46,9 @@ class RunSettings(BaseModel):
                        json_schema_extra=cli(short="-a"))
     episodes: Path = Field(default=DEFAULT_EPISODES, description="episode file (JSONL) to run", json_schema_extra=cli(short="-e"))
     world: Literal["sandbox", "live"] = Field(default="sandbox", description="where papers come from: the offline corpus or the web")
+    sandbox: Path | None = Field(
+        default=None, description="corpus folder of the sandbox world (default: $EPI_SANDBOX_DIR, else sandbox/build); "
+                                  "e.g. one made by `epi sandbox add --sandbox DIR`")
     max_steps: int = Field(
         default=10, ge=1, description="per-turn step budget, in --budget-unit; then one no-tool fallback request")
     budget_unit: BudgetUnit = Field(

@@ -51,6 +51,9 @@ class TraceWriter:
         self._f.close()
         os.replace(self.part_path, self.final_path)
 
-    def abandon(self) -> None:
+    def abandon(self, discard: bool = False) -> None:
+        """Stop writing; with `discard`, remove the unfinished trace (its episode counts as not run)."""
         if not self._f.closed:
             self._f.close()
+        if discard:
+            self.part_path.unlink(missing_ok=True)

@@ -16,7 +16,7 @@ import threading
 import unicodedata
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from tools import PaperMeta, PaperNotFound, SearchHit, World
@@ -24,6 +24,9 @@ from tools.search_version import ENGINE_VERSION
 
 from . import paths
 from .corpus.model import Catalog, CatalogEntry
+
+if TYPE_CHECKING:
+    from .corpus.identity import CorpusIdentity
 
 SITE = "https://sandbox.local"
 _ID_RE = re.compile(r"^[PU]\d{3,}$")
@@ -52,8 +55,8 @@ class SandboxWorld(World):
     search_engine = ENGINE_VERSION  # reports name it: the same episodes rank differently under another engine
 
     def __init__(self, sandbox_dir: Path | None = None):
-        self.root = Path(sandbox_dir).resolve() if sandbox_dir else paths.sandbox_dir()
-        default_root = sandbox_dir is None or self.root == paths.sandbox_dir() or "EPI_CACHE_DIR" in os.environ
+        self.root = (Path(sandbox_dir) if sandbox_dir else paths.sandbox_dir()).resolve()  # a symlinked folder too
+        default_root = sandbox_dir is None or self.root == paths.sandbox_dir().resolve() or "EPI_CACHE_DIR" in os.environ
         super().__init__(paths.cache_dir() if default_root else self.root / "cache")
         catalog_file = self.root / "catalog.json"
         if not catalog_file.is_file():
@@ -68,6 +71,13 @@ class SandboxWorld(World):
     @property
     def catalog(self) -> Catalog:
         return self._catalog
+
+    @property
+    def corpus(self) -> "CorpusIdentity":
+        """Which corpus this world serves (its catalog now): recorded in every run.json."""
+        from .corpus.identity import corpus_identity
+
+        return corpus_identity(self.root)
 
     def meta(self, entry: CatalogEntry) -> PaperMeta:
         return PaperMeta(id=entry.id, title=entry.title, authors=entry.authors, venue=entry.venue, year=entry.year,

@@ -1,5 +1,8 @@
-"""Small stand-ins shared by tests: a world with no papers and a tool that shows a paper's text."""
+"""Small stand-ins shared by tests: a world with no papers, a tool that shows a paper's text, and a snapshot of a
+folder's files (to show that a refused command wrote nothing)."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from tools import EvidenceUnit, PaperNotFound, ToolResult, World, tool
 
@@ -25,3 +28,9 @@ async def text_of(world: World, paper: str) -> ToolResult:
         paper: paper id
     """
     return ToolResult(text=f"text of {paper}", provenance=[EvidenceUnit(paper=paper, unit="text", page=1)])
+
+
+def folder_snapshot(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """Every file under `folder` (but those under a folder named in `skip`) and its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not set(p.relative_to(folder).parts) & set(skip)}

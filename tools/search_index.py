@@ -6,6 +6,13 @@ the dense encoder reads the document's lead (`DENSE_CHARS`, for a paper its head
 catches paraphrases. Both scores are brought to [0, 1] and mixed with one fixed weight. There is no
 field bonus and nothing tuned to how a benchmark phrases its cues. Used by the sandbox world's search
 (one document per paper) and by pdf_rag (one document per chunk of a paper).
+
+Adding documents (`add`): BM25's statistics are global (each term's idf depends on how many documents
+hold it, every length is measured against the average), so an index that keeps its tokenized documents
+(`keep_tokens`, `tokens.npz`) recomputes them over the old tokens and the new ones, exactly as a full
+build over the same documents would; the dense side keeps the old vectors and embeds only the new
+documents (the encoder embeds each text independently of its batch). What a rebuild costs is reading
+and embedding every document again; an add reads and embeds only the new ones.
 """
 from __future__ import annotations
 
@@ -22,6 +29,8 @@ from .embed import EMBED_DIM, embed, embed_query
 from .search_version import ENGINE_VERSION  # noqa: F401  (named in run reports: search results depend on it)
 
 INDEX_FORMAT = 3
+TOKENS_FILE = "tokens.npz"  # the tokenized documents, for `add` (optional: an index without it can still be searched)
+EMPTY_TOKEN = "\u2205"  # stands in for a document without a token: bm25s needs one (it never matches a query)
 BM25_WEIGHT = 0.35  # share of the lexical side in the fused score; tuned on tests/tools/search_fixtures.py
 FUSION_DEPTH = 80  # candidates fused per side for any k <= 80 (the same for every k web_search allows)
 DENSE_CHARS = 2000  # the lead of a document the dense side embeds (the encoder reads ~256 word pieces anyway)
@@ -81,37 +90,84 @@ class HybridIndex:
     dense: "object" = field(repr=False)  # faiss.IndexFlatIP
     out_dir: Path | None = None
     _ceilings: np.ndarray | None = field(default=None, repr=False)
+    tokens: list[list[str]] | None = field(default=None, repr=False)  # what BM25 indexed, kept for `add`
 
     # ---- building and loading -------------------------------------------------------------
     @classmethod
-    def build(cls, docs: list[tuple[str, str]], out_dir: Path | None) -> "HybridIndex":
-        """Index the documents and, when out_dir is given, persist the index there."""
-        import bm25s
+    def build(cls, docs: list[tuple[str, str]], out_dir: Path | None, *, keep_tokens: bool = False) -> "HybridIndex":
+        """Index the documents and, when out_dir is given, persist the index there. With keep_tokens the
+        tokenized documents are kept (and saved) so that documents can be added later (`add`)."""
         import faiss
 
         if not docs:
             raise ValueError("HybridIndex.build: no documents to index")
-        ids = [d for d, _ in docs]
-        if len(set(ids)) != len(ids):
-            dupes = sorted({d for d in ids if ids.count(d) > 1})
-            raise ValueError(f"HybridIndex.build: duplicate document ids {dupes[:5]}")
+        ids = _checked_ids([d for d, _ in docs], "HybridIndex.build")
         texts = [t or "" for _, t in docs]
-        bm25 = bm25s.BM25()
-        # an empty token list would break bm25s; a placeholder keeps the row (it never matches a query)
-        bm25.index([tokenize(t) or ["\u2205"] for t in texts], show_progress=False)
+        tokens = document_tokens(texts)
         dense = faiss.IndexFlatIP(EMBED_DIM)
         dense.add(embed([t[:DENSE_CHARS] for t in texts]))
-        index = cls(ids=ids, bm25=bm25, dense=dense, out_dir=None)
+        index = cls(ids=ids, bm25=_bm25(tokens), dense=dense, out_dir=None, tokens=tokens if keep_tokens else None)
         if out_dir is not None:
             index.save(Path(out_dir))
         return index
+
+    def with_tokens(self, docs: list[tuple[str, str]]) -> "HybridIndex":
+        """This index, keeping the tokens of its documents (given again, in its order), so that `add` works on
+        an index built without keep_tokens; the documents are tokenized, not embedded again."""
+        if [d for d, _ in docs] != self.ids:
+            raise SearchIndexError("with_tokens: the documents given are not this index's, in its order")
+        tokens = document_tokens([t or "" for _, t in docs])
+        again = HybridIndex(ids=self.ids, bm25=_bm25(tokens), dense=self.dense)
+        if not same_bm25(again, self):
+            raise SearchIndexError("with_tokens: these documents do not tokenize to what this index holds; rebuild it")
+        self.tokens = tokens
+        return self
+
+    def add(self, docs: list[tuple[str, str]], out_dir: Path | None = None) -> "HybridIndex":
+        """A new index holding this one's documents and then `docs`: exactly what `build` over all of them gives
+        (BM25 recomputed over the kept tokens and the new ones; the old dense vectors kept, the new documents
+        embedded). Persisted to out_dir when given. Needs the kept tokens (`keep_tokens`, `with_tokens`)."""
+        import faiss
+
+        if self.tokens is None:
+            raise SearchIndexError(f"the search index{f' in {self.out_dir}' if self.out_dir else ''} keeps no tokens, "
+                                   "so documents cannot be added to it; rebuild it (it then keeps them)")
+        if not docs:
+            raise ValueError("HybridIndex.add: no documents to add")
+        ids = _checked_ids(self.ids + [d for d, _ in docs], "HybridIndex.add")
+        texts = [t or "" for _, t in docs]
+        tokens = self.tokens + document_tokens(texts)
+        dense = faiss.IndexFlatIP(EMBED_DIM)
+        dense.add(self.vectors())
+        dense.add(embed([t[:DENSE_CHARS] for t in texts]))
+        index = HybridIndex(ids=ids, bm25=_bm25(tokens), dense=dense, out_dir=None, tokens=tokens)
+        if out_dir is not None:
+            index.save(Path(out_dir))
+        return index
+
+    def bm25_columns(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Every term's BM25 scores: term -> (document rows, scores). The numbers bm25s gives terms depend on the
+        process (they follow a set's order), so two indexes are compared term by term, never array by array."""
+        vocab, sc = self.bm25.vocab_dict, self.bm25.scores
+        data, rows, ptr = sc["data"], sc["indices"], sc["indptr"]
+        # bm25s adds the empty token "" past the last column: it has no scores
+        return {t: (rows[ptr[i]:ptr[i + 1]], data[ptr[i]:ptr[i + 1]]) for t, i in vocab.items() if i + 1 < len(ptr)}
+
+    def vectors(self) -> np.ndarray:
+        """The dense vectors of the documents, in their order."""
+        return self.dense.reconstruct_n(0, self.dense.ntotal)
 
     def save(self, out_dir: Path) -> None:
         import faiss
 
         out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "ids.json").unlink(missing_ok=True)  # an index being rewritten is not complete
         self.bm25.save(str(out_dir / "bm25"), show_progress=False)
         faiss.write_index(self.dense, str(out_dir / "dense.faiss"))
+        if self.tokens is not None:
+            _save_tokens(self.tokens, out_dir / TOKENS_FILE)
+        else:
+            (out_dir / TOKENS_FILE).unlink(missing_ok=True)
         meta = {"format": INDEX_FORMAT, "embed_dim": EMBED_DIM, "ids": self.ids}
         # written last: its presence marks a complete index
         tmp = out_dir / "ids.json.tmp"
@@ -142,7 +198,10 @@ class HybridIndex:
         ids = list(meta["ids"])
         if dense.ntotal != len(ids):
             raise SearchIndexError(f"search index in {out_dir} is inconsistent ({dense.ntotal} vectors, {len(ids)} ids); rebuild it")
-        return cls(ids=ids, bm25=bm25, dense=dense, out_dir=out_dir)
+        tokens = _load_tokens(out_dir / TOKENS_FILE) if (out_dir / TOKENS_FILE).is_file() else None
+        if tokens is not None and len(tokens) != len(ids):
+            tokens = None  # from another build: `add` will ask for a rebuild rather than mix two
+        return cls(ids=ids, bm25=bm25, dense=dense, out_dir=out_dir, tokens=tokens)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -206,6 +265,61 @@ class HybridIndex:
         }
         best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
         return [(self.ids[r], round(s, 6)) for r, s in best]
+
+
+def same_bm25(a: HybridIndex, b: HybridIndex) -> bool:
+    """The same BM25 index: the same documents, and for every term the same score in every document (so the
+    same idf, document lengths and average length)."""
+    if a.ids != b.ids:
+        return False
+    ca, cb = a.bm25_columns(), b.bm25_columns()
+    return ca.keys() == cb.keys() and all(
+        np.array_equal(ca[t][0], cb[t][0]) and np.array_equal(ca[t][1], cb[t][1]) for t in ca)
+
+
+def document_tokens(texts: list[str]) -> list[list[str]]:
+    """What BM25 indexes for each text: its tokens, or the placeholder for a text without any."""
+    return [tokenize(t) or [EMPTY_TOKEN] for t in texts]
+
+
+def _bm25(tokens: list[list[str]]) -> object:
+    """BM25 over the tokenized documents, terms numbered in order of first appearance: bm25s numbers them in a
+    set's order, which changes from process to process (string hashing), and with it the order in which a
+    query's term scores are summed, so the same documents ranked differently in the last float digits."""
+    import bm25s
+
+    vocab: dict[str, int] = {}
+    ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in tokens]
+    bm25 = bm25s.BM25()
+    bm25.index((ids, vocab), show_progress=False)
+    return bm25
+
+
+def _checked_ids(ids: list[str], where: str) -> list[str]:
+    if len(set(ids)) != len(ids):
+        dupes = sorted({d for d in ids if ids.count(d) > 1})
+        raise ValueError(f"{where}: duplicate document ids {dupes[:5]}")
+    return ids
+
+
+def _save_tokens(tokens: list[list[str]], path: Path) -> None:
+    """The tokenized documents as a vocabulary, one flat array of token numbers and each document's offset."""
+    vocab: dict[str, int] = {}
+    flat = [vocab.setdefault(t, len(vocab)) for doc in tokens for t in doc]
+    offsets = np.cumsum([0] + [len(doc) for doc in tokens], dtype=np.int64)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, vocab=np.array(list(vocab), dtype=str), ids=np.array(flat, dtype=np.int32), offsets=offsets)
+    tmp.replace(path)
+
+
+def _load_tokens(path: Path) -> list[list[str]] | None:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            vocab, flat, offsets = z["vocab"].tolist(), z["ids"], z["offsets"]
+    except (OSError, ValueError, KeyError):
+        return None  # unreadable: `add` will ask for a rebuild
+    words = [vocab[i] for i in flat.tolist()]
+    return [words[offsets[k]:offsets[k + 1]] for k in range(len(offsets) - 1)]
 
 
 def paper_document_text(

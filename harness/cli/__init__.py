@@ -10,7 +10,7 @@ from rich.console import Console
 
 from ._apps import UserError, app
 
-_COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_score", "_view", "_trace"]
+_COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_retry", "_score", "_view", "_trace"]
 
 for _m in _COMMAND_MODULES:
     try:
@@ -29,6 +29,9 @@ def main() -> None:
     except UserError as e:
         err.print(f"[bold red]error:[/] {e}", highlight=False)
         sys.exit(2)
+    except KeyboardInterrupt:  # a second Ctrl-C, or one outside a run: stop at once, without a traceback
+        err.print("interrupted (SIGINT): stopped at once", highlight=False)
+        sys.exit(130)
 
 
 _exit_hook: list[bool] = []

@@ -29,9 +29,11 @@ def _h(name: str) -> str:
     return F[name].description or ""
 
 
-def _progress_grid(requests: list[RunRequest], quiet: bool) -> list[Any]:
+def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...] = ("run", "--resume")) -> list[Any]:
     """Run one or more runs as one bag of jobs, with a rich progress bar per run: jobs done,
-    episodes answered right so far, time left."""
+    episodes answered right so far, time left. SIGINT or SIGTERM: say how far each run got and the exact
+    command (`epi <verb> RUN ...`) that takes it up again, exit 128 + the signal."""
+    from ..run_signals import RunInterrupted
     from ..runner import run_grid
 
     console = Console(stderr=True)
@@ -59,11 +61,31 @@ def _progress_grid(requests: list[RunRequest], quiet: bool) -> list[Any]:
             st["ok"] += 1
         prog.update(tasks[id(plan)], advance=1, success=f"{st['ok']}/{st['done']}")
 
-    with prog:
-        return asyncio.run(run_grid(requests, progress=on_done, on_start=on_start))
+    try:
+        with prog:
+            return asyncio.run(run_grid(requests, progress=on_done, on_start=on_start))
+    except RunInterrupted as e:
+        _report_interrupted(e, verb)
+        raise typer.Exit(e.exit_code) from None
 
 
-def _print_summary(summary: Any, as_json: bool) -> None:
+def _report_interrupted(e: Any, verb: tuple[str, ...]) -> None:
+    import signal as _signal
+
+    from ..stored_run import resume_command
+
+    err = Console(stderr=True, soft_wrap=True)
+    name = _signal.Signals(e.signum).name
+    if not e.runs:
+        err.print(f"interrupted by {name} before any episode ran; nothing was written", highlight=False)
+    for r in e.runs:
+        unit = "episodes" if r.settings.epochs == 1 else "episode runs (episodes x epochs)"
+        err.print(f"interrupted by {name}: {r.done} of {r.total} {unit} done in run {r.run_id} (finished traces kept, "
+                  f"episodes in progress abandoned); resume with: {resume_command(r.settings, verb=verb)}",
+                  highlight=False, markup=False)
+
+
+def _print_summary(summary: Any, as_json: bool, retry: str | None = None) -> None:
     console = Console()
     scores = summary.scores
     payload: dict[str, Any] = {
@@ -75,6 +97,7 @@ def _print_summary(summary: Any, as_json: bool) -> None:
         "epochs": summary.epochs,
         "failed_episodes": sum(1 for o in summary.outcomes if o.status == "failed"),
         "lost_jobs": [{"episode": e, "epoch": k} for e, k in summary.lost],
+        "failed_attempts_kept": summary.retired,
     }
     if scores is not None:
         payload["scores"] = json.loads(Path(summary.run_dir, "scores.json").read_text())
@@ -92,17 +115,18 @@ def _print_summary(summary: Any, as_json: bool) -> None:
             f"[red]{len(summary.lost)} job(s) lost with their workers[/] have no trace (scored as missing); "
             f"`epi run --resume {summary.run_id}` runs them"
         )
+    if summary.retired:
+        shown = ", ".join(summary.retired[:5]) + (", ..." if len(summary.retired) > 5 else "")
+        console.print(f"{len(summary.retired)} failed attempt(s) kept in the run (not scored): {shown}", highlight=False)
     if scores is not None:
         from ..scoring.report import print_scores
 
-        print_scores(Path(summary.run_dir), console)
+        print_scores(Path(summary.run_dir), console, retry=retry)
 
 
 _OPTIONS = setting_options()
-# where jobs run, never what they do: may differ between the first part of a run and its resume
-_PLACEMENT = ("executor", "ray_address", "ray_workers", "ray_copy_back", "job_retries")
-# what a resume may change besides the placement
-_RESUMABLE = ("episodes", "concurrency", "results")
+BREAK_LOCK_HELP = ("take over the run's lock when it is held on another host (its process cannot be checked from "
+                   "here); a lock of a live process on this host is never broken")
 
 
 def run_cmd(
@@ -110,42 +134,47 @@ def run_cmd(
     resume: Optional[str] = typer.Option(None, "--resume", help="continue an interrupted run with this id"),
     preset_name: Optional[str] = typer.Option(None, "--preset", help=PRESET_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help="TOML file with run settings (a `run` table or top-level keys)"),
+    break_lock: bool = typer.Option(False, "--break-lock", help=BREAK_LOCK_HELP),
     as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     **given: Any,
 ) -> None:
     """Run an agent over an episode set; traces go to results/<run_id>/, scores at the end."""
     from ..rundir import RunDir
-    from ..runner import RunRequest, RunSetupError, settings_from_run
+    from ..runner import RunRequest, RunSetupError
+    from ._stored import render_flags, stored_settings
 
     flags = settings_layer(_OPTIONS, given)
     results = flags.get("results")
     try:
+        layers = [preset(preset_name)] if preset_name else []
+        if config:
+            layers.append(load_toml(config))
         if resume:
             rd = RunDir((results or Path("results")) / resume)
             if not rd.exists():
                 raise UserError(f"--resume: no run {resume!r} under {results or 'results'} (run.json missing)")
-            base = settings_from_run(rd).model_dump()
-            if flags.get("executor") == "local":  # the cluster of the first part no longer matters
-                base["ray_address"] = None
-            epochs = flags.get("epochs")
-            if epochs is not None and epochs != base["epochs"]:
-                raise UserError(f"--epochs: run {resume!r} was made with {base['epochs']} epoch(s); --resume keeps them")
-            kept = {k: v for k, v in flags.items() if k in _PLACEMENT + _RESUMABLE}
-            settings = build_settings(base, {**kept, "run_id": resume}, source="--resume")
+            typed = ["epi", "run", "--resume", resume, *(["--preset", preset_name] if preset_name else []),
+                     *(["--config", str(config)] if config else []), *render_flags(_OPTIONS, flags)]
+            settings = stored_settings(rd, [*layers, flags], options=_OPTIONS, command=typed, retry=False,
+                                       break_lock=break_lock)
         else:
             if flags.get("agent") == "human" and "step_timeout_s" not in flags:
                 flags["step_timeout_s"] = 24 * 3600.0  # a person may think for a long time
-            layers = [preset(preset_name)] if preset_name else []
-            if config:
-                layers.append(load_toml(config))
             settings = build_settings(*layers, flags)
-        (summary,) = _progress_grid([RunRequest(settings, resume=bool(resume))], quiet or as_json)
+        request = RunRequest(settings, resume=bool(resume), break_lock=break_lock)
+        (summary,) = _progress_grid([request], quiet or as_json)
     except (SettingsError, RunSetupError) as e:
         raise UserError(str(e)) from None
-    _print_summary(summary, as_json)
+    _print_summary(summary, as_json, retry=_retry_hint(settings))
     if summary.lost:
         raise typer.Exit(1)
+
+
+def _retry_hint(settings: RunSettings) -> str:
+    from ..stored_run import resume_command
+
+    return resume_command(settings, verb=("retry",))
 
 
 _fixed = [p for p in inspect.signature(run_cmd).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
@@ -214,6 +243,7 @@ def ablate_cmd(
             check_settings(settings)
             grid.append(settings)
         summaries = _progress_grid([RunRequest(settings) for settings in grid], as_json)
+        # (interrupted: each run's resume command is printed; `epi ablate` itself has no resume)
         run_dirs = [s.run_dir for s in summaries]
     except (SettingsError, RunSetupError) as e:
         raise UserError(str(e)) from None

@@ -75,18 +75,38 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print one JSON obj
 
 
 @sandbox_app.command("add")
-def add(pdf: Path = typer.Argument(..., help="A PDF file to add to the sandbox corpus."),
-        pdf_limit: list[str] = typer.Option([], "--pdf-limit", help=PDF_LIMIT_HELP)) -> None:
-    """Add your own PDF: it gets an id (U001, ...), is parsed, cataloged and indexed like a generated paper."""
+def add(
+    pdf: Path = typer.Argument(..., help="A PDF file to add."),
+    sandbox: Path = typer.Option(None, "--sandbox", help="The corpus folder to add it to; a folder that does not exist "
+                                 "yet is made from the current corpus (or --from) first. Required: the default "
+                                 "corpus is never changed silently."),
+    base: Path = typer.Option(None, "--from", help="The corpus a new --sandbox folder is made from "
+                              "(default: $EPI_SANDBOX_DIR, else sandbox/build)."),
+    pdf_limit: list[str] = typer.Option([], "--pdf-limit", help=PDF_LIMIT_HELP),
+) -> None:
+    """Add your own PDF to a named corpus folder: it gets an id (U001, ...), is parsed, cataloged and indexed
+    incrementally (only the new paper is read and embedded; the index equals a full rebuild's)."""
     from sandbox.corpus.add import AddPdfError, add_pdf
 
+    if sandbox is None:
+        raise UserError(f"name the corpus folder to add {pdf} to: --sandbox DIR (a new folder is made from the current "
+                        f"corpus, {paths.sandbox_dir()}, which is never changed silently); then run on it with "
+                        "`epi run --sandbox DIR`")
+    if base is not None and (sandbox / "catalog.json").is_file():
+        raise UserError(f"--from {base}: {sandbox} is a corpus already; --from only says what a new folder is made from")
     try:
-        result = add_pdf(pdf, limits=pdf_limits(pdf_limit))
+        result = add_pdf(pdf, sandbox, base=base, limits=pdf_limits(pdf_limit))
     except AddPdfError as e:
         raise UserError(str(e)) from None
     e = result.entry
     if result.already_present:
-        _out.print(f"{pdf} is already in the sandbox as {e.id} ({e.title})")
+        _out.print(f"{pdf} is already in the corpus {result.corpus} as {e.id} ({e.title})", highlight=False)
         return
-    _out.print(f"added {pdf} as {e.id}: {e.title!r}, {e.pages} pages, figures {e.figures or 'none'}, "
-               f"tables {e.tables or 'none'}", highlight=False)
+    if result.derived_from is not None:
+        _out.print(f"made the corpus {result.corpus} from {result.derived_from} (PDFs linked, catalog and index copied)",
+                   highlight=False)
+    if result.note:
+        _out.print(f"note: {result.note}", highlight=False)
+    _out.print(f"added {pdf} as {e.id} to {result.corpus}: {e.title!r}, {e.pages} pages, figures {e.figures or 'none'}, "
+               f"tables {e.tables or 'none'}; indexed in {result.index_seconds:.1f} s", highlight=False)
+    _out.print(f"run on it: epi run --sandbox {result.corpus}", highlight=False)

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ._apps import UserError, app
 
@@ -51,6 +52,10 @@ def score_cmd(
     process_judge_base_url: Optional[str] = typer.Option(None, "--process-judge-base-url", help="OpenAI-compatible base URL of the process judge"),
     reducer: Optional[str] = typer.Option(None, "--reducer", help=REDUCER_HELP),
     interval: str = typer.Option("wilson", "--interval", help=INTERVAL_HELP),
+    errors_as_failures: bool = typer.Option(
+        False, "--score-errors-as-failures",
+        help="count errored episodes (a provider, data-access or pipeline error before any wrong turn) as failed, the "
+             "paper's convention; by default they are left out of the scores and counted apart (recorded in scores.json)"),
     report_judge: Optional[str] = typer.Option(None, "--report-judge", help="also have this judge model read each report: "
                                                "claims the rules cannot parse, FLAE quality, PDR personalization, support "
                                                "by the cited source's text (each with the judge's calibration)"),
@@ -61,6 +66,7 @@ def score_cmd(
 ) -> None:
     """Score a run from its traces (never runs an agent or a tool); writes scores.json, episode_scores.jsonl, report.md.
     Every number has its 95% interval; a run with several epochs reduces them per episode (--reducer)."""
+    from ..runlock import RunLocked, check_free
     from ..scoring import JudgeConfig, score_run
     from ..scoring.report import print_scores
 
@@ -79,15 +85,20 @@ def score_cmd(
     cfg = JudgeConfig(model=judge, base_url=judge_base_url, api_key_env=judge_key_env) if judge and judge_base_url else None
     pcfg = (JudgeConfig(model=process_judge, base_url=process_judge_base_url, api_key_env=judge_key_env)
             if process_judge and process_judge_base_url else None)
+    if run.is_dir():
+        try:  # the run's owner scores it when it ends: a second writer of scores.json now would be overwritten
+            check_free(run)
+        except RunLocked as e:
+            raise UserError(f"{e} (it is scored when it ends)") from None
     rcfg = (JudgeConfig(model=report_judge, base_url=report_judge_base_url, api_key_env=judge_key_env)
             if report_judge and report_judge_base_url else None)
     scores = _user_errors(score_run)(run, episodes_path=episodes, judge=cfg, allow_mismatch=allow_mismatch,
                                      process_judge=pcfg, reducer=reducer, proportions=interval, report_judge=rcfg,
-                                     report_parts=parts)
+                                     report_parts=parts, errors_as_failures=errors_as_failures)
     if as_json:
         print(scores.model_dump_json(indent=2))
     else:
-        print_scores(run, _wide_console())
+        print_scores(run, _wide_console(), retry=f"epi retry {run}")
 
 
 @app.command("compare")
@@ -103,7 +114,10 @@ def compare_cmd(
     baseline over the same episodes: the difference with its interval, McNemar on episode success, a paired
     bootstrap on the rest, and the minimal detectable difference (runs not scored yet are scored first)."""
     from ..scoring import compare_runs, write_comparison
-    from ..scoring.compare import check_same_episodes, leaderboard_table, paired_comparisons, process_table, report_leaderboard
+    from ..scoring.compare import (
+        check_same_episodes, comparison_warnings, leaderboard_table, paired_comparisons, process_table,
+        report_leaderboard,
+    )
     from ..scoring.paired import PairingError
     from ..scoring.paired_report import paired_table
 
@@ -120,11 +134,13 @@ def compare_cmd(
     comparisons = _user_errors(paired_comparisons)(runs, scores, base)[0] if pair else []
     if as_json:
         payload = {"runs": [json.loads(s.model_dump_json()) for s in scores], "comparison": str(path) if path else None,
-                   "baseline": scores[base].run_id if pair else None,
+                   "baseline": scores[base].run_id if pair else None, "warnings": comparison_warnings(scores),
                    "paired": [json.loads(c.model_dump_json()) for c in comparisons]}
         print(json.dumps(payload, indent=2))
         return
     console = _wide_console()
+    for w in comparison_warnings(scores):
+        console.print(f"[bold yellow]warning:[/] {escape(w)}", highlight=False)
     console.print(leaderboard_table(scores))
     console.print(process_table(scores))
     if (reports := report_leaderboard(scores)) is not None:

@@ -6,6 +6,7 @@ Which executor did a job leaves no mark in the results: the trace alone says the
 """
 from __future__ import annotations
 
+import asyncio
 import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -120,6 +121,23 @@ class SlotClock:
         nxt = self._next.get(key, 0.0)
         self._next[key] = max(now, nxt) + interval
         return max(0.0, nxt - now)
+
+
+async def run_all(coros: Sequence[Any]) -> None:
+    """Await every job; when the run is cancelled (SIGINT, SIGTERM), cancel every job and wait until each has
+    stopped (abandoning its trace) before the cancellation goes on, so no job writes into the run after its
+    owner let go. A job is cancelled again until it stops: asyncio.wait_for may swallow one cancellation
+    when its inner call finishes at the same moment (Python < 3.12)."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        pending = {t for t in tasks if not t.done()}
+        while pending:
+            for t in pending:
+                t.cancel()
+            _, pending = await asyncio.wait(pending, timeout=1.0)
+        raise
 
 
 def failed_outcome(job: EpisodeJob, error: BaseException) -> EpisodeOutcome:

@@ -5,7 +5,9 @@ import asyncio
 from typing import Sequence
 
 from ..session import RateLimiter
-from ._jobs import DoneFn, EpisodeJob, Executor, RunPlan, episode_runner, failed_outcome, model_key, rate_limits
+from ._jobs import (
+    DoneFn, EpisodeJob, Executor, RunPlan, episode_runner, failed_outcome, model_key, rate_limits, run_all,
+)
 
 
 class LocalExecutor(Executor):
@@ -36,4 +38,4 @@ class LocalExecutor(Executor):
                     out = failed_outcome(job, e)
             on_done(plan, out)
 
-        await asyncio.gather(*(one(p, j) for p in plans for j in p.jobs))
+        await run_all([one(p, j) for p in plans for j in p.jobs])

@@ -1,7 +1,8 @@
 """The Ray executor: the same jobs, done by worker processes of a Ray cluster.
 
 Each worker is a Ray actor that loads the world, episode files and tools once and runs up to
-`concurrency` jobs at once under asyncio. Workers write traces straight into the results folder
+`concurrency` jobs at once under asyncio. The driver owns the run (its lock, `harness.runlock`); workers
+only write the traces of the jobs they are given and never take the lock. Workers write traces straight into the results folder
 (one machine, or a folder every node mounts at the same path), or with `ray_copy_back` send each
 finished trace and its images back to the driver, which writes them. A job whose worker dies (process
 killed, node lost) is run again from the start, up to `job_retries` times; it never becomes a model
@@ -27,7 +28,7 @@ from ..rundir import RunDir, atomic_write_text
 from ..settings import RunSettings
 from ._jobs import (
     AgentFactory, DoneFn, EpisodeJob, Executor, ExecutorError, RunPlan, SlotClock, default_agent_factory,
-    episode_runner, failed_outcome, model_key, rate_limits,
+    episode_runner, failed_outcome, model_key, rate_limits, run_all,
 )
 
 # Variables a worker needs to see the same sandbox, caches and offline settings as the driver.
@@ -158,11 +159,12 @@ class _EpisodeWorker:
         self.tools: dict[tuple[str, ...], Any] = {}
 
     def _world(self, settings: RunSettings) -> Any:
-        if settings.world not in self.worlds:
+        key = f"{settings.world}:{settings.sandbox or ''}"
+        if key not in self.worlds:
             from ..runner import make_world
 
-            self.worlds[settings.world] = make_world(settings)
-        return self.worlds[settings.world]
+            self.worlds[key] = make_world(settings)
+        return self.worlds[key]
 
     def _episode(self, settings: RunSettings, world: Any, episode_id: str) -> Any:
         key = str(settings.episodes)
@@ -291,7 +293,7 @@ class RayExecutor(Executor):
             on_done(plan, result.outcome)
 
         try:
-            await asyncio.gather(*(one(p, j) for p in plans for j in p.jobs))
+            await run_all([one(p, j) for p in plans for j in p.jobs])
         finally:
             for w in self._workers:
                 ray.kill(w, no_restart=True)
@@ -320,8 +322,10 @@ class RayExecutor(Executor):
             except Exception as e:  # the job itself raised: a harness bug, the pipeline's failure
                 return WorkerResult(failed_outcome(job, e))
             if deaths > self.retries:
+                from ..stored_run import resume_command
+
                 print(f"error: {what} was lost with its worker {deaths} times; it has no trace. "
-                      f"Run it again with `epi run --resume {run_id}`", file=sys.stderr)
+                      f"Run it again with `{resume_command(wj.settings)}`", file=sys.stderr)
                 return None
             print(f"warning: the worker running {what} was lost ({why}); running the job again "
                   f"(attempt {deaths + 1} of {self.retries + 1})", file=sys.stderr)
@@ -338,6 +342,7 @@ def _absolute(settings: RunSettings) -> RunSettings:
     update_ac = {"replay_run": Path(ac.replay_run).resolve()} if ac.replay_run else {}
     return settings.model_copy(update={
         "episodes": Path(settings.episodes).resolve(), "results": Path(settings.results).resolve(),
+        "sandbox": Path(settings.sandbox).resolve() if settings.sandbox else None,
         "agent_config": ac.model_copy(update=update_ac),
     })
 

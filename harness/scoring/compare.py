@@ -38,7 +38,7 @@ def compare_runs(run_dirs: list[Path], reducer: str | None = None, baseline: int
         rd = RunDir(d)
         s = read_run_scores(rd.path) if rd.scores_json.is_file() else None
         if s is None or (s.scorer_version != SCORER_VERSION and s.labeller == "matcher"):
-            s = score_run(rd.path)
+            s = score_run(rd.path, errors_as_failures=s.errors_as_failures if s is not None else False)
         out.append(s)
     want = Reducer.parse(reducer) if reducer else (Reducer.parse(out[baseline].reducer) if out else None)
     for i, (d, s) in enumerate(zip(run_dirs, out)):
@@ -62,19 +62,22 @@ def leaderboard_table(runs: list[RunScores]) -> Table:
     with its 95% interval."""
     epochs = {r.epochs for r in runs}
     note = "" if epochs == {1} else "; epochs reduced by " + ", ".join(sorted({r.reducer for r in runs}))
-    t = Table(title="Leaderboard", caption="ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes; "
+    t = Table(title="Leaderboard", caption="N episodes scored; Errored: provider, data-access or pipeline errors before "
+              "any wrong turn, left out of the numbers (\"(failed)\": counted as failed); ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes; "
               f"[95% interval]: Wilson for ESR and Acc, bootstrap over episodes for EC and MG{note}",
               box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
     t.add_column("Run", no_wrap=True)
     t.add_column("Split", no_wrap=True)
     t.add_column("N", justify="right", no_wrap=True)
+    t.add_column("Errored", justify="right", no_wrap=True)
     for col in ("ESR", "Acc_final", "Acc_pre", "EC", "MG"):
         t.add_column(col, justify="right", no_wrap=True)
     t.add_column("Labeller", no_wrap=True)
     for name, r in zip(run_names(runs), runs):
         for k, (key, split) in enumerate((("easy", "Easy"), ("hard", "Hard"), ("all", "All"))):
             s, iv = r.split(key), r.split(key).intervals
-            t.add_row(escape(name) if k == 0 else "", split, str(s.episodes), fmt_ci(s.esr, iv and iv.esr, 1),
+            err = f"{s.errored}{' (failed)' if r.errors_as_failures and s.errored else ''}"
+            t.add_row(escape(name) if k == 0 else "", split, str(s.episodes), err, fmt_ci(s.esr, iv and iv.esr, 1),
                       fmt_ci(s.acc_final, iv and iv.acc_final, 1), fmt_ci(s.acc_pre, iv and iv.acc_pre, 1),
                       fmt_ci(s.ec, iv and iv.ec, 1), fmt_ci(s.mg, iv and iv.mg, 2), escape(r.labeller) if k == 0 else "",
                       end_section=k == 2)
@@ -164,6 +167,29 @@ def check_same_episodes(runs: list[RunScores], baseline: int = 0) -> None:
             check_pairable(r, runs[baseline])
 
 
+def comparison_warnings(runs: list[RunScores]) -> list[str]:
+    """What makes the rows of a comparison less comparable than they look, one sentence each: runs over
+    different corpora (a paper added, another build), errors counted differently, different scorers."""
+    out = []
+    known = [r for r in runs if r.corpus is not None]
+    if len({r.corpus.catalog_sha256 for r in known if r.corpus}) > 1:
+        out.append("these runs searched different corpora, so their rankings and readings differ: "
+                   + "; ".join(f"{r.run_id}: {r.corpus.describe()}" for r in known if r.corpus))
+    if known and len(known) < len(runs):
+        out.append("the corpus of " + ", ".join(r.run_id for r in runs if r.corpus is None)
+                   + " is not recorded (a run made before corpora were recorded, or over the live web)")
+    if len({r.errors_as_failures for r in runs}) > 1:
+        out.append("errored episodes count as failed in " + ", ".join(r.run_id for r in runs if r.errors_as_failures)
+                   + " and are left out in the others; score every run alike (`epi score RUN` with or without "
+                   "--score-errors-as-failures)")
+    if len({r.scorer_version for r in runs}) > 1:
+        out.append("these runs were scored by different scorer versions (judge-labelled runs are not re-scored "
+                   "automatically); run `epi score` on each to compare like with like")
+    if len({r.episodes_sha256 for r in runs}) > 1:
+        out.append("these runs were scored on different episode files; rows are not comparable")
+    return out
+
+
 def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_dir: Path,
                         corrs: list[Correlation] | None = None, paired: list[str] | None = None) -> str:
     names = run_names(runs)
@@ -171,12 +197,8 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
     for n, r in zip(names, runs):
         if r.uses_gold:
             lines += [f"> **{r.note or gold_note(r.agent)}**: {n}", ""]
-    if len({r.scorer_version for r in runs}) > 1:
-        lines += ["> **WARNING: these runs were scored by different scorer versions (judge-labelled runs are not "
-                  "re-scored automatically); run `epi score` on each to compare like with like.**", ""]
-    mixed = {r.episodes_sha256 for r in runs}
-    if len(mixed) > 1:
-        lines += ["> **WARNING: these runs were scored on different episode files; rows are not comparable.**", ""]
+    for w in comparison_warnings(runs):
+        lines += [f"> **WARNING: {w}.**", ""]
     lines += ["## Outcome (EpiBench Table 2)", "", "ESR, Acc_final, Acc_pre in %, [95% interval]: " + PROPORTION_NOTE
               + reducer_note(runs), ""]
     lines += table2_header() + [table2_row(n, r) for n, r in zip(names, runs)] + [""]
@@ -201,11 +223,13 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
     for key, title in titles.items():
         if key in plot_paths:
             lines += [f"## {title}", "", f"![{title}]({plot_paths[key].relative_to(out_dir)})", ""]
-    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Scorer | Episodes | Epochs (reducer) | Scored at |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Scorer | Episodes | Errored | Epochs (reducer) | "
+              "Corpus | Scored at |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for n, r in zip(names, runs):
+        err = f"{r.all.errored} ({'counted as failed' if r.errors_as_failures else 'left out'})" if r.all.errored else "0"
+        corpus = f"{r.corpus.name} ({r.corpus.catalog_sha256[:12]}, {len(r.corpus.added)} added)" if r.corpus else "not recorded"
         lines.append(f"| {n} | {r.agent} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.scorer_version} | "
-                     f"{r.all.episodes} | {r.epochs} ({r.reducer}) | {r.scored_at} |")
+                     f"{r.all.episodes} | {err} | {r.epochs} ({r.reducer}) | {corpus} | {r.scored_at} |")
     return "\n".join(lines) + "\n"
 
 

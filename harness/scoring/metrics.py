@@ -13,6 +13,9 @@ is a failed episode.
 With repeated runs (one EpisodeScore per episode and epoch), ESR, Acc_final and Acc_pre reduce each
 episode's epochs with the run's reducer (`epochs.py`); every other number counts every epoch's trace.
 Each split carries the 95% intervals of its five headline numbers (`uncertainty.py`).
+Errors are not failures (METRICS.md, failure accounting): an errored episode (its first error a provider,
+data-access or pipeline error, no wrong turn before it) is counted apart and left out of every number but
+the cost, unless the run is scored with errors as failures (the paper's convention).
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from harness.episode import Answer, Episode
 from harness.reports import score_report
 from harness.trace_fold import EpisodeFold, unique_units
 
-from .attribution import attribute_failure, failure_bucket
+from .attribution import INFRA, attribute_failure, failure_bucket
 from .behaviour import ModelBehaviour, behaviour_of
 from .claims import claim_scores
 from .epochs import Reducer
@@ -98,6 +101,7 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
         status = fold.end.status if fold.end else "truncated"
     c_star = episode.checklist_length
     start = fold.start
+    errored = bucket in INFRA
     return EpisodeScore(
         episode_id=episode.id, epoch=epoch, split=episode.split, task_type=episode.task_type, initiation=episode.initiation,
         n_turns=len(episode.turns), turns_run=sum(1 for t in turns if t.ran), status=status, success=success,
@@ -105,7 +109,7 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
         behaviour=behaviour_of(fold),
         checklist_length=c_star, mg_ratio=(fold.tool_calls / c_star) if success and c_star > 0 else None,
         bucket=bucket,  # type: ignore[arg-type]
-        failure=None if success else attribute_failure(fold, turns), cost=cost_of(fold),
+        failure=None if success else attribute_failure(fold, turns), errored=errored, cost=cost_of(fold),
         truncated=fold.truncated, missing=fold.missing, bad_lines=fold.bad_lines,
         uses_gold=bool(start and start.uses_gold), agent=start.agent if start else "",
         labeller=judge.name if judge is not None else "matcher", scorer_version=SCORER_VERSION,
@@ -123,19 +127,29 @@ def max_step_termination(e: EpisodeScore) -> bool:
     return t.budget_exhausted and not t.correct
 
 
-def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, proportions: str = "wilson") -> SplitScores:
-    """The metrics over a group of episodes (one split, or all), each episode once per epoch."""
+def counted(episodes: list[EpisodeScore], errors_as_failures: bool = False) -> list[EpisodeScore]:
+    """The episode scores the numbers are made of: all of them when errors count as failures, else all but
+    the errored ones."""
+    return list(episodes) if errors_as_failures else [e for e in episodes if not e.errored]
+
+
+def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, proportions: str = "wilson",
+                 errors_as_failures: bool = False) -> SplitScores:
+    """The metrics over a group of episodes (one split, or all), each episode once per epoch. The cost totals and
+    the model's behaviour count every episode; every other number only the episodes `counted` keeps."""
     from .uncertainty import outcome
 
-    cost = CostTotals()
+    cost, behaviour = CostTotals(), ModelBehaviour()
+    for e in episodes:  # what was spent and what the model did (retries, timeouts, failed requests): every episode
+        cost = cost.plus(e.cost)
+        behaviour = behaviour.plus(e.behaviour)
+    errored = sum(1 for e in episodes if e.errored)
+    episodes = counted(episodes, errors_as_failures)
     failures = FailureCounts()
     ec_hit = ec_need = turns_run = exhausted = exhausted_wrong = refused = episodes_run = max_step_failures = 0
-    behaviour = ModelBehaviour()
     mg_ratios: list[float] = []
     for e in episodes:
-        cost = cost.plus(e.cost)
         refused += e.refused_calls
-        behaviour = behaviour.plus(e.behaviour)
         episodes_run += e.turns_run > 0
         max_step_failures += max_step_termination(e)
         if e.failure is not None:
@@ -153,7 +167,7 @@ def split_scores(episodes: list[EpisodeScore], reducer: Reducer | None = None, p
     successes = sum(1 for e in episodes if e.success)
     out = outcome(episodes, reducer or Reducer(), proportions)
     return SplitScores(
-        **cost.model_dump(), episodes=len({e.episode_id for e in episodes}), successful_episodes=successes,
+        **cost.model_dump(), episodes=len({e.episode_id for e in episodes}), errored=errored, successful_episodes=successes,
         turns_run=turns_run, refused_calls=refused, behaviour=behaviour, esr=out.esr, acc_final=out.acc_final, acc_pre=out.acc_pre,
         ec=_pct(ec_hit, ec_need), intervals=out.intervals,
         mg=(sum(mg_ratios) / len(mg_ratios)) if mg_ratios else None,

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from harness.trace import ReasonBucket
+from sandbox.corpus.identity import CorpusIdentity
 from tools import EvidenceUnit
 
 from .behaviour import ModelBehaviour
@@ -38,7 +39,11 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # `behaviour` counts what the model did (steps without a tool call by kind, malformed calls, tool errors, retries,
 # timeouts, failed requests, fallbacks); an answer that only repeats the instructions' placeholder is no answer; a
 # paper a failed call located is not labelled "never reached".
-SCORER_VERSION = "7"
+# 8: errors are not failures (METRICS.md, failure accounting; issue 21): an episode whose first error is a provider,
+# data-access or pipeline error with no wrong turn before it is `errored`, counted apart and left out of every number
+# but the cost and the behaviour (ESR, the accuracies, EC, MG, max-steps, failure types, process, reports) unless scored with errors as
+# failures (then every number is version 7's); per split `episodes` counts the episodes scored, `errored` the ones left out.
+SCORER_VERSION = "8"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -162,6 +167,9 @@ class EpisodeScore(BaseModel):
     bucket: ReasonBucket | None = Field(
         default=None, description="reason bucket when the first wrong turn has no scorable answer (who left it unanswered)")
     failure: FailureLabel | None = None
+    errored: bool = Field(
+        default=False, description="the first error is a provider, data_access or pipeline error with no wrong turn before "
+                                   "it: not a failure; left out of the scores unless errors count as failures (scorer 8 on)")
     cost: CostTotals = Field(default_factory=CostTotals)
     truncated: bool = False
     missing: bool = False
@@ -200,9 +208,13 @@ class MetricIntervals(BaseModel):
 
 
 class SplitScores(CostTotals):
-    """The metrics of one split (easy, hard or all), like EpiBench Tables 2, 3 and 6."""
+    """The metrics of one split (easy, hard or all), like EpiBench Tables 2, 3 and 6. The cost totals count every
+    episode run; every other number counts the episodes scored (errored ones left out, unless they count as failures)."""
 
-    episodes: int = 0
+    episodes: int = Field(default=0, description="episodes scored (errored ones are left out unless they count as failures)")
+    errored: int = Field(default=0, description="errored episode traces (provider, data_access, pipeline error before any "
+                                                "wrong turn): left out of the numbers, or counted as failed with "
+                                                "errors_as_failures")
     esr: float | None = Field(default=None, description="episode success rate, %")
     acc_final: float | None = Field(default=None, description="final-turn accuracy, %")
     acc_pre: float | None = Field(default=None, description="accuracy over all non-final turns, %; None if there are none")
@@ -298,11 +310,19 @@ class RunScores(BaseModel):
     labeller: str = Field(default="matcher", description="'matcher' or 'judge:<model>'")
     scorer_version: str = Field(default="1", description="the scorer that produced these numbers (SCORER_VERSION)")
     search_engine: str | None = Field(default=None, description="the search engine the run used (run.json), when the world named it")
+    corpus: CorpusIdentity | None = Field(default=None, description="the corpus the run searched (run.json; runs made "
+                                                                    "before it was recorded have none)")
     judge_errors: int = Field(default=0, description="turns the judge could not label (scored by the matcher instead)")
     easy: SplitScores = Field(default_factory=SplitScores)
     hard: SplitScores = Field(default_factory=SplitScores)
     all: SplitScores = Field(default_factory=SplitScores)
     buckets: BucketCounts = Field(default_factory=BucketCounts)
+    errors_as_failures: bool = Field(
+        default=False, description="errored episodes counted as failed (the paper's convention; `epi score "
+                                   "--score-errors-as-failures`) instead of left out of the scores")
+    errored_episodes: list[str] = Field(
+        default_factory=list, description="episodes whose first error was a provider, data_access or pipeline error "
+                                          "(`epi retry RUN` runs them again)")
     truncated_episodes: list[str] = Field(default_factory=list)
     missing_episodes: list[str] = Field(default_factory=list)
     damaged_traces: dict[str, list[int]] = Field(

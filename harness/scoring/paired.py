@@ -108,8 +108,13 @@ def _per_episode(clusters: list[list[float]]) -> list[float]:
 
 def pair_runs(run: RunScores, run_eps: Sequence[EpisodeScore], base: RunScores, base_eps: Sequence[EpisodeScore],
               reducer: Reducer) -> PairedComparison:
-    """The paired comparison of `run` against `base` over the episodes both scored."""
+    """The paired comparison of `run` against `base` over the episodes both scored: an episode errored in
+    either run (left out of its scores) is left out of the pairing too."""
+    from .metrics import counted
+
     check_pairable(run, base)
+    run_eps = counted(list(run_eps), run.errors_as_failures)
+    base_eps = counted(list(base_eps), base.errors_as_failures)
     run_ids = [g[0].episode_id for g in by_episode(run_eps)]
     base_ids = {g[0].episode_id for g in by_episode(base_eps)}
     common = [e for e in run_ids if e in base_ids]

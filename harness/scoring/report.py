@@ -110,6 +110,20 @@ def bucket_rows(s: RunScores) -> list[str]:
     return out
 
 
+def errored_line(s: RunScores, retry: str | None = None) -> str | None:
+    """One sentence on the errored episodes beside the scores, or None when there are none."""
+    n = s.all.errored
+    if not n:
+        return None
+    what = f"{n} errored episode{' trace' if s.epochs > 1 else ''}{'s' if n > 1 else ''}"
+    kinds = ", ".join(f"{b} {s.buckets.count(b)}" for b in ("provider", "data_access", "pipeline") if s.buckets.count(b))
+    cause = f"({kinds}: an outage before any wrong turn)"
+    if s.errors_as_failures:
+        return f"{what} {cause} counted as failed: scored with errors as failures, the paper's convention"
+    return (f"{what} {cause} left out of ESR, the accuracies, EC, MG and the failure types: errors are not failures"
+            + (f"; `{retry}` runs them again" if retry else "; `epi retry RUN` runs them again"))
+
+
 def _damaged(s: RunScores) -> str:
     """`sbx-004 (lines 19, 20)`, ...: which trace lines scoring could not read."""
     return ", ".join(f"{ep} (line{'s' if len(ls) > 1 else ''} {', '.join(map(str, ls[:5]))}{', ...' if len(ls) > 5 else ''})"
@@ -125,8 +139,11 @@ def header_lines(s: RunScores) -> list[str]:
         f"- labeller: `{s.labeller}`" + (" (deterministic matcher)" if s.labeller == "matcher" else " (LLM judge, cached)"),
         f"- scorer version {s.scorer_version} (`epi score {s.run_id}` re-scores the run with the installed scorer)"
         + (f"; search engine `{s.search_engine}`" if s.search_engine else ""),
-        f"- episodes: `{s.episodes_path}` (sha256 `{(s.episodes_sha256 or '')[:12]}`), {s.all.episodes} scored",
+        f"- episodes: `{s.episodes_path}` (sha256 `{(s.episodes_sha256 or '')[:12]}`), {s.all.episodes} scored"
+        + (f", {s.all.errored} errored" + (" (counted as failed)" if s.errors_as_failures else " (left out)")
+           if s.all.errored else ""),
         f"- settings: {s.ablation.label()}",
+        *([f"- {s.corpus.describe()}"] if s.corpus else []),
         *(["- **text-only run** (`--no-images`): no cue or figure image was sent to the model; the prompts said "
             "the image was not available"] if not s.ablation.images else []),
         reducer_line(s),
@@ -141,8 +158,11 @@ def header_lines(s: RunScores) -> list[str]:
         lines.append(f"- **truncated traces (scored as far as they go): {', '.join(s.truncated_episodes)}**")
     if s.damaged_traces:
         lines.append(f"- **unreadable trace lines skipped: {_damaged(s)}**")
+    if (line := errored_line(s, f"epi retry {s.run_id}")) is not None:
+        lines.append(f"- **{line}: {', '.join(s.errored_episodes[:20])}{', ...' if len(s.errored_episodes) > 20 else ''}**")
     if s.missing_episodes:
-        lines.append(f"- **missing traces (counted as failed, bucket pipeline): {', '.join(s.missing_episodes)}**")
+        how = "counted as failed" if s.errors_as_failures else "errored, left out of the scores"
+        lines.append(f"- **missing traces ({how}, bucket pipeline): {', '.join(s.missing_episodes)}**")
     if s.unknown_traces:
         lines.append(f"- **traces of episodes not in the episode file (not scored): {', '.join(s.unknown_traces)}**")
     return lines + [""]
@@ -172,9 +192,12 @@ def episode_rows(episodes: list[EpisodeScore]) -> list[str]:
         ok = sum(t.correct for t in e.turns)
         f = e.failure
         where = f"{FAILURE_NAMES[f.type]} ({f.turn}/{f.step})" if f else ""
+        if e.errored:
+            where = f"errored: {e.bucket} ({f.turn}/{f.step})" if f else f"errored: {e.bucket}"
         why = (f.why if f else "").replace("|", "\\|")
+        success = "errored" if e.errored else ("yes" if e.success else "no")
         did = "; ".join(e.behaviour.parts())
-        out.append(f"| {e.episode_id} | {e.split} | {e.status} | {ok}/{e.n_turns} | {'yes' if e.success else 'no'} | {where} "
+        out.append(f"| {e.episode_id} | {e.split} | {e.status} | {ok}/{e.n_turns} | {success} | {where} "
                    f"| {why} | {did} |")
     return out
 
@@ -185,6 +208,8 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
     lines = header_lines(s)
     lines += ["## Outcome (EpiBench Table 2)", "", "ESR, Acc_final, Acc_pre in %. " + interval_note(s), ""]
     lines += table2_header() + [table2_row(name, s), ""]
+    if (line := errored_line(s, f"epi retry {s.run_id}")) is not None:
+        lines += [f"Episodes scored: {s.all.episodes}; {line}.", ""]
     lines += pass_k_rows(s)
     lines += ["## Process (EpiBench Table 3)", "",
               "EC in % (higher is better; a turn's accessed evidence is what its calls exposed plus what memory "
@@ -204,7 +229,9 @@ def render_report(s: RunScores, episodes: list[EpisodeScore], plots: dict[str, P
               "(`harness/scoring/behaviour.py`; per episode in the last column of Episodes).", ""]
     lines += behaviour_rows([("Easy", s.easy.behaviour), ("Hard", s.hard.behaviour), ("All", s.all.behaviour)]) + [""]
     lines += ["## Failure types", "", "One label per failed episode at the first wrong turn "
-              "(rule and order: `harness/scoring/attribution.py`).", ""] + failure_rows(s) + [""]
+              "(rule and order: `harness/scoring/attribution.py`)"
+              + ("; errored episodes count as failed (Others)." if s.errors_as_failures else
+                 "; errored episodes are not failures and are not counted here."), ""] + failure_rows(s) + [""]
     if "failure_types" in plots:
         lines += [_img(plots["failure_types"], base, "failure types"), ""]
     lines += ["## Reason buckets (episodes without a scorable answer)", ""] + bucket_rows(s) + [""]
@@ -228,15 +255,15 @@ def scores_table(s: RunScores):  # noqa: ANN201 - a rich Table
 
     t = Table(title=escape(f"{run_label(s)} [{s.labeller}, scorer {s.scorer_version}]"
                            + (f", {s.epochs} epochs reduced by {s.reducer}" if s.epochs > 1 else "")),
-              caption="ESR, Acc, EC, max-steps error (% of episodes) in %; MG ratio; wall time in s; under each number "
-                      "its 95% interval",
-              box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
-    for col in ("Split", "N", "ESR", "Acc_fin", "Acc_pre", "EC", "MG", "MaxErr", "Tokens", "Tools", "Wall"):
+              caption="N episodes scored, Err errored (" + ("counted as failed" if s.errors_as_failures else "left out")
+              + "); ESR, Acc, EC, MaxErr (of episodes) in %; MG a ratio; Wall in s; 95% intervals below",
+              box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold underline")
+    for col in ("Split", "N", "Err", "ESR", "Acc_fin", "Acc_pre", "EC", "MG", "MaxErr", "Tokens", "Tools", "Wall"):
         t.add_column(col, justify="left" if col == "Split" else "right", no_wrap=True)
     for key, name in (("easy", "Easy"), ("hard", "Hard"), ("all", "All")):
         x = s.split(key)
         iv = x.intervals
-        t.add_row(name, str(x.episodes), _two(x.esr, iv and iv.esr, 1, 0), _two(x.acc_final, iv and iv.acc_final, 1, 0),
+        t.add_row(name, str(x.episodes), str(x.errored), _two(x.esr, iv and iv.esr, 1, 0), _two(x.acc_final, iv and iv.acc_final, 1, 0),
                   _two(x.acc_pre, iv and iv.acc_pre, 1, 0), _two(x.ec, iv and iv.ec, 1, 0), _two(x.mg, iv and iv.mg, 2, 1),
                   fmt(x.max_steps_rate, 1), f"{x.total_tokens:,}", str(x.tool_calls), f"{x.wall_time_s:.1f}")
     return t
@@ -258,8 +285,9 @@ def _two(x: float | None, iv: Interval | None, digits: int, iv_digits: int) -> s
     return fmt(x, digits) if x is None or iv is None else f"{fmt(x, digits)}\n[dim]{ci(iv, iv_digits, '-')}[/]"
 
 
-def print_scores(run_dir: Path, console) -> None:  # noqa: ANN001 - a rich Console
-    """Print a scored run: oracle note, warnings, the table by split, failure counts and where the report is."""
+def print_scores(run_dir: Path, console, retry: str | None = None) -> None:  # noqa: ANN001 - a rich Console
+    """Print a scored run: oracle note, warnings, the table by split, errored episodes (`retry`: the command that
+    runs them again), failure counts and where the report is."""
     from rich.markup import escape
 
     from .run import read_episode_scores, read_run_scores
@@ -274,8 +302,12 @@ def print_scores(run_dir: Path, console) -> None:  # noqa: ANN001 - a rich Conso
     if s.damaged_traces:
         console.print(f"[bold red]unreadable trace lines skipped[/]: {escape(_damaged(s))}")
     if s.missing_episodes:
-        console.print(f"[bold red]missing traces[/] (counted as failed): {escape(', '.join(s.missing_episodes))}")
+        how = "counted as failed" if s.errors_as_failures else "errored, left out of the scores"
+        console.print(f"[bold red]missing traces[/] ({how}): {escape(', '.join(s.missing_episodes))}")
     console.print(scores_table(s))
+    if (line := errored_line(s, retry)) is not None:
+        console.print(f"[bold yellow]{escape(line)}[/]: {escape(', '.join(s.errored_episodes[:10]))}"
+                      + (", ..." if len(s.errored_episodes) > 10 else ""))
     f = s.all.failures
     b = s.buckets
     console.print(f"failures: retrieve {f.retrieve}, perception {f.perception}, reading-memory {f.reading_memory}, "

@@ -6,20 +6,25 @@ episode_scores.jsonl (one line per episode and epoch), plots/ and report.md. A r
 reduces each episode's epochs with a reducer (`epochs.py`): the one asked for, else the run's own
 (`--reducer` of `epi run`), else the mean. A judge pass that fails (endpoint down) writes nothing:
 the matcher scores already there stay as they were (and are written first if the run had none).
+Errored episodes (a provider, data-access or pipeline error before any wrong turn) are counted apart and
+left out of the numbers, unless `errors_as_failures` (`epi score --score-errors-as-failures`) counts them
+as failed, the paper's convention; scores.json records which.
 """
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.episode import Episode
 from harness.rundir import RunDir, atomic_write_text, safe_name
 from harness.trace_fold import fold_trace
+from sandbox.corpus.identity import CorpusIdentity
 
 from .epochs import Reducer, ReducerError
 from .judge import Judge, JudgeConfig, JudgeUnavailable
-from .metrics import bucket_counts, score_episode, split_scores
+from .metrics import bucket_counts, counted, score_episode, split_scores
 from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, RunScores, Uncertainty
 from .process_judge import ProcessJudge, summarize_judged
 from .uncertainty import pass_at_k_table
@@ -117,6 +122,43 @@ def run_reducer(cfg: dict[str, Any], reducer: str | Reducer | None, epochs: int,
     return r
 
 
+def _corpus(cfg: dict[str, Any]) -> CorpusIdentity | None:
+    """The corpus run.json records (runs made before it was recorded, or over the live web, have none)."""
+    try:
+        return CorpusIdentity.model_validate(cfg["corpus"]) if cfg.get("corpus") else None
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class ErroredJob:
+    """An (episode, epoch) whose trace ended in an outage before any wrong turn, or that has no whole trace."""
+
+    episode_id: str
+    epoch: int
+    bucket: str
+    why: str
+    has_trace: bool
+
+
+def errored_jobs(run_dir: Path, episodes: list[Episode], epochs: int) -> list[ErroredJob]:
+    """What `epi retry` runs again: every (episode, epoch) of `episodes` that scoring would count as errored:
+    its first error a provider, data_access or pipeline error with no wrong turn before it, or no finished
+    trace at all (never run, lost, cut off). Read-only; the matcher labels the turns."""
+    rd = RunDir(run_dir)
+    out = []
+    for k in range(1, epochs + 1):
+        done = rd.completed_episodes(k)
+        for ep in episodes:
+            if ep.id not in done:
+                out.append(ErroredJob(ep.id, k, "pipeline", "no finished trace", False))
+                continue
+            es = score_episode(ep, fold_trace(rd.read_trace(ep.id, epoch=k)), epoch=k)
+            if es.errored:
+                out.append(ErroredJob(ep.id, k, es.bucket or "pipeline", es.failure.why if es.failure else "", True))
+    return out
+
+
 def _label(episode_id: str, epoch: int) -> str:
     return episode_id if epoch == 1 else f"{episode_id} (epoch {epoch})"
 
@@ -125,17 +167,18 @@ def score_run(
     run_dir: Path, *, episodes_path: Path | None = None, judge: JudgeConfig | None = None,
     allow_mismatch: bool = False, write: bool = True, process_judge: JudgeConfig | None = None,
     reducer: str | Reducer | None = None, proportions: str = "wilson", report_judge: JudgeConfig | None = None,
-    report_parts: tuple[str, ...] | None = None,
+    report_parts: tuple[str, ...] | None = None, errors_as_failures: bool = False,
 ) -> RunScores:
     """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md.
     `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions).
     `reducer` (mean, majority, pass@K, pass^K) reduces the epochs of repeated runs; `proportions` is the
     interval of ESR, Acc_final and Acc_pre (wilson or clopper-pearson). `report_judge` also has an LLM judge read
-    each report (`report_parts`: extract, quality, persona, support; default all), beside the rules' numbers."""
+    each report (`report_parts`: extract, quality, persona, support; default all), beside the rules' numbers.
+    `errors_as_failures` counts errored episodes as failed instead of leaving them out."""
     rd = RunDir(run_dir)
     if (judge is not None or process_judge is not None or report_judge is not None) and write and not rd.scores_json.is_file():
         score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch, reducer=reducer,
-                  proportions=proportions)  # matcher scores first
+                  proportions=proportions, errors_as_failures=errors_as_failures)  # matcher scores first
     cfg = load_run_config(rd)
     eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
     if judge is not None and judge.log_path is None and write:  # the judge's own log, beside the scores
@@ -168,15 +211,17 @@ def score_run(
         raise JudgeUnavailable(f"{e}; the judge pass stopped and {kept}") from None
     agent = str(_setting(cfg, "agent", "") or "")
     uses_gold = any(e.uses_gold for e in scored) or agent == "oracle"
+    eaf = errors_as_failures
     scores = RunScores(
         run_id=str(cfg.get("run_id") or rd.run_id), agent=agent,
         model=cfg.get("model"), uses_gold=uses_gold, note=gold_note(agent) if uses_gold else None,
         labeller=labeller.name if labeller else "matcher", scorer_version=SCORER_VERSION,
-        search_engine=cfg.get("search_engine"),
+        search_engine=cfg.get("search_engine"), corpus=_corpus(cfg),
         judge_errors=sum(1 for e in scored for t in e.turns if t.verdict.judge_error),
-        easy=split_scores([e for e in scored if e.split == "easy"], red, proportions),
-        hard=split_scores([e for e in scored if e.split == "hard"], red, proportions),
-        all=split_scores(scored, red, proportions), buckets=bucket_counts(scored),
+        easy=split_scores([e for e in scored if e.split == "easy"], red, proportions, eaf),
+        hard=split_scores([e for e in scored if e.split == "hard"], red, proportions, eaf),
+        all=split_scores(scored, red, proportions, eaf), buckets=bucket_counts(scored),
+        errors_as_failures=eaf, errored_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.errored],
         truncated_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.truncated],
         missing_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.missing], unknown_traces=unknown,
         damaged_traces={_label(e.episode_id, e.epoch): e.bad_lines for e in scored if e.bad_lines},
@@ -188,8 +233,8 @@ def score_run(
         judged_process=summarize_judged(scored, pjudge.name) if pjudge is not None else None,
         scored_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         epochs=epochs, reducer=red.name, uncertainty=Uncertainty(proportions=proportions),
-        pass_k=pass_at_k_table(scored, proportions),
-        report=summarize_reports([(e.episode_id, e.report) for e in scored if e.report is not None]),
+        pass_k=pass_at_k_table(counted(scored, eaf), proportions),
+        report=summarize_reports([(e.episode_id, e.report) for e in counted(scored, eaf) if e.report is not None]),
     )
     if write:
         write_outputs(rd, scores, scored)
@@ -226,11 +271,11 @@ def reduce_again(scores: RunScores, episodes: list[EpisodeScore], reducer: Reduc
         reducer.check(scores.epochs, f"run {scores.run_id!r}")
     except ReducerError as e:
         raise ScoringError(str(e)) from None
-    prop = scores.uncertainty.proportions
+    prop, eaf = scores.uncertainty.proportions, scores.errors_as_failures
     return scores.model_copy(update={
-        "easy": split_scores([e for e in episodes if e.split == "easy"], reducer, prop),
-        "hard": split_scores([e for e in episodes if e.split == "hard"], reducer, prop),
-        "all": split_scores(episodes, reducer, prop), "reducer": reducer.name,
+        "easy": split_scores([e for e in episodes if e.split == "easy"], reducer, prop, eaf),
+        "hard": split_scores([e for e in episodes if e.split == "hard"], reducer, prop, eaf),
+        "all": split_scores(episodes, reducer, prop, eaf), "reducer": reducer.name,
     })
 
 

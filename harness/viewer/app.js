@@ -37,7 +37,8 @@
     return String(v);
   }
   function failName(t) { return FAILURE_NAMES[t] || t; }
-  function badge(ok) {
+  function badge(ok, errored) {
+    if (errored) return el("span", { class: "badge err", title: "a provider, data-access or pipeline error before any wrong turn: not a failure" }, "errored");
     if (ok === true) return el("span", { class: "badge ok" }, "success");
     if (ok === false) return el("span", { class: "badge bad" }, "failed");
     return el("span", { class: "badge unk" }, "unscored");
@@ -158,6 +159,9 @@
         (run.labeller ? " · labels by " + run.labeller : ""))),
       run.note ? el("p", { class: "note" }, run.note) : null,
       (run.notes || []).map(function (n) { return el("p", { class: "warn" }, n); }),
+      run.errored ? el("p", { class: "warn", "data-run-errored": run.errored }, run.errored + " errored episode" + (run.errored > 1 ? "s" : "") +
+        " (provider, data-access or pipeline error before any wrong turn) " + (run.errors_as_failures ? "counted as failed (the paper's convention)." :
+        "left out of the scores: errors are not failures; `epi retry` runs them again.")) : null,
       !(run.scores && run.scores.all) ? el("p", { class: "muted" }, "This run is not scored (no scores.json): run `epi score` on it for the tables.") :
       el("div", { class: "tables" },
         el("div", null, el("h3", null, "Scores"), scoresTable(run)),
@@ -172,7 +176,7 @@
   function filtered(run, q) {
     var text = (q.q || "").toLowerCase();
     return run.episodes.filter(function (e) {
-      if (q.failed === "1" && e.ok !== false) return false;
+      if (q.failed === "1" && (e.ok !== false || e.errored)) return false;
       if (q.type && e.fail !== q.type) return false;
       if (q.split && e.split !== q.split) return false;
       if (text && e.id.toLowerCase().indexOf(text) < 0) return false;
@@ -206,9 +210,11 @@
       el("thead", null, el("tr", null, ["episode", "split", "task", "result", "failure", "why", "turns", "tool calls", "tokens"]
         .map(function (h) { return el("th", null, h); }))),
       el("tbody", null, rows.slice(0, shown).map(function (e) {
-        return el("tr", { class: e.ok === false ? "failed" : "", "data-episode-row": e.id },
+        return el("tr", { class: e.errored ? "errored" : (e.ok === false ? "failed" : ""), "data-episode-row": e.id,
+            "data-errored": e.errored ? "1" : null },
           el("td", null, el("a", { href: episodeHash(e.id, k, vs) }, e.id)),
-          el("td", null, e.split || ""), el("td", null, e.task || ""), el("td", null, badge(e.ok)),
+          el("td", null, e.split || ""), el("td", null, e.task || ""),
+          el("td", null, badge(e.ok, e.errored), e.attempts ? el("span", { class: "muted small", "data-attempts": e.attempts }, " +" + e.attempts + " failed attempt" + (e.attempts > 1 ? "s" : "")) : null),
           el("td", null, e.fail ? el("span", { class: "ftype f-" + e.fail }, failName(e.fail)) : ""),
           el("td", { class: "why" }, e.why || ""), el("td", { class: "num" }, e.turns),
           el("td", { class: "num" }, e.calls), el("td", { class: "num" }, e.tokens));
@@ -418,7 +424,14 @@
 
   function episodeHeader(ep) {
     return el("div", { class: "ephead" },
-      el("div", null, badge(ep.success), " ", el("strong", null, ep.run_id), el("span", { class: "muted" }, " · agent " + (ep.agent || "?"))),
+      el("div", null, badge(ep.success, ep.errored), " ", el("strong", null, ep.run_id), el("span", { class: "muted" }, " · agent " + (ep.agent || "?"))),
+      ep.errored ? el("p", { class: "warn", "data-errored": "1" }, "errored: a " + (ep.bucket || "provider") + " error before any wrong turn. Not a failure of the agent: left out of the scores (unless scored with errors as failures); `epi retry` runs it again.") : null,
+      (ep.attempts || []).length ? el("details", { class: "attempts", open: true, "data-attempts": ep.attempts.length },
+        el("summary", null, ep.attempts.length + " earlier failed attempt" + (ep.attempts.length > 1 ? "s" : "") + " (set aside by epi retry, not scored)"),
+        el("ul", null, ep.attempts.map(function (a) {
+          return el("li", { "data-attempt": a.number }, "attempt " + a.number + ": " + a.status + (a.bucket ? " (" + a.bucket + ")" : "") +
+            " · " + a.model_calls + " model calls, " + a.tool_calls + " tool calls" + (a.error ? " · " + a.error : "") + " · " + a.file);
+        }))) : null,
       el("div", { class: "muted small" }, [ep.split, ep.task_type, ep.initiation, ep.n_turns + " turns", "status " + ep.status,
         ep.bucket ? "bucket " + ep.bucket : null, ep.tool_calls + " tool calls" + (ep.refused_calls ? " (+" + ep.refused_calls + " refused)" : ""), ep.tokens + " tokens", fmt(ep.wall_s) + " s"].filter(Boolean).join(" · ")),
       ep.failure ? el("a", { class: "failure-summary", href: "#", onclick: function (ev) {

@@ -33,6 +33,8 @@ class EpisodeEntry(BaseModel):
     split: str | None = None
     task: str | None = None
     ok: bool | None = Field(default=None, description="episode success; None if unscored")
+    errored: bool = Field(default=False, description="an outage before any wrong turn: not a failure")
+    attempts: int = Field(default=0, description="earlier failed attempts kept in the run (epi retry)")
     status: str = ""
     fail: str | None = Field(default=None, description="failure type")
     why: str | None = None
@@ -52,6 +54,8 @@ class RunOverview(BaseModel):
     notes: list[str] = Field(default_factory=list)
     scores: dict[str, dict[str, Any]] = Field(default_factory=dict, description="split -> SplitScores fields")
     buckets: dict[str, int] = Field(default_factory=dict)
+    errored: int = Field(default=0, description="errored episodes (left out of the scores unless counted as failed)")
+    errors_as_failures: bool = False
     plots: list[str] = Field(default_factory=list, description="image paths relative to the viewer")
     report: dict[str, Any] | None = Field(default=None, description="report metrics of the run (ReportSummary), judged "
                                                                     "ones with their judge and its calibration")
@@ -66,7 +70,8 @@ class ViewerIndex(BaseModel):
 def _entry(tl: EpisodeTimeline, file: str) -> EpisodeEntry:
     why = tl.failure.why if tl.failure else None
     return EpisodeEntry(
-        id=tl.episode_id, file=file, split=tl.split, task=tl.task_type, ok=tl.success, status=tl.status,
+        id=tl.episode_id, file=file, split=tl.split, task=tl.task_type, ok=tl.success, errored=tl.errored,
+        attempts=len(tl.attempts), status=tl.status,
         fail=tl.failure.type if tl.failure else None, why=why[:160] if why else None, turns=len(tl.turns),
         calls=tl.tool_calls, tokens=tl.tokens,
     )
@@ -121,6 +126,7 @@ def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
         ov.model = ov.model or rs.model
         ov.scores = {s: rs.split(s).model_dump(mode="json") for s in SPLITS}
         ov.buckets = {b: rs.buckets.count(b) for b in ("provider", "data_access", "pipeline", "model")}
+        ov.errored, ov.errors_as_failures = rs.all.errored, rs.errors_as_failures
         ov.report = rs.report.model_dump(mode="json") if rs.report is not None else None
     plots_dir = files.run.path / "plots"
     if plots_dir.is_dir():

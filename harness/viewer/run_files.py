@@ -88,8 +88,13 @@ class RunFiles:
     def _score(self) -> None:
         from ..scoring.run import ScoringError, score_run
 
+        try:  # a run scored with errors as failures stays so (an older scores.json without the field: left out)
+            old = RunScores.model_validate_json(self.run.scores_json.read_text(encoding="utf-8"))
+            as_failures = old.errors_as_failures
+        except (OSError, ValidationError):
+            as_failures = False
         try:
-            score_run(self.run.path)
+            score_run(self.run.path, errors_as_failures=as_failures)
         except ScoringError as e:  # no episode file, a changed one: show the traces unscored
             self.notes.append(f"could not score the run: {e}")
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..episode import Answer, Episode, Turn
-from ..rundir import RunDir
+from ..rundir import Attempt, RunDir
 from ..trace import (
     BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, NoToolStep, Retry, ToolCallEvent, TraceEvent,
 )
@@ -82,6 +82,18 @@ class TurnTimeline(BaseModel):
     process: TurnProcess | None = Field(default=None, description="the turn's process metrics (from the scores)")
 
 
+class AttemptView(BaseModel):
+    """An earlier, failed attempt at the episode that `epi retry` set aside (kept in the run, never scored)."""
+
+    number: int
+    file: str = Field(description="the attempt's trace, relative to the run folder")
+    status: str = "incomplete"
+    bucket: str | None = None
+    error: str | None = Field(default=None, description="the error that ended it")
+    model_calls: int = 0
+    tool_calls: int = 0
+
+
 class EpisodeTimeline(BaseModel):
     run_id: str
     episode_id: str
@@ -93,7 +105,10 @@ class EpisodeTimeline(BaseModel):
     status: str = "incomplete"
     bucket: str | None = None
     success: bool | None = None
+    errored: bool = Field(default=False, description="a provider, data-access or pipeline error before any wrong turn: "
+                                                     "not a failure, left out of the scores (unless counted as failed)")
     failure: FailureLabel | None = None
+    attempts: list[AttemptView] = Field(default_factory=list, description="earlier failed attempts (epi retry), oldest first")
     tool_calls: int = Field(default=0, description="executed tool calls")
     refused_calls: int = 0
     model_calls: int = 0
@@ -252,7 +267,18 @@ def build_timeline(files: RunFiles, episode_id: str) -> EpisodeTimeline:
         _apply_score(tl, score)
         if score.report is not None and score.report.turn in fold.turns:
             tl.report = report_view(fold.turns[score.report.turn].answer_text or "", score.report, fold)
+    tl.attempts = [_attempt(run, a) for a in run.attempts(episode_id)]
     return tl
+
+
+def _attempt(run: RunDir, attempt: Attempt) -> AttemptView:
+    fold = fold_trace(run.read_attempt(attempt))
+    err = fold.errors[0] if fold.errors else None
+    return AttemptView(
+        number=attempt.number, file=attempt.trace.relative_to(run.path).as_posix(),
+        status=fold.end.status if fold.end else "incomplete", bucket=(fold.end.bucket if fold.end else None) or
+        (err.bucket if err else None), error=(err.message[:300] if err else None), model_calls=fold.model_calls,
+        tool_calls=fold.tool_calls)
 
 
 def _add_gold(t: TurnTimeline, gold: Turn) -> None:
@@ -268,6 +294,7 @@ def _add_gold(t: TurnTimeline, gold: Turn) -> None:
 def _apply_score(tl: EpisodeTimeline, score: EpisodeScore) -> None:
     """Scoring's verdicts are authoritative: correctness, gold text, required and accessed units."""
     tl.success = score.success
+    tl.errored = score.errored
     tl.split, tl.task_type = tl.split or score.split, tl.task_type or score.task_type
     tl.agent = tl.agent or score.agent or None
     tl.status = score.status if score.status in ("truncated", "missing") else tl.status

@@ -123,7 +123,8 @@ def index_docs(catalog: Catalog, root: Path | None = None) -> list[tuple[str, st
 def build_index(catalog: Catalog, index_dir: Path, root: Path | None = None) -> None:
     from tools.search_index import HybridIndex
 
-    HybridIndex.build(index_docs(catalog, root or index_dir.parent), index_dir)
+    # the tokens are kept so that `epi sandbox add` can add a paper without reading every paper again
+    HybridIndex.build(index_docs(catalog, root or index_dir.parent), index_dir, keep_tokens=True)
 
 
 def _index_format() -> int:

@@ -105,7 +105,7 @@ def test_resume_runs_only_the_missing_episode_epoch_pairs(tiny_sandbox, tiny_epi
 
     code, out = epi(["run", "--resume", "r", "--results", str(tmp_path), "--epochs", "3", "-q"], capsys, monkeypatch,
                     tiny_sandbox)
-    assert code == 2 and "made with 2 epoch(s)" in out, out
+    assert code == 2 and "run 'r' was made with epochs 2" in out, out
 
     code, out = epi(["run", "--resume", "r", "--results", str(tmp_path), "-q", "--no-score"], capsys, monkeypatch,
                     tiny_sandbox)

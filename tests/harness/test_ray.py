@@ -252,7 +252,8 @@ def test_resume_works_whichever_executor_ran_the_first_part(ray_cluster, tiny_sa
         cut.unlink()
         kept = files(rd, "*.jsonl")
 
-        resumed = run_epi(["run", "--resume", "r", "--results", str(tmp_path), "-q", *then], ray_cluster)
+        resumed = run_epi(["run", "--resume", "r", "--agent", "oracle", "--results", str(tmp_path), "-q", *then],
+                          ray_cluster)
         assert resumed.returncode == 0, resumed.stderr[-3000:]
         assert f"{n} episodes x 2 epochs: 2 run, {2 * n - 2} kept from before" in resumed.stdout
         assert rd.completed_jobs() == {(e, k) for e in ids(episodes) for k in (1, 2)}

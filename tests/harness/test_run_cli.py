@@ -75,6 +75,9 @@ def test_resume_of_missing_run_and_of_other_episode_set(tiny_sandbox, tiny_episo
     lines = tiny_episodes.read_text().splitlines()
     other.write_text(lines[0] + "\n")
     code, out = epi(["run", "--resume", "r1", "--results", str(tmp_path), "--episodes", str(other)],
+                    capsys, monkeypatch, tiny_sandbox)  # the run folder alone never names the agent
+    assert code == 2 and "names agent oracle, which you did not give" in out and "--agent oracle" in out
+    code, out = epi(["run", "--resume", "r1", "--agent", "oracle", "--results", str(tmp_path), "--episodes", str(other)],
                     capsys, monkeypatch, tiny_sandbox)
     assert code == 2 and "different episode set" in out
 

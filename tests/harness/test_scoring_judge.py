@@ -192,7 +192,10 @@ def test_cli_score_compare_and_errors(tmp_path):
     run = main_run(tmp_path)
     r = _epi("score", str(run), "--json")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["all"]["esr"] == 25.0
+    assert json.loads(r.stdout)["all"]["esr"] == pytest.approx(100 / 3)  # E4, a provider outage, is left out
+    r = _epi("score", str(run), "--json", "--score-errors-as-failures")
+    assert r.returncode == 0 and json.loads(r.stdout)["all"]["esr"] == 25.0 and json.loads(r.stdout)["errors_as_failures"]
+    r = _epi("score", str(run), "--json")
     r = _epi("compare", str(run), str(run), "--out", str(tmp_path / "cmp"))
     assert r.returncode == 0, r.stderr
     md = (tmp_path / "cmp" / "comparison.md").read_text()

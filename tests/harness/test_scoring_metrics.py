@@ -17,12 +17,30 @@ def scored(tmp_path):
 
 def test_outcome_by_split_matches_hand_computation(scored):
     _, s = scored
-    # E1 success; E2 fails on its final set turn; E3 fails turn 2 (budget), final correct; E4 provider outage.
+    # E1 success; E2 fails on its final set turn; E3 fails turn 2 (budget), final correct; E4 provider outage
+    # before any wrong turn: errored, not a failure, left out of every number but the cost (METRICS.md)
     assert (s.easy.esr, s.easy.acc_final, s.easy.acc_pre) == (50.0, 50.0, 100.0)
+    assert (s.hard.esr, s.hard.acc_final, s.hard.acc_pre) == (0.0, 100.0, 50.0)  # E3 alone: t1 right, t2 wrong
+    assert s.all.esr == pytest.approx(100 / 3) and s.all.acc_final == pytest.approx(200 / 3) and s.all.acc_pre == 75.0
+    assert (s.easy.episodes, s.hard.episodes, s.all.episodes) == (2, 1, 3)
+    assert (s.easy.errored, s.hard.errored, s.all.errored) == (0, 1, 1) and s.errored_episodes == ["E4"]
+    assert (s.hard.input_tokens, s.hard.model_calls) == (47, 5)  # the outage's cost still counts
+
+
+def test_errors_as_failures_is_the_papers_convention(tmp_path):
+    """With the option, the errored episode counts as failed: every number as before errors were set apart."""
+    s = score_run(main_run(tmp_path), errors_as_failures=True)
+    assert s.errors_as_failures and s.errored_episodes == ["E4"] and s.all.errored == 1
     assert (s.hard.esr, s.hard.acc_final) == (0.0, 50.0)
     assert s.hard.acc_pre == pytest.approx(100 / 3)  # E3 t1 right, E3 t2 wrong, E4 t1 wrong
     assert (s.all.esr, s.all.acc_final, s.all.acc_pre) == (25.0, 50.0, 60.0)
     assert (s.easy.episodes, s.hard.episodes, s.all.episodes) == (2, 2, 4)
+    assert (s.easy.max_steps_rate, s.hard.max_steps_rate, s.all.max_steps_rate) == (0.0, 50.0, 25.0)
+    assert (s.hard.wrong_after_exhaustion_rate, s.all.wrong_after_exhaustion_rate) == (25.0, 12.5)
+    assert s.hard.failures.others == 2
+    data = json.loads((tmp_path / "results/fixture-run/scores.json").read_text())
+    assert data["errors_as_failures"] is True and data["all"]["errored"] == 1
+    assert "counted as failed" in (tmp_path / "results/fixture-run/report.md").read_text()
 
 
 def test_ec_counts_memory_only_turns_against_memory(scored):
@@ -45,22 +63,24 @@ def test_mg_over_successful_episodes_and_null_without_any(scored):
 
 def test_max_steps_rate_is_share_of_episodes_whose_first_error_is_a_max_step_termination(scored):
     _, s = scored
-    # E3's first error is turn 2, whose budget ran out without an answer; E2 and E4 failed otherwise; 4 episodes ran
-    assert (s.easy.max_steps_rate, s.hard.max_steps_rate, s.all.max_steps_rate) == (0.0, 50.0, 25.0)
-    # the turn-level companions: E3 turn 2 of the 8 turns run used up its budget, and was wrong
+    # E3's first error is turn 2, whose budget ran out without an answer; E2 failed otherwise; E4, errored (a
+    # provider outage before any wrong turn), is left out: 3 episodes scored, 1 of the 2 hard ones
+    assert (s.easy.max_steps_rate, s.hard.max_steps_rate, s.all.max_steps_rate) == (0.0, 100.0, pytest.approx(100 / 3))
+    # the turn-level companions: E3 turn 2 of the 7 turns scored used up its budget, and was wrong
     assert (s.easy.wrong_after_exhaustion_rate, s.hard.wrong_after_exhaustion_rate, s.all.wrong_after_exhaustion_rate) \
-        == (0.0, 25.0, 12.5)
-    assert s.all.budget_exhausted_rate == 12.5 and (s.all.episodes_run, s.hard.episodes_run) == (4, 2)
+        == (0.0, pytest.approx(100 / 3), pytest.approx(100 / 7))
+    assert s.all.budget_exhausted_rate == pytest.approx(100 / 7) and (s.all.episodes_run, s.hard.episodes_run) == (3, 1)
 
 
 def test_failures_and_buckets(scored):
     run, s = scored
     assert s.easy.failures.reading_memory == 1 and s.easy.failures.total() == 1
-    assert s.hard.failures.others == 2 and s.hard.failures.total() == 2
+    assert s.hard.failures.others == 1 and s.hard.failures.total() == 1  # E3; E4's outage is not a failure
     assert (s.buckets.provider, s.buckets.model, s.buckets.pipeline, s.buckets.data_access) == (1, 1, 0, 0)
     assert s.buckets.weighted == pytest.approx(0.8)
     rows = {json.loads(x)["episode_id"]: json.loads(x) for x in (run / "episode_scores.jsonl").read_text().splitlines()}
-    assert rows["E4"]["bucket"] == "provider" and rows["E4"]["failure"]["type"] == "others"
+    assert rows["E4"]["bucket"] == "provider" and rows["E4"]["failure"]["type"] == "others" and rows["E4"]["errored"]
+    assert not any(rows[e]["errored"] for e in ("E1", "E2", "E3"))
     assert "provider" in rows["E4"]["failure"]["why"]
     assert rows["E3"]["failure"] == {"type": "others", "turn": 2, "step": 2, "why": "step budget of 2 exhausted on turn 2 (no answer)"}
     assert rows["E2"]["turns"][1]["verdict"]["precision"] == 0.5
@@ -97,10 +117,13 @@ def test_truncated_and_missing_traces_are_scored_and_flagged(tmp_path):
     (run / "traces" / "E2.jsonl").unlink()
     s = score_run(run)
     assert s.truncated_episodes == ["E1"] and s.missing_episodes == ["E2"]
-    assert s.easy.esr == 0.0 and s.easy.episodes == 2
-    assert s.easy.acc_pre == 50.0  # E1 turn 1 still counted right; missing E2 turn 1 wrong
+    # both stop before a wrong turn (pipeline): errored, left out; counted as failed only when asked
+    assert s.easy.esr is None and s.easy.episodes == 0 and s.easy.errored == 2
     assert s.easy.wall_time_s == 7.0 and s.easy.tool_calls == 3  # E1 as far as it goes (8 events)
     assert s.buckets.pipeline == 2
+    s = score_run(run, errors_as_failures=True)
+    assert s.easy.esr == 0.0 and s.easy.episodes == 2
+    assert s.easy.acc_pre == 50.0  # E1 turn 1 still counted right; missing E2 turn 1 wrong
     rows = {json.loads(x)["episode_id"]: json.loads(x) for x in (run / "episode_scores.jsonl").read_text().splitlines()}
     assert rows["E1"]["status"] == "truncated" and rows["E1"]["turns"][1]["ran"] is False and rows["E1"]["bad_lines"] == [9]
     assert rows["E2"]["status"] == "missing" and rows["E2"]["failure"]["type"] == "others"
@@ -141,7 +164,7 @@ def test_trace_of_an_unknown_episode_is_reported_not_scored(tmp_path):
     run = main_run(tmp_path)
     (run / "traces" / "ZZ9.jsonl").write_text(TraceBuilder("ZZ9").turn().answer("x").end().lines()[0] + "\n")
     s = score_run(run)
-    assert s.unknown_traces == ["ZZ9"] and s.all.episodes == 4
+    assert s.unknown_traces == ["ZZ9"] and s.all.episodes + s.all.errored == 4
     assert "not in the episode file" in (run / "report.md").read_text()
 
 

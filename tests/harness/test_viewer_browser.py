@@ -180,3 +180,34 @@ async def test_real_heuristic_run_failed_episode_shows_marker_and_extracted_figu
     assert min(widths) > 100, widths  # real figure crops, not broken links
     await page.screenshot(path=str(tmp_path / "real_episode.png"), full_page=True)
     assert errors == []
+
+
+async def test_errored_episodes_are_marked_and_failed_attempts_listed(browser, tmp_path: Path) -> None:
+    """E4 of the scoring fixture is a provider outage before any wrong turn: errored, not failed. With an earlier
+    failed attempt set aside (as `epi retry` does), its page lists the attempt."""
+    import shutil
+
+    from scoring_fixture import main_run
+
+    run = main_run(tmp_path)
+    (run / "traces" / "attempt=1").mkdir()
+    shutil.copy(run / "traces" / "E4.jsonl", run / "traces" / "attempt=1" / "E4.jsonl")
+    viewer = build_viewer([run]).parent
+    page, errors = await _open(browser, viewer.joinpath("index.html").as_uri())
+    await page.wait_for_selector("#episode-table")
+    assert await page.locator("[data-run-errored='1']").count() == 1
+    row = page.locator("[data-episode-row='E4']")
+    assert await row.get_attribute("data-errored") == "1"
+    assert (await row.locator(".badge").inner_text()).strip() == "errored"
+    assert await row.locator("[data-attempts='1']").count() == 1
+    assert await page.locator("[data-errored='1']").count() == 1  # E1-E3 are not errored
+    await page.check("#f-failed")  # errored is not failed
+    await _until(page, "!document.querySelector(\"[data-episode-row='E4']\")")
+    assert await page.locator("[data-episode-row='E2']").count() == 1
+    await page.uncheck("#f-failed")
+    await page.locator("[data-episode-row='E4'] a").click()
+    await page.locator(".ephead [data-errored='1']").wait_for()
+    attempts = page.locator("details.attempts")
+    assert await attempts.get_attribute("data-attempts") == "1"
+    assert "provider" in await attempts.locator("[data-attempt='1']").inner_text()
+    assert errors == []

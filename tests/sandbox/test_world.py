@@ -144,7 +144,7 @@ def _foreign_paper(tmp_path: Path) -> tuple[Path, object]:
 @pytest.mark.slow
 def test_add_a_real_pdf_catalogs_and_indexes_it(sandbox_copy: Path, tmp_path: Path, monkeypatch, capsys) -> None:
     path, paper = _foreign_paper(tmp_path)
-    code, out = _cli(["sandbox", "add", str(path)], sandbox_copy, monkeypatch, capsys)
+    code, out = _cli(["sandbox", "add", str(path), "--sandbox", str(sandbox_copy)], sandbox_copy, monkeypatch, capsys)
     assert code == 0, out
     catalog = load_catalog(sandbox_copy)
     assert catalog is not None
@@ -157,7 +157,7 @@ def test_add_a_real_pdf_catalogs_and_indexes_it(sandbox_copy: Path, tmp_path: Pa
     world = SandboxWorld(sandbox_copy)
     assert asyncio.run(world.resolve("U001")).title == paper.title
     assert asyncio.run(world.search(paper.title, 3))[0].paper_id == "U001"
-    code, out = _cli(["sandbox", "add", str(path)], sandbox_copy, monkeypatch, capsys)
+    code, out = _cli(["sandbox", "add", str(path), "--sandbox", str(sandbox_copy)], sandbox_copy, monkeypatch, capsys)
     assert code == 0 and "already" in out and len(load_catalog(sandbox_copy).papers) == len(catalog.papers)
 
 
@@ -182,7 +182,7 @@ def test_add_refuses_unreadable_input_and_leaves_the_sandbox_unchanged(
     bad = _bad_inputs(tmp_path)[case]
     before = (sandbox_copy / "catalog.json").read_bytes()
     index_before = (sandbox_copy / "index" / "ids.json").read_bytes()
-    code, out = _cli(["sandbox", "add", str(bad)], sandbox_copy, monkeypatch, capsys)
+    code, out = _cli(["sandbox", "add", str(bad), "--sandbox", str(sandbox_copy)], sandbox_copy, monkeypatch, capsys)
     assert code == 2, out
     assert "Traceback" not in out and bad.name in out.replace("\n", "")
     assert (sandbox_copy / "catalog.json").read_bytes() == before
@@ -195,7 +195,8 @@ def test_add_from_a_real_subprocess_exits_2_without_traceback(sandbox_copy: Path
     bad = tmp_path / "broken.pdf"
     bad.write_bytes(b"%PDF-1.5\n%%EOF garbage")
     env = {"PATH": "/usr/bin:/bin", "EPI_SANDBOX_DIR": str(sandbox_copy), "HF_HUB_OFFLINE": "1"}
-    r = subprocess.run([sys.executable, "-m", "harness", "sandbox", "add", str(bad)], cwd=REPO, env=env,
+    r = subprocess.run([sys.executable, "-m", "harness", "sandbox", "add", str(bad), "--sandbox", str(sandbox_copy)],
+                       cwd=REPO, env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr + r.stdout
     err = r.stderr.replace("\n", "")

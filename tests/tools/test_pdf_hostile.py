@@ -128,9 +128,13 @@ def sandbox_copy(tiny_sandbox: Path, tmp_path: Path) -> Path:
 def test_epi_sandbox_add_refuses_and_leaves_the_sandbox_unchanged(
         hostile: dict[str, Path], sandbox_copy: Path, name: str, words: str, monkeypatch, capsys) -> None:
     before = (sandbox_copy / "catalog.json").read_bytes()
-    code, out = _cli(["sandbox", "add", str(hostile[name])], monkeypatch, capsys,
+    code, out = _cli(["sandbox", "add", str(hostile[name]), "--sandbox", str(sandbox_copy)], monkeypatch, capsys,
                      {"EPI_SANDBOX_DIR": str(sandbox_copy)})
     assert code == 2 and f"{name}.pdf" in out and words in out, out
     assert "sandbox was not changed" in out and "Traceback" not in out
     assert (sandbox_copy / "catalog.json").read_bytes() == before
     assert not (sandbox_copy / "added").exists() or not any((sandbox_copy / "added").iterdir())
+    # into a corpus still to be made from it: refused before the folder is made
+    new = sandbox_copy.parent / "mine"
+    code, out = _cli(["sandbox", "add", str(hostile[name]), "--sandbox", str(new)], monkeypatch, capsys)
+    assert code == 2 and "sandbox was not changed" in out and not new.exists()
