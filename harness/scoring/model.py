@@ -43,7 +43,9 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # data-access or pipeline error with no wrong turn before it is `errored`, counted apart and left out of every number
 # but the cost and the behaviour (ESR, the accuracies, EC, MG, max-steps, failure types, process, reports) unless scored with errors as
 # failures (then every number is version 7's); per split `episodes` counts the episodes scored, `errored` the ones left out.
-SCORER_VERSION = "8"
+# 9: grounding reads "section 4.3" and other dotted reference numbers in observations as references, not values, and
+# an earlier answer grounds a later one only if it was grounded itself (repeating a guess is no trace).
+SCORER_VERSION = "9"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
