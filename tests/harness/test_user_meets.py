@@ -56,3 +56,18 @@ def test_replay_failed_without_a_terminal_stops_at_the_limit_and_says_how_to_see
 def test_limit_without_failed_is_a_user_error(many_failed: Path):
     r = CliRunner().invoke(app, ["replay", str(many_failed), "ep-000", "--limit", "2"])
     assert isinstance(r.exception, UserError) and "--limit goes with --failed" in str(r.exception)
+
+
+def test_run_help_groups_every_setting_and_shows_its_default():
+    from harness.cli._options import GROUPS, setting_options
+
+    params = {p.name: p for p in get_command(app).commands["run"].params}  # type: ignore[attr-defined]
+    names = {o.param for o in setting_options()}
+    assert {n for group in GROUPS.values() for n in group} <= names, "a panel names a field that is no option"
+    panels = {params[n].rich_help_panel for n in names}
+    assert panels == {*GROUPS, "Run"}
+    assert params["max_steps"].rich_help_panel == "Budget and memory" and params["max_steps"].show_default == "10"
+    assert params["score"].show_default == "score" and params["final_turn_tools"].show_default == "no-final-turn-tools"
+    assert params["model"].show_default is False  # no default to show
+    r = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"}, terminal_width=200)
+    assert "Budget and memory" in r.output and "[default: (10)]" in r.output
