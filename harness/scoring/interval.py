@@ -30,7 +30,7 @@ class Interval(BaseModel):
                     "'all n equal', never as a zero-width interval")
 
     def bracket(self, digits: int = 2, sep: str = ", ") -> str:
-        """`[low, high]`, or `[all n equal]` / `[1 episode: no spread]` where a bootstrap had no spread to measure."""
+        """`[low, high]`, or `[all n equal]` / `[only 1 episode]` where a bootstrap had no spread to measure."""
         return bracket(self.low, self.high, digits, sep, all_equal=self.all_equal, n=self.n)
 
     def scaled(self, factor: float) -> "Interval":
@@ -45,7 +45,7 @@ def bracket(low: float, high: float, digits: int = 2, sep: str = ", ", *, all_eq
     episodes (or the pairs of two runs) never differed, and is written so (`[all 5 equal]`)."""
     if all_equal:
         if n is not None and int(n) == 1:
-            return f"[1 {what or 'episode'}: no spread]"
+            return f"[only 1 {what or 'episode'}]"
         count = f"{int(n)} " if n is not None else ""
         return f"[all {count}{what + 's ' if what else ''}equal]"
     f = f"{{:{'+' if signed else ''}.{digits}f}}"

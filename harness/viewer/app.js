@@ -107,7 +107,7 @@
   // ("all n equal"), never a zero-width interval (scorer 9).
   function ivText(iv, digits) {
     if (!iv) return "";
-    if (iv.all_equal) return iv.n === 1 ? "[1 episode: no spread]" : "[all " + (iv.n === undefined || iv.n === null ? "" : iv.n + " ") + "equal]";
+    if (iv.all_equal) return iv.n === 1 ? "[only 1 episode]" : "[all " + (iv.n === undefined || iv.n === null ? "" : iv.n + " ") + "equal]";
     return "[" + iv.low.toFixed(digits) + ", " + iv.high.toFixed(digits) + "]";
   }
   function scoresTable(run) {

@@ -44,7 +44,7 @@ def test_ec_and_mg_on_one_to_three_episodes_have_no_zero_width_interval(tmp_path
     # MG: every successful episode made 1 call for a checklist of 1: the bootstrap has nothing to resample
     assert iv.mg.all_equal and iv.mg.n == n and iv.mg.low == iv.mg.high == 1.0
     report = (run / "report.md").read_text()
-    said = "1 episode: no spread" if n == 1 else f"all {n} equal"
+    said = "only 1 episode" if n == 1 else f"all {n} equal"
     assert f"1.00 [{said}]" in report
     assert not ZERO_WIDTH.search(report), ZERO_WIDTH.search(report)
     saved = json.loads((run / "scores.json").read_text())
