@@ -104,7 +104,7 @@
     ["model_calls", "model calls"], ["tool_calls", "tool calls"], ["wall_time_s", "wall time s"]];
 
   // "[low, high]" of a 95% interval as report.md writes it; a bootstrap with nothing to resample says so
-  // ("all n equal"), never a zero-width interval (scorer 9).
+  // ("all n equal"), never a zero-width interval (scorer 11).
   function ivText(iv, digits) {
     if (!iv) return "";
     if (iv.all_equal) return iv.n === 1 ? "[only 1 episode]" : "[all " + (iv.n === undefined || iv.n === null ? "" : iv.n + " ") + "equal]";
