@@ -12,7 +12,8 @@ from typing import Any, Callable
 
 from .agent import Action, Agent, BaseAgent, EpisodeInfo, FinalAnswer, TurnContext, TurnView
 from .episode_runner import EpisodeOutcome
-from .rundir import RunDir, safe_name
+from .rundir import RunDir
+from .safe_paths import safe_name
 from .trace import EpisodeStart
 
 ProgressFn = Callable[[EpisodeOutcome], None]
