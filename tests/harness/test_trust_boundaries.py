@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 import os
 import shutil
 import socket
+import sys
 import threading
 from pathlib import Path
 
@@ -206,6 +208,37 @@ def test_replay_from_turn_sends_nothing_to_what_a_doctored_run_json_names(tiny_s
                 f"--model m --base-url {attacker.base_url} --api-key-env CANARY_SECRET") in line
     assert attacker.heard == []  # not a connection, let alone the key
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+@pytest.mark.slow
+def test_a_run_folder_names_no_file_for_the_human_agent(tiny_sandbox, tiny_episodes, tmp_path, capsys, monkeypatch):
+    """The human agent's transcript and command files (agent_config.extra.output/input) are the user's to name: a
+    doctored run.json naming them is refused on --resume, and dropped by replay --from-turn."""
+    code, out = epi(["run", "--agent", "oracle", "--episodes", str(tiny_episodes), "--limit", "2", "--results",
+                     str(tmp_path), "--run-id", "src", "-q", "--no-score"], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    episode = json.loads(tiny_episodes.read_text().splitlines()[0])["id"]
+    planted = tmp_path / "outside" / "bashrc"
+    planted.parent.mkdir()
+    run_json = tmp_path / "src" / "run.json"
+    cfg = json.loads(run_json.read_text())
+    cfg["settings"]["agent"] = "human"
+    cfg["settings"]["agent_config"]["extra"] = {"output": str(planted), "input": str(planted)}
+    run_json.write_text(json.dumps(cfg))
+    (tmp_path / "src" / "traces" / f"{safe_name(episode)}.jsonl").unlink()  # one episode left to run
+    code, out = epi(["run", "--resume", "src", "--agent", "human", "--results", str(tmp_path), "-q"], capsys, monkeypatch,
+                    tiny_sandbox)
+    line = _one_line(out)
+    assert code == 2 and "Traceback" not in out, out
+    assert f"names agent_config.extra.input {planted}, agent_config.extra.output {planted}, which you did not give" in line
+    assert f'--config FILE (FILE holding [agent_config.extra] input = "{planted}"; output = "{planted}")' in line
+    assert not planted.exists()
+    other = json.loads(tiny_episodes.read_text().splitlines()[1])["id"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("answer 1\n" * 6))
+    code, out = epi(["replay", str(tmp_path / "src"), other, "--from-turn", "1", "--agent", "human", "--results",
+                     str(tmp_path)], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0 and "continued" in out, out
+    assert not planted.exists()
 
 
 # -- 3. ids never climb out of their folder ---------------------------------------------------------------------
