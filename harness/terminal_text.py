@@ -33,6 +33,11 @@ def inert(text: str) -> str:
     return _CONTROL.sub(_escape, text)
 
 
+def has_control(text: str) -> bool:
+    """Whether `text` holds a character `inert` would escape (for names that must be plain: episode ids)."""
+    return _CONTROL.search(text) is not None
+
+
 def inert_all(value: T) -> T:
     """A copy of `value` (strings, lists, tuples, dicts, pydantic models, nested) with `inert` applied to every
     string in it, dictionary keys included; other values are kept. For a whole view model before it is printed."""

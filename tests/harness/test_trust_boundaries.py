@@ -351,6 +351,14 @@ def test_inert_shows_every_control_sequence_and_keeps_newlines_and_tabs():
     assert inert("\x1b]0;t\x07") == "\\x1b]0;t\\x07" and inert("\u202e") == "\\u202e"
 
 
+def test_an_episode_id_that_would_drive_the_terminal_is_refused(tiny_sandbox, tiny_episodes, tmp_path, capsys,
+                                                                monkeypatch):
+    eps, _ = _episode_file(tiny_episodes, tmp_path / "eps", None, episode_id="ep" + PAYLOADS["screen clear"])
+    code, out = epi(["episodes", "validate", str(eps)], capsys, monkeypatch, tiny_sandbox)
+    assert code == 2 and f"{eps}:1: episode 'ep\\x1b[2J\\x1b[H': id: an episode id is a name" in out, out
+    assert "\x1b" not in out
+
+
 @pytest.mark.slow
 def test_replay_prints_model_and_tool_text_inert(tiny_sandbox, tiny_episodes, tmp_path, capsys, monkeypatch):
     code, out = epi(["run", "--agent", "oracle", "--episodes", str(tiny_episodes), "--limit", "1", "--results",
