@@ -296,6 +296,8 @@ def test_files_a_trace_names_are_read_only_inside_its_run(tiny_sandbox, tiny_epi
     (rd.assets_dir(ep_id)).mkdir(parents=True, exist_ok=True)
     (rd.assets_dir(ep_id) / "link.png").symlink_to(secret)
     shutil.copyfile(CUE_PNG, rd.assets_dir(ep_id) / "own.png")
+    (rd.path / "plots").mkdir(exist_ok=True)
+    (rd.path / "plots" / "zz.png").symlink_to(secret)  # a plot that is a link out of the run
     events = [json.loads(x) for x in trace.read_text().splitlines()]
     call = next(e for e in events if e["kind"] == "tool_call")
     call["images"] = [str(secret), os.path.relpath(secret, rd.path), "../secret/key.png", f"traces/{safe_name(ep_id)}/link.png",
