@@ -361,6 +361,23 @@ def test_an_episode_id_that_would_drive_the_terminal_is_refused(tiny_sandbox, ti
     assert "\x1b" not in out
 
 
+def test_the_human_agent_shows_episode_and_paper_text_inert(tmp_path):
+    from agents.human import HumanAgent
+    from harness.agent import AgentConfig, AnswerSpec, Observation, TurnView
+
+    evil = "".join(PAYLOADS.values()) + " [link=http://evil.example/]markup[/link]"
+    screen = tmp_path / "screen.txt"
+    (tmp_path / "in.txt").write_text("")
+    agent = HumanAgent(AgentConfig(extra={"input": str(tmp_path / "in.txt"), "output": str(screen)}))
+    obs = Observation(turn=1, step=1, tool="pdf_extract" + PAYLOADS["window title"], text="paper says " + evil)
+    view = TurnView(episode_id="e", turn=1, n_turns=1, question="Q " + evil, cue_text=evil,
+                    answer_spec=AnswerSpec(format="text"), tools=[], max_steps=3, steps_used=1, memory=[obs])
+    agent._show(view)
+    shown = screen.read_text()
+    assert "paper says" in shown and "\\x1b]0;pwned title" in shown and "[link=http://evil.example/]" in shown
+    assert not any(c in shown for c in "\x1b\x9b\x07\u202e\r")
+
+
 @pytest.mark.slow
 def test_replay_prints_model_and_tool_text_inert(tiny_sandbox, tiny_episodes, tmp_path, capsys, monkeypatch):
     code, out = epi(["run", "--agent", "oracle", "--episodes", str(tiny_episodes), "--limit", "1", "--results",
