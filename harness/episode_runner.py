@@ -223,7 +223,10 @@ class EpisodeRunner:
         the agent and the trace see the copy. Only a file inside the episode file's folder is read (validation
         refused any other; a file changed since fails this episode, never the run)."""
         try:
-            data = resolve_inside(self.episodes_dir, name).read_bytes()
+            src = resolve_inside(self.episodes_dir, name)
+            if not src.is_file():  # not a FIFO or a device a swap put there since validation
+                raise OSError(f"{name!r} is not a regular file in {self.episodes_dir}")
+            data = src.read_bytes()
         except (PathOutside, OSError) as e:
             raise _EpisodeStop("pipeline", f"cue image not used: {e}") from None
         suffix = Path(name).suffix.lower()

@@ -136,6 +136,29 @@ def test_an_episode_file_naming_a_file_outside_its_folder_is_refused_before_anyt
     assert not (tmp_path / "results").exists() or _holds_canary(tmp_path / "results") == []
 
 
+def test_a_cue_image_swapped_after_validation_fails_its_episode_not_the_run(tmp_path):
+    """The runner reads the cue image through the same check: a link out or a FIFO put there since validation
+    stops that episode (bucket pipeline) without reading it."""
+    from types import SimpleNamespace
+
+    from harness.episode_runner import EpisodeRunner, _EpisodeStop
+
+    folder = tmp_path / "eps"
+    folder.mkdir()
+    runner = SimpleNamespace(episodes_dir=folder, run_dir=RunDir(tmp_path / "run"))
+    shutil.copyfile(CUE_PNG, folder / "ok.png")
+    copy = EpisodeRunner._copy_cue_image(runner, "ok.png", "e", 1)  # type: ignore[arg-type]
+    assert copy == runner.run_dir.assets_dir("e") / f"{hashlib.sha256(CUE_PNG.read_bytes()).hexdigest()}.png"
+    assert copy.read_bytes() == CUE_PNG.read_bytes()
+    (folder / "swapped.png").symlink_to(_secret(tmp_path))
+    os.mkfifo(folder / "fifo.png")
+    for name in ("swapped.png", "fifo.png", "../secret/key.png"):
+        with pytest.raises(_EpisodeStop) as stop:
+            EpisodeRunner._copy_cue_image(runner, name, "e", 1)  # type: ignore[arg-type]
+        assert stop.value.bucket == "pipeline" and "cue image not used" in stop.value.message
+    assert _holds_canary(tmp_path / "run") == []
+
+
 @pytest.mark.slow
 def test_a_cue_image_is_copied_into_the_run_and_old_traces_are_read_only_inside_their_folders(
         tiny_sandbox, tiny_episodes, tmp_path, capsys, monkeypatch):
