@@ -21,12 +21,14 @@ import sys
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.prompt import Prompt
 from rich.table import Table
 from rich.text import Text
 
 from harness.agent import AgentConfig, BaseAgent, EpisodeInfo, FinalAnswer, ToolCall, TurnContext, TurnView
+from harness.terminal_text import inert
 
 from ._prompt import answer_instructions
 
@@ -34,6 +36,11 @@ HELP = (
     "Commands: `<tool> {json args}` or `<tool> key=value ...` to call a tool; `answer <text>` to answer; "
     "`show <k>` to read memory item k in full; `help`."
 )
+
+
+def _plain(text: str) -> str:
+    """Episode or paper text for a markup line: shown as written, never obeyed (markup escaped, controls inert)."""
+    return escape(inert(text))
 
 
 class CommandError(ValueError):
@@ -98,11 +105,11 @@ class HumanAgent(BaseAgent):
         self.console.rule("episode finished")
 
     def _show(self, view: TurnView) -> None:
-        lines = [f"[bold]Turn {view.turn}/{view.n_turns}[/]  {view.question}"]
+        lines = [f"[bold]Turn {view.turn}/{view.n_turns}[/]  {_plain(view.question)}"]
         if view.cue_text:
-            lines.append(f"[cyan]Cue:[/] {view.cue_text}")
+            lines.append(f"[cyan]Cue:[/] {_plain(view.cue_text)}")
         if view.cue_image:
-            lines.append(f"[cyan]Cue image:[/] {view.cue_image}")
+            lines.append(f"[cyan]Cue image:[/] {_plain(view.cue_image)}")
         lines.append(f"[yellow]{answer_instructions(view.answer_spec)}[/]")
         if view.fallback:
             lines.append("[red]Step budget used up: answer now (no tools).[/]")
@@ -118,7 +125,7 @@ class HumanAgent(BaseAgent):
             if len(body) > 4000:
                 body = body[:4000] + f"\n... [{len(body) - 4000} more characters: `show {view.memory.index(o) + 1}`]"
             imgs = "".join(f"\n[image: {i.path}]" for i in o.images)
-            self.console.print(Panel(Text(body + imgs), title=f"result of {o.tool} (step {o.step})"))
+            self.console.print(Panel(Text(inert(body + imgs)), title=Text(inert(f"result of {o.tool} (step {o.step})"))))
         self.console.print(Panel("\n".join(lines), title="question"))
         if view.tools and not view.fallback and view.steps_used == 0:
             table = Table("tool", "parameters", "what it does", show_lines=False)
@@ -134,10 +141,11 @@ class HumanAgent(BaseAgent):
             for k, o in enumerate(view.memory, 1):
                 text = o.error or " ".join(o.text.split())
                 extra = f" [{len(o.images)} image(s): {', '.join(i.path for i in o.images)}]" if o.images else ""
-                mem.add_row(str(k), f"{o.turn}.{o.step}", o.tool, (text[:90] + ("..." if len(text) > 90 else "")) + extra)
+                mem.add_row(str(k), f"{o.turn}.{o.step}", Text(inert(o.tool)),
+                            Text(inert((text[:90] + ("..." if len(text) > 90 else "")) + extra)))
             self.console.print(mem)
         for rec in view.history:
-            self.console.print(f"earlier turn {rec.turn}: you answered {rec.answer!r}")
+            self.console.print(Text(inert(f"earlier turn {rec.turn}: you answered {rec.answer!r}")))
 
     def _ask(self) -> str:
         """One line from the person; EOFError when the input ends (Prompt would return '' forever)."""
@@ -174,7 +182,7 @@ class HumanAgent(BaseAgent):
                     k = int(rest) if rest.strip().isdigit() else 0
                     if not 1 <= k <= len(view.memory):
                         raise CommandError(f"`show` needs a memory item number between 1 and {len(view.memory)}")
-                    self.console.print(Panel(Text(view.memory[k - 1].text or "(no text)"), title=f"memory item {k}"))
+                    self.console.print(Panel(Text(inert(view.memory[k - 1].text or "(no text)")), title=f"memory item {k}"))
                     continue
                 if view.fallback or not view.tools:
                     raise CommandError("no tools can be called now; give your answer with `answer <text>`")
@@ -182,7 +190,7 @@ class HumanAgent(BaseAgent):
                     raise CommandError(f"unknown command or tool {cmd!r}; tools: {', '.join(view.tool_names)}. {HELP}")
                 return ToolCall(tool=cmd, args=parse_args(rest), reasoning="human")
             except CommandError as e:
-                self.console.print(f"[red]{e}[/]")
+                self.console.print(Text(inert(str(e)), style="red"))
 
     async def step(self, ctx: TurnContext) -> ToolCall | FinalAnswer:
         return await asyncio.to_thread(self._decide, ctx.view)

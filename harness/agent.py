@@ -110,7 +110,7 @@ class TurnView(BaseModel):
     n_turns: int
     question: str
     cue_text: str | None = None
-    cue_image: str | None = Field(default=None, description="absolute path of the cue image, if any")
+    cue_image: str | None = Field(default=None, description="absolute path of the cue image, if any (its copy in the run's folder)")
     answer_spec: AnswerSpec
     tools: list[ToolSpec]
     max_steps: int

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from tools import EvidenceUnit, Unit
 
+from .terminal_text import has_control
+
 Split = Literal["easy", "hard"]
 TaskType = Literal["constraint", "comparison", "aggregation"]
 Initiation = Literal["direct_title", "citation", "indirect_hint"]
@@ -282,6 +284,14 @@ class Episode(_Strict):
     area: str
     turns: list[Turn] = Field(min_length=1)
     source: str | None = Field(default=None, description="how this episode was made (generator version, author)")
+
+    @field_validator("id")
+    @classmethod
+    def _plain_id(cls, v: str) -> str:
+        if has_control(v):
+            raise ValueError("an episode id is a name: no control characters or bidi marks (it is printed and "
+                             "becomes a file name)")
+        return v
 
     @field_validator("turns")
     @classmethod

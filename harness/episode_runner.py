@@ -8,6 +8,8 @@ error in one episode ends that episode with a reason bucket and never the run.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -36,6 +38,7 @@ from .agent import (
 from .episode import Episode
 from .memory import EpisodeMemory
 from .rundir import RunDir
+from .safe_paths import PathOutside, resolve_inside
 from .session import EpisodeCounters, PipelineError, RateLimiter, ToolSession
 from .settings import RunSettings
 from .trace import (
@@ -48,6 +51,7 @@ from .trace import (
     ReasonBucket,
     TurnStart,
 )
+from .trace_store import write_once
 from .tracewriter import TraceWriter
 
 
@@ -214,6 +218,23 @@ class EpisodeRunner:
                 "pipeline", f"agent {what} raised {type(e).__name__}: {e}", traceback.format_exc()
             ) from e
 
+    def _copy_cue_image(self, name: str, episode_id: str, epoch: int) -> Path:
+        """The turn's cue image, copied into the episode's folder of the run and named by the hash of its bytes:
+        the agent and the trace see the copy. Only a file inside the episode file's folder is read (validation
+        refused any other; a file changed since fails this episode, never the run)."""
+        try:
+            src = resolve_inside(self.episodes_dir, name)
+            if not src.is_file():  # not a FIFO or a device a swap put there since validation
+                raise OSError(f"{name!r} is not a regular file in {self.episodes_dir}")
+            data = src.read_bytes()
+        except (PathOutside, OSError) as e:
+            raise _EpisodeStop("pipeline", f"cue image not used: {e}") from None
+        suffix = Path(name).suffix.lower()
+        suffix = suffix if re.fullmatch(r"\.[a-z0-9]{1,5}", suffix) else ""
+        dest = self.run_dir.assets_dir(episode_id, epoch) / f"{hashlib.sha256(data).hexdigest()}{suffix}"
+        write_once(dest, data)
+        return dest
+
     def _check_limits(self, counters: EpisodeCounters, t_start: float) -> None:
         if self.s.max_episode_tokens is not None and counters.tokens >= self.s.max_episode_tokens:
             raise _LimitReached("tokens", counters.tokens, self.s.max_episode_tokens)
@@ -227,16 +248,17 @@ class EpisodeRunner:
         if t > len(ep.turns):  # the report turn: tools stay available, with the turn's own budget
             rep = ep.report
             assert rep is not None
-            question, cue_text, cue_image, memory_only, budget = rep.question, None, None, False, rep.budget
+            question, cue_text, cue_image, cue_ref, memory_only, budget = rep.question, None, None, None, False, rep.budget
             spec = AnswerSpec(format="report", report=ReportBrief(max_words=rep.max_words, persona=rep.persona))
             allowed = list(self.tools)
         else:
             turn = ep.turns[t - 1]
             question, memory_only, budget = turn.question, turn.memory_only, self.s.max_steps
             allowed = [] if (turn.memory_only and not self.s.final_turn_tools) else list(self.tools)
-            cue_text, cue_image = (turn.cue.text if turn.cue else None), None
+            cue_text, cue_image, cue_ref = (turn.cue.text if turn.cue else None), None, None
             if turn.cue and turn.cue.image:
-                cue_image = str((self.episodes_dir / turn.cue.image).resolve())
+                cue_copy = self._copy_cue_image(turn.cue.image, ep.id, epoch)
+                cue_image, cue_ref = str(cue_copy.absolute()), cue_copy.relative_to(self.run_dir.path).as_posix()
             spec = AnswerSpec(format=turn.answer.format, choices=turn.answer.choices, unit=turn.answer.unit)
         view = TurnView(
             episode_id=ep.id, turn=t, n_turns=ep.n_turns, question=question, cue_text=cue_text, cue_image=cue_image,
@@ -245,7 +267,7 @@ class EpisodeRunner:
         )
         writer.write(
             TurnStart(
-                turn=t, question=question, cue_text=view.cue_text, cue_image=cue_image,
+                turn=t, question=question, cue_text=view.cue_text, cue_image=cue_ref,
                 allowed_tools=allowed, budget=budget, budget_unit=self.s.budget_unit,
                 memory_only=memory_only,
             )

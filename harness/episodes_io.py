@@ -20,6 +20,7 @@ from sandbox.corpus.model import Catalog, CatalogEntry
 from tools import ALL_TOOLS, exposed_units, get_tool
 
 from .episode import Episode
+from .safe_paths import PathOutside, resolve_inside
 
 MAX_PROBLEMS = 20
 
@@ -251,14 +252,24 @@ def _step_problems(where: str, step: Any, catalog: Catalog | None) -> list[tuple
     return []
 
 
+def cue_image_problem(image: str, base_dir: Path) -> str | None:
+    """Why a cue image cannot be used, or None: it must be a file inside the episode file's folder, named by a
+    relative path that neither climbs out (`..`) nor leaves through a symlink (the file is sent to the model)."""
+    try:
+        real = resolve_inside(base_dir, image)
+    except PathOutside as e:
+        return f"cue image {e}: an episode file names only images inside its own folder"
+    if not real.is_file():
+        return f"image file not found: {base_dir / image}"
+    return None
+
+
 def episode_reference_problems(ep: Episode, *, base_dir: Path, catalog: Catalog | None) -> list[tuple[str, str]]:
     """(field, message) for every reference in `ep` that points at nothing: tools, images, papers, floats."""
     problems: list[tuple[str, str]] = []
     for ti, turn in enumerate(ep.turns):
-        if turn.cue is not None and turn.cue.image is not None:
-            img = base_dir / turn.cue.image
-            if not img.is_file():
-                problems.append((f"turns[{ti}].cue.image", f"image file not found: {img}"))
+        if turn.cue is not None and turn.cue.image is not None and (why := cue_image_problem(turn.cue.image, base_dir)):
+            problems.append((f"turns[{ti}].cue.image", why))
         for ci, step in enumerate(turn.checklist):
             problems += _step_problems(f"turns[{ti}].checklist[{ci}]", step, catalog)
         if catalog is None:

@@ -12,7 +12,8 @@ from typing import Any, Callable
 
 from .agent import Action, Agent, BaseAgent, EpisodeInfo, FinalAnswer, TurnContext, TurnView
 from .episode_runner import EpisodeOutcome
-from .rundir import RunDir, safe_name
+from .rundir import RunDir
+from .safe_paths import safe_name
 from .trace import EpisodeStart
 
 ProgressFn = Callable[[EpisodeOutcome], None]
@@ -60,9 +61,9 @@ async def continue_episode(
     """Reproduce turns < from_turn of a recorded episode with real tool calls, then let `agent` go on.
 
     `agent_options` (model, base_url, api_key_env, ...) are the user's choices for the new agent; the source
-    run's other agent settings (model, decoding) are kept. Where the source run names an endpoint or key
-    variable the user did not give, RunSetupError says so and shows `command` (the user's command line)
-    completed with it. Returns the new run's directory. The source run is never modified.
+    run's other agent settings (model, decoding) are kept, its agent-specific options (`extra`) are not. Where
+    the source run names an endpoint or key variable the user did not give, RunSetupError says so and shows
+    `command` (the user's command line) completed with it. Returns the new run's directory. The source run is never modified.
     """
     from agents import make_agent
 
@@ -81,7 +82,8 @@ async def continue_episode(
     base = settings_from_run(src)
     options = dict(agent_options or {})
     cmd = command or ["epi", "replay", str(src.path), episode_id, "--from-turn", str(from_turn), "--agent", agent]
-    try:
+    base = base.model_copy(update={"agent_config": base.agent_config.model_copy(update={"extra": {}})})
+    try:  # the source agent's own options (agent_config.extra: files, limits) are not the new agent's: dropped
         user_choices(base.model_dump(mode="json"), {"agent": agent, "agent_config": options}, command=cmd,
                      where=f"{src.run_json}")
     except NamedOnlyByRun as e:

@@ -1,12 +1,13 @@
 """`epi replay`: an episode replayed in the terminal, turn by turn, with the first error marked.
 
 Renders an `EpisodeTimeline` (harness.viewer.timeline) with rich. Every piece of trace text goes in
-as a `rich.text.Text`, never as markup, so model output cannot restyle or hide anything.
+as a `rich.text.Text`, never as markup, and the whole timeline is made inert first (harness.terminal_text:
+escape sequences, control characters and bidi overrides shown, not obeyed), so model output, tool output
+and paper text cannot restyle, hide, retitle, link or clear anything.
 """
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,9 +17,10 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from .terminal_text import inert, inert_all
 from .viewer.run_files import RunFiles
 from .reports._view import MARK_LABEL, ReportView
-from .viewer.timeline import EpisodeTimeline, StepView, TurnTimeline, build_timeline
+from .viewer.timeline import EpisodeTimeline, ImageRef, StepView, TurnTimeline, build_timeline
 
 FAILURE_TAG = "✖ FIRST ERROR"
 _KIND_LABEL = {
@@ -40,6 +42,12 @@ def _display_path(path: str) -> str:
         return str(p.relative_to(Path.cwd()))
     except ValueError:
         return str(p)
+
+
+def _image_line(img: ImageRef) -> str:
+    if img.path:
+        return _display_path(img.path)
+    return img.name + (" (outside the run's folder: not read)" if img.outside else " (file missing)")
 
 
 def format_call(step: StepView, limit: int = 60) -> str:
@@ -95,7 +103,7 @@ def _step_cells(step: StepView) -> tuple[Text, Text, Text, Text]:
     if step.refused:
         obs.append("\nrefused: a step of the budget, not a tool call", style="dim")
     for img in step.images:
-        obs.append(f"\nimage: {_display_path(img.path) if img.path else img.name + ' (file missing)'}", style="cyan")
+        obs.append(f"\nimage: {_image_line(img)}", style="cyan")
     evidence = Text("\n".join(step.evidence), style="green")
     left = Text("" if step.budget_left is None else str(step.budget_left), justify="right")
     return call, obs, evidence, left
@@ -132,8 +140,7 @@ def _turn(t: TurnTimeline, n_turns: int, report: bool = False) -> RenderableType
         head.append("\ncue: ", style="dim")
         head.append(t.cue_text)
     if t.cue_image is not None:
-        path = t.cue_image.path
-        head.append(f"\ncue image: {_display_path(path) if path else t.cue_image.name + ' (file missing)'}", style="cyan")
+        head.append(f"\ncue image: {_image_line(t.cue_image)}", style="cyan")
     tools = ", ".join(t.allowed_tools) if t.allowed_tools else "none"
     head.append(f"\ntools: {tools} · budget {t.budget if t.budget is not None else '?'}"
                 f" · model calls {t.model_calls} · tokens {t.tokens}", style="dim")
@@ -160,14 +167,6 @@ _MARK = {"true": ("✓", "green"), "false": ("✗", "bold red"), "uncited": ("�
          "off_persona": ("⚑", "magenta"), "unknown": ("?", "dim")}
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def _safe(text: str) -> str:
-    """Model text for a terminal: control characters (an ESC that would restyle or move the cursor) shown as \\xNN."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
-
-
 def _num(v: float | None, digits: int = 2) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
 
@@ -175,11 +174,11 @@ def _num(v: float | None, digits: int = 2) -> str:
 def _report(rep: ReportView) -> RenderableType:
     """The report with every claim marked after its sentence, citations with the step that opened them, the claims
     and the judged numbers with their judge and calibration. All of it is data (Text), never markup."""
-    head = Text(f"Report (turn {rep.turn}) · claims read by {_safe(rep.extraction)}\n", style="bold")
+    head = Text(f"Report (turn {rep.turn}) · claims read by {inert(rep.extraction)}\n", style="bold")
     for m, (sym, style) in _MARK.items():
         head.append(f"{sym} {MARK_LABEL[m]} {rep.counts.get(m, 0)}  ", style=style)
     for p in rep.problems:
-        head.append(f"\nproblem: {_safe(p)}", style="yellow")
+        head.append(f"\nproblem: {inert(p)}", style="yellow")
     body = Text()
     for piece in rep.pieces:
         if piece.claims:
@@ -188,10 +187,10 @@ def _report(rep: ReportView) -> RenderableType:
                 body.append(f"[{sym}{i + 1}]", style=style)
         elif piece.cite is not None:
             c = rep.citations[piece.cite]
-            body.append(_safe(piece.text), style="cyan" if c.turn is not None and all(c.opened) else "strike dark_orange")
+            body.append(inert(piece.text), style="cyan" if c.turn is not None and all(c.opened) else "strike dark_orange")
         else:
             mark = rep.sentence_marks[piece.sentence] if piece.sentence is not None else None
-            body.append(_safe(piece.text), style=None if mark in (None, "true") else _MARK[mark][1])
+            body.append(inert(piece.text), style=None if mark in (None, "true") else _MARK[mark][1])
     claims = Table(expand=True, header_style="bold dim", show_lines=False)
     for col, kw in (("#", {"justify": "right", "width": 3}), ("claim", {"ratio": 4}), ("marks", {"ratio": 2}),
                     ("read by", {"ratio": 1}), ("judged support", {"ratio": 3})):
@@ -200,36 +199,36 @@ def _report(rep: ReportView) -> RenderableType:
         marks = Text()
         for m in c.marks:
             marks.append(f"{_MARK[m][0]} {MARK_LABEL[m]} ", style=_MARK[m][1])
-        what = Text(_safe(c.text))
+        what = Text(inert(c.text))
         if c.violates:
-            what.append(f"\nbreaks: {_safe(c.violates)}", style="magenta")
-        claims.add_row(str(i + 1), what, marks, Text(_safe(c.extracted_by)), Text(_safe("; ".join(c.support) or "–"), style="dim"))
+            what.append(f"\nbreaks: {inert(c.violates)}", style="magenta")
+        claims.add_row(str(i + 1), what, marks, Text(inert(c.extracted_by)), Text(inert("; ".join(c.support) or "–"), style="dim"))
     cites = Text()
     for c in rep.citations:
         where = f"opened at turn {c.turn}, step {c.step}" if c.turn is not None else "never opened in this episode"
-        cites.append(_safe(f"{c.text} → {', '.join(c.units)}: {where}") + "\n", style="cyan" if c.turn is not None else "dark_orange")
+        cites.append(inert(f"{c.text} → {', '.join(c.units)}: {where}") + "\n", style="cyan" if c.turn is not None else "dark_orange")
     parts: list[RenderableType] = [head, Panel(body, border_style="dim"), claims, cites]
     j = rep.judged
     if j is not None:
-        jt = Text(_safe(f"Judged by {j.judge} · {j.calibration_label}"), style="bold")
+        jt = Text(inert(f"Judged by {j.judge} · {j.calibration_label}"), style="bold")
         if j.flae is not None:
             f = j.flae
             jt.append(f"\nFLAE (MMDR-Bench) {_num(f.value, 1)}/100: ")
             jt.append("; ".join(f"{d.upper()}. formula {_num(f.formula.get(d))} judge {_num((f.judged or {}).get(d))} "
                                 f"fused {_num((f.fused or {}).get(d))} weight {_num((f.weights or {}).get(d))}"
                                 for d in ("read", "insh", "stru")))
-            jt.append(f"; alpha {_num(f.alpha)} (Eq. 8: {_num(f.alpha_det)})" + (f"; {_safe(f.error)}" if f.error else ""))
+            jt.append(f"; alpha {_num(f.alpha)} (Eq. 8: {_num(f.alpha_det)})" + (f"; {inert(f.error)}" if f.error else ""))
         if j.personalization is not None:
             p = j.personalization
             jt.append(f"\nP-Score (PDR) {_num(p.value)}/10: " + "; ".join(
                 f"{d.replace('_', ' ')} {_num(v.score)} (weight {_num(v.weight)})" for d, v in p.dimensions.items())
-                + (f"; {_safe(p.error)}" if p.error else ""))
+                + (f"; {inert(p.error)}" if p.error else ""))
         if j.support:
             jt.append(f"\nJudged support: {j.judged_supported} of {j.cited} cited claims supported by a source the agent read")
         if j.extraction is not None:
             x = j.extraction
             jt.append(f"\nJudged extraction ({x.prompt_version}): {x.sentences} sentence(s) sent, {x.claims} claim(s) added"
-                      + (f", refused: {_safe('; '.join(x.refused))}" if x.refused else ""))
+                      + (f", refused: {inert('; '.join(x.refused))}" if x.refused else ""))
         parts.append(jt)
     return Group(*parts)
 
@@ -237,6 +236,7 @@ def _report(rep: ReportView) -> RenderableType:
 def render_episode(tl: EpisodeTimeline, console: Console) -> None:
     """Print the whole episode: header, then each turn's steps, answer and evidence (a report turn: the report with
     its claims marked)."""
+    tl = inert_all(tl)
     console.print(_header(tl))
     for t in tl.turns:
         is_report = tl.report is not None and tl.report.turn == t.turn
@@ -269,9 +269,9 @@ def replay(files: RunFiles, episode_id: str | None, *, failed: bool, console: Co
             raise ReplayError(f"episode {episode_id!r} is not a failed episode of run {files.run_id} ({_some(todo)})")
         todo = todo[todo.index(episode_id):]
     if not todo:
-        console.print(Text(f"run {files.run_id}: no failed episodes", style="green"))
+        console.print(Text(f"run {inert(files.run_id)}: no failed episodes", style="green"))
         return []
-    console.print(Text(f"run {files.run_id}: {len(todo)} failed episode(s)", style="bold"))
+    console.print(Text(f"run {inert(files.run_id)}: {len(todo)} failed episode(s)", style="bold"))
     shown: list[str] = []
     for i, eid in enumerate(todo):
         if limit is not None and i >= limit:

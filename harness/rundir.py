@@ -25,16 +25,13 @@ from typing import Any, Iterator
 
 from pydantic import ValidationError
 
+from .safe_paths import safe_name
 from .trace import EpisodeEnd, TraceVersionError, parse_event
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+__all__ = ["RunDir", "TraceRead", "Attempt", "safe_name", "atomic_write_text"]
+
 _EPOCH_DIR = re.compile(r"^epoch=([1-9][0-9]*)$")
 _ATTEMPT_DIR = re.compile(r"^attempt=([1-9][0-9]*)$")
-
-
-def safe_name(s: str) -> str:
-    """A file-name-safe form of an episode id."""
-    return _SAFE.sub("_", s)[:150] or "_"
 
 
 @dataclass

@@ -28,6 +28,7 @@ from .run_record import (  # noqa: F401  (settings_from_run, write_run_json: pub
 )
 from .run_signals import InterruptedRun, RunInterrupted, StopSignals
 from .runlock import RunLock, RunLocked, check_free
+from .safe_paths import safe_name
 from .settings import RunSettings
 
 ProgressFn = Callable[[EpisodeOutcome], None]
@@ -106,7 +107,7 @@ def select_episodes(settings: RunSettings, episodes: list[Any]) -> list[Any]:
 
 
 def _run_dir_for(settings: RunSettings) -> RunDir:
-    run_id = settings.run_id or f"{settings.agent}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    run_id = settings.run_id or safe_name(f"{settings.agent}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
     return RunDir(settings.results / run_id)
 
 

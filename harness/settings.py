@@ -149,9 +149,9 @@ class RunSettings(BaseModel):
     @field_validator("run_id")
     @classmethod
     def _run_id(cls, v: str | None) -> str | None:
-        if v is not None and (not v or "/" in v or v.startswith(".")):
-            raise ValueError(f"run id {v!r} must be a plain folder name")
-        return v
+        from .safe_paths import check_folder_name
+
+        return None if v is None else check_folder_name(v)
 
 
 PRESETS: dict[str, dict[str, Any]] = {

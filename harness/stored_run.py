@@ -1,14 +1,16 @@
 """What a command may take from a stored run (run.json) and what only the user may name.
 
-A run folder is data (it may come from someone else): nothing named only in it is started or sent a key.
-The agent, the endpoint (`base_url`) and the environment variable holding the key (`api_key_env`) come
-from the user: the command line, then `--config` or a preset. Where the stored run names another value
+A run folder is data (it may come from someone else): nothing named only in it is started, sent a key or
+given a file. The agent, the endpoint (`base_url`), the environment variable holding the key (`api_key_env`)
+and the files the human agent reads and writes (`agent_config.extra.input`/`output`) come from the user: the
+command line, then `--config` or a preset. Where the stored run names another value
 than the default and the user named none, the command refuses with one line that says what the run
 names and the exact command line that would use it. `epi retry`, `epi run --resume` and
 `epi replay --from-turn` all go through `user_choices` (one rule, one place).
 """
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +25,16 @@ class UserOnlyField:
 
     name: str
     path: tuple[str, ...]
-    flag: str
+    flag: str | None  # None: named in a --config file only (agent_config.extra)
 
 
 USER_ONLY: tuple[UserOnlyField, ...] = (
     UserOnlyField("agent", ("agent",), "--agent"),
     UserOnlyField("base_url", ("agent_config", "base_url"), "--base-url"),
     UserOnlyField("api_key_env", ("agent_config", "api_key_env"), "--api-key-env"),
+    # files the human agent reads commands from and writes its transcript to: never a path a run folder chose
+    UserOnlyField("agent_config.extra.input", ("agent_config", "extra", "input"), None),
+    UserOnlyField("agent_config.extra.output", ("agent_config", "extra", "output"), None),
 )
 DEFAULT_RESULTS = Path("results")
 
@@ -71,10 +76,13 @@ def user_choices(stored: dict[str, Any], given: dict[str, Any], *, command: list
             missing.append((f, theirs))
     if missing:
         named = ", ".join(f"{f.name} {v}" for f, v in missing)
-        line = shlex.join([*command, *(x for f, v in missing for x in (f.flag, str(v)))])
+        line = shlex.join([*command, *(x for f, v in missing if f.flag for x in (f.flag, str(v)))])
+        in_config = [f"{f.path[-1]} = {json.dumps(v)}" for f, v in missing if f.flag is None]
+        if in_config:
+            line += f" --config FILE (FILE holding [agent_config.extra] {'; '.join(in_config)})"
         raise NamedOnlyByRun(
-            f"{where} names {named}, which you did not give: nothing named only in a run folder is started or "
-            f"sent a key. To use {'it' if len(missing) == 1 else 'them'}: {line}")
+            f"{where} names {named}, which you did not give: nothing named only in a run folder is started, "
+            f"sent a key or given a file. To use {'it' if len(missing) == 1 else 'them'}: {line}")
     return chosen
 
 
@@ -87,6 +95,6 @@ def resume_command(settings: RunSettings, *, verb: tuple[str, ...] = ("run", "--
     stored, defaults = settings.model_dump(mode="json"), _defaults()
     for f in USER_ONLY:
         value = get_path(stored, f.path)
-        if value is not None and value != get_path(defaults, f.path):
+        if f.flag is not None and value is not None and value != get_path(defaults, f.path):
             args += [f.flag, str(value)]
     return shlex.join(args)

@@ -101,7 +101,9 @@ class TurnStart(_Event):
     kind: Literal["turn_start"] = "turn_start"
     question: str
     cue_text: str | None = None
-    cue_image: str | None = None
+    cue_image: str | None = Field(
+        default=None, description="the cue image's copy in the run, relative to the run folder (traces/<episode>/<sha256>.<ext>); "
+                                  "older traces: an absolute path into the episode file's folder")
     allowed_tools: list[str]
     budget: int
     budget_unit: BudgetUnit = Field(

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .chat_body import ChatBody, escaped
+from .safe_paths import PathOutside, resolve_inside
 from .trace import Blob, ImageRef, ModelCall, ToolCallEvent, ToolResultRef
 
 # A base64 image payload inside a message's JSON text (the closing quote is not part of it).
@@ -232,7 +233,10 @@ class RequestIndex:
                 continue
             if images_dir is None:
                 raise TraceRequestError(f"model call {n} sent an image ({piece.image}): give the folder that holds it")
-            path = images_dir / piece.image
+            try:  # a trace is data: it names a file of the episode's folder, never another path
+                path = resolve_inside(images_dir, piece.image)
+            except PathOutside as e:
+                raise TraceRequestError(f"model call {n}: image {e}: not read") from None
             try:
                 data = path.read_bytes()
             except OSError:

@@ -7,8 +7,9 @@ import importlib
 import sys
 
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
+from ..terminal_text import inert
 from ._apps import UserError, app
 
 _COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_retry", "_score", "_scores",
@@ -28,8 +29,8 @@ def main() -> None:
     _skip_exit_collection()
     try:
         app()
-    except UserError as e:
-        err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)  # a path or option may hold [brackets]
+    except UserError as e:  # the message may quote data (an id, model or paper text): shown inert, never as markup
+        err.print(Text.assemble(("error:", "bold red"), " ", inert(str(e))), highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside a run: stop at once, without a traceback
         err.print("interrupted (SIGINT): stopped at once", highlight=False)

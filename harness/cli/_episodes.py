@@ -17,6 +17,7 @@ from harness.episodes_io import (
     episode_stats,
     load_episodes,
 )
+from harness.terminal_text import inert
 from sandbox import paths
 from sandbox.corpus.model import Catalog, GroundTruth
 
@@ -58,7 +59,7 @@ def validate(
     eps = _load_or_user_error(file, cat)
     for ep in eps.episodes:
         for field, msg in checklist_coverage_problems(ep):
-            typer.echo(f"warning: {file}:{eps.lines[ep.id]}: episode {ep.id!r}: {field}: {msg}")
+            typer.echo(inert(f"warning: {file}:{eps.lines[ep.id]}: episode {ep.id!r}: {field}: {msg}"))
     against = (
         f"papers, figures and tables checked against {catalog or paths.catalog_path()}"
         if cat is not None

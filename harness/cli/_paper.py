@@ -11,8 +11,11 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from ..terminal_text import inert
 from ._apps import UserError, paper_app
 
 from tools.pdf import PdfLimits, PdfLimitsError, describe_limits, format_mb  # light: no PyMuPDF
@@ -86,12 +89,12 @@ def inspect(pdfs: list[Path] = typer.Argument(..., help="PDF files to inspect"),
         return
     console = Console()
     for item in out:
-        console.print(f"[bold]{item['file']}[/]: {item['pages']} pages, {len(item['sections'])} sections, "
+        console.print(f"[bold]{escape(inert(item['file']))}[/]: {item['pages']} pages, {len(item['sections'])} sections, "
                       f"{'two' if item['two_column'] else 'one'} column", highlight=False)
         table = Table("float", "page", "caption", "bbox")
         for kind in ("figures", "tables"):
             for f in item[kind]:
-                table.add_row(f"{kind[:-1]} {f['n']}", str(f["page"]), f["caption"][:70],
+                table.add_row(f"{kind[:-1]} {f['n']}", str(f["page"]), Text(inert(f["caption"][:70])),  # paper text: inert
                               ", ".join(f"{v:.0f}" for v in f["bbox"]))
         console.print(table)
 
@@ -143,4 +146,4 @@ def table(pdf: Path = typer.Argument(..., help="PDF file"), n: int = typer.Argum
     result = {"file": str(pdf), "n": ref.n, "page": ref.page, "bbox": list(ref.bbox or ref.caption_bbox),
               "caption": ref.caption, "rows": cells.rows, "markdown": cells.markdown}
     typer.echo(json.dumps(result, ensure_ascii=False) if as_json
-               else f"Table {ref.n} (page {ref.page}): {ref.caption}\n\n{cells.markdown}")
+               else inert(f"Table {ref.n} (page {ref.page}): {ref.caption}\n\n{cells.markdown}"))

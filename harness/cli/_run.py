@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..agent import AgentConfig
 from ..settings import DEFAULT_EPISODES, PRESET_HELP, RunSettings, SettingsError, build_settings, load_toml, preset
+from ..terminal_text import inert
 from ._apps import UserError, app
 from ._options import parameters, setting_options, settings_layer
 
@@ -47,7 +49,7 @@ def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...
 
     def on_start(plan: RunPlan) -> None:
         label = plan.settings.agent if len(requests) == 1 else plan.run_dir.run_id
-        tasks[id(plan)] = prog.add_task(label, total=len(plan.jobs), success="-")
+        tasks[id(plan)] = prog.add_task(escape(inert(label)), total=len(plan.jobs), success="-")  # a name, not markup
         state[id(plan)] = {"done": 0, "ok": 0}
 
     def on_done(plan: RunPlan, out: Any) -> None:

@@ -9,9 +9,11 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..rundir import RunDir
 from ..trace_fold import EpisodeFold, fold_trace
+from ..terminal_text import inert
 from ..trace_store import TraceRequestError
 from ._apps import UserError, app
 from ._view import resolve_run
@@ -74,6 +76,6 @@ def _list_calls(fold: EpisodeFold, images: Path) -> None:
             else:
                 msgs, size = len(index.message_hashes(n)), f"{len(index.body(n, images)):,}"
         except TraceRequestError as e:
-            msgs, size = 0, f"unreadable: {e}"
+            msgs, size = 0, Text(inert(f"unreadable: {e}"))  # it quotes the trace: text, not markup
         table.add_row(str(n), str(ev.turn), str(ev.step), ev.purpose, str(msgs), str(len(ev.blobs)), size)
     Console().print(table)

@@ -67,8 +67,11 @@ def replay_cmd(
         if episode is None:
             raise UserError("--from-turn needs the EPISODE to continue")
         overrides = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
+        typed = ["epi", "replay", run, episode, "--from-turn", str(from_turn), "--agent", agent,
+                 *(["--run-id", run_id] if run_id else []), *(["--results", str(results)] if results != Path("results") else []),
+                 *(w for k, v in overrides.items() if v is not None for w in (f"--{k.replace('_', '-')}", v))]
         _continue(files, episode, from_turn, agent, results, run_id, console,
-                  {k: v for k, v in overrides.items() if v is not None})
+                  {k: v for k, v in overrides.items() if v is not None}, typed)
         return
     if limit is not None and not failed:
         raise UserError("--limit goes with --failed: `epi replay RUN --failed --limit N`")
@@ -89,14 +92,14 @@ def replay_cmd(
 
 
 def _continue(files: RunFiles, episode: str, from_turn: int, agent: str, results: Path, run_id: Optional[str],
-              console: Console, agent_options: dict) -> None:
+              console: Console, agent_options: dict, command: list[str]) -> None:
     from ..runner import RunSetupError, continue_episode
 
     if episode not in files.episode_ids():
         raise UserError(f"episode {episode!r} is not in run {files.run_id}")
     try:
         new_dir = asyncio.run(continue_episode(files.run.path, episode, from_turn, agent, results_dir=results, run_id=run_id,
-                                                   agent_options=agent_options))
+                                                   agent_options=agent_options, command=command))
     except RunSetupError as e:
         raise UserError(str(e)) from None
     console.print(f"continued {episode} from turn {from_turn} with agent {agent}: new run at {new_dir}", highlight=False)

@@ -145,8 +145,10 @@ def failed_outcome(job: EpisodeJob, error: BaseException) -> EpisodeOutcome:
     import sys
 
     detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    print(f"error: episode {job.episode_id} (epoch {job.epoch}) stopped by a harness error: "
-          f"{type(error).__name__}: {error}\n{detail}", file=sys.stderr)
+    from ..terminal_text import inert
+
+    print(inert(f"error: episode {job.episode_id} (epoch {job.epoch}) stopped by a harness error: "
+                f"{type(error).__name__}: {error}\n{detail}"), file=sys.stderr)
     return EpisodeOutcome(job.episode_id, "failed", "pipeline", [], 0.0, job.epoch)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from pydantic import BaseModel, Field
 
 from ..rundir import safe_name
+from ..safe_paths import is_inside
 from .run_files import RunFiles
 from .timeline import EpisodeTimeline, ImageRef, build_timeline
 
@@ -81,7 +82,7 @@ def _copy_image(img: ImageRef | None, dest_dir: Path, out: Path, copied: dict[st
     """Copy an image into the viewer and point it at its relative URL (left as is if the file is missing)."""
     if img is None or img.path is None:
         return
-    if img.path not in copied:
+    if img.path not in copied:  # a path the timeline resolved inside the run (or an old cue's episode folder)
         src = Path(img.path)
         dest_dir.mkdir(parents=True, exist_ok=True)
         dest = dest_dir / f"{len(copied) + 1:03d}_{safe_name(src.name)}"
@@ -131,6 +132,8 @@ def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
     plots_dir = files.run.path / "plots"
     if plots_dir.is_dir():
         for p in sorted(plots_dir.glob("*.png")):
+            if not p.is_file() or not is_inside(p, files.run.path):  # a link out of the run is not the run's plot
+                continue
             dest = out / "plots" / str(k) / safe_name(p.name)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(p, dest)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from ..episode import Answer, Episode, Turn
 from ..rundir import Attempt, RunDir
+from ..safe_paths import PathOutside, is_inside, resolve_inside
 from ..trace import (
     BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, NoToolStep, Retry, ToolCallEvent, TraceEvent,
 )
@@ -29,7 +30,8 @@ class ImageRef(BaseModel):
     """An image named in the trace, resolved to a file on disk when it exists."""
 
     name: str
-    path: str | None = Field(default=None, description="absolute file path, None if the file is missing")
+    path: str | None = Field(default=None, description="absolute file path, None if the file is missing or not read")
+    outside: bool = Field(default=False, description="the trace names a path outside the run's folder: not read")
 
 
 class StepView(BaseModel):
@@ -143,15 +145,30 @@ def format_gold(answer: Answer) -> str:
     return text
 
 
-def _resolve_image(run: RunDir, episode_id: str, name: str | None) -> ImageRef | None:
+def _resolve_image(run: RunDir, episode_id: str, name: str | None, legacy_dir: Path | None = None) -> ImageRef | None:
+    """An image a trace names, read only inside the run's folder (a trace is data: it may name any path). A relative
+    name is looked for in the run, the episode's folder and traces/; an absolute path, written by older runs for
+    cue images, is honoured inside the run or inside `legacy_dir` (the recorded episode file's folder). Any other
+    path shows as not read, and its file is never opened or copied."""
     if not name:
         return None
     p = Path(name)
-    candidates = [p] if p.is_absolute() else [run.path / p, run.assets_dir(episode_id) / p, run.traces_dir / p]
-    for c in candidates:
-        if c.is_file():
-            return ImageRef(name=p.name, path=str(c.resolve()))
-    return ImageRef(name=p.name, path=None)
+    shown = p.name
+    if p.is_absolute():
+        for home in [run.path, *([legacy_dir] if legacy_dir is not None else [])]:
+            try:
+                real = resolve_inside(home, p, allow_absolute=True)
+            except PathOutside:
+                continue
+            return ImageRef(name=shown, path=str(real) if real.is_file() else None)
+        return ImageRef(name=shown, path=None, outside=True)
+    outside = False
+    for c in (run.path / p, run.assets_dir(episode_id) / p, run.traces_dir / p):
+        if not is_inside(c, run.path):
+            outside = True
+        elif c.is_file():
+            return ImageRef(name=shown, path=str(c.resolve()))
+    return ImageRef(name=shown, path=None, outside=outside)
 
 
 # Which row a failure's step number means when several events share it (harness/scoring/attribution.py):
@@ -217,13 +234,14 @@ def _step_of(ev: TraceEvent, run: RunDir, episode_id: str) -> StepView | None:
     return None
 
 
-def _turn_timeline(tf: TurnFold, fold: EpisodeFold, run: RunDir, episode_id: str) -> TurnTimeline:
+def _turn_timeline(tf: TurnFold, fold: EpisodeFold, run: RunDir, episode_id: str,
+                   legacy_dir: Path | None = None) -> TurnTimeline:
     t = TurnTimeline(turn=tf.turn)
     if tf.start is not None:
         st = tf.start
         t.question, t.cue_text, t.allowed_tools, t.budget, t.memory_only = (
             st.question, st.cue_text, st.allowed_tools, st.budget, st.memory_only)
-        t.cue_image = _resolve_image(run, episode_id, st.cue_image)
+        t.cue_image = _resolve_image(run, episode_id, st.cue_image, legacy_dir)
     t.model_calls, t.tokens = len(tf.model_calls), tf.usage.total
     t.steps = [row for row in (_step_of(ev, run, episode_id) for ev in tf.events) if row is not None]
     t.answer, t.answer_source = tf.answer_text, (tf.answer.source if tf.answer else None)
@@ -257,7 +275,8 @@ def build_timeline(files: RunFiles, episode_id: str) -> EpisodeTimeline:
     tl.tool_calls, tl.refused_calls, tl.model_calls, tl.tokens = (
         fold.tool_calls, fold.refused_calls, fold.model_calls, fold.usage.total)
     tl.wall_s = fold.wall_time_s
-    turns = {tf.turn: _turn_timeline(tf, fold, run, episode_id) for tf in fold.ordered_turns}
+    legacy_dir = files.episodes_path.parent if files.episodes_path is not None and episode is not None else None
+    turns = {tf.turn: _turn_timeline(tf, fold, run, episode_id, legacy_dir) for tf in fold.ordered_turns}
     if episode is not None:
         for i, gold_turn in enumerate(episode.turns, 1):
             _add_gold(turns.setdefault(i, TurnTimeline(turn=i)), gold_turn)
