@@ -313,7 +313,9 @@ class AgentConfig(BaseModel):
 
 
 class EpisodeInfo(BaseModel):
-    """What an agent learns at episode start. `episode` (with gold answers) only for uses_gold agents."""
+    """What an agent learns at episode start. `episode` (with gold answers) only for uses_gold agents. Nothing
+    here names a place on disk (the run folder, the episode file, the corpus): what an agent sees of the task
+    comes through the turn's view and the tool session."""
 
     episode_id: str
     n_turns: int
@@ -323,7 +325,6 @@ class EpisodeInfo(BaseModel):
     area: str
     tools: list[ToolSpec] = Field(default_factory=list, description="every tool the run offers on tool turns")
     episode: Episode | None = None
-    trace_dir: str | None = None
 
 
 @runtime_checkable

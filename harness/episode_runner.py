@@ -8,6 +8,9 @@ error in one episode ends that episode with a reason bucket and never the run.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import shutil
+import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tools import Tool, World, get_tool
+from tools._watch import unwatch, watch
 
 from .agent import (
     Agent,
@@ -39,6 +43,7 @@ from .rundir import RunDir
 from .session import EpisodeCounters, PipelineError, RateLimiter, ToolSession
 from .settings import RunSettings
 from .trace import (
+    AgentCheck,
     BudgetExhausted,
     EpisodeEnd,
     EpisodeStart,
@@ -109,6 +114,44 @@ def _checked_agent(agent: Any) -> Agent:
     return agent
 
 
+class _EpisodeState:
+    """One episode's harness-side state the agent never sees: its scratch folder and the current turn's session."""
+
+    def __init__(self, agent_dir: Path, writer: TraceWriter, counters: EpisodeCounters):
+        self.agent_dir = agent_dir  # the agent's copies of images: outside the run folder, removed with the episode
+        self.writer, self.counters = writer, counters
+        self.ctx: ToolSession | None = None
+
+    def agent_cue(self, cue_image: str | None) -> str | None:
+        """The agent's copy of the cue image, named by its hash (the episode folder's path stays in the trace)."""
+        if cue_image is None:
+            return None
+        src = Path(cue_image)
+        if not src.is_file():
+            return None
+        data = src.read_bytes()
+        dest = self.agent_dir / f"cue-{hashlib.sha256(data).hexdigest()}{src.suffix.lower()}"
+        if not dest.exists():
+            dest.write_bytes(data)
+        return str(dest)
+
+    def outside_session(self, what: str, name: str) -> None:
+        """The agent ran a tool or built a world itself (tools._watch): not stopped (it is trusted code in this
+        process), written to the trace as an agent_check of the turn, the episode marked."""
+        ctx = self.ctx
+        when = ("start_episode" if ctx is None else "this memory-only turn" if ctx.view.memory_only else "this turn")
+        if what == "tool":
+            check, detail = "tool_outside_session", (f"the agent ran {name} itself, outside the tool session, in {when}: "
+                                                     "no budget, no trace of its result")
+        else:
+            check, detail = "world_outside_session", f"the agent built its own {name} in {when}"
+        if ctx is not None:
+            ctx.check(check, "flagged", detail)  # type: ignore[arg-type]
+            return
+        self.counters.agent_checks += 1
+        self.writer.write(AgentCheck(turn=0, check=check, outcome="flagged", detail=detail))  # type: ignore[arg-type]
+
+
 class EpisodeRunner:
     """Runs episodes with one agent, as repeat `epoch`; shared pieces (world, tools, limiter) come from the run."""
 
@@ -145,6 +188,10 @@ class EpisodeRunner:
         answers: list[str | None] = []
         status, bucket = "completed", None
         agent: Agent | None = None
+        # what the agent is given to read (images) lives here, outside the run folder; removed with the episode
+        agent_dir = Path(tempfile.mkdtemp(prefix="epi-agent-"))
+        state = _EpisodeState(agent_dir, writer, counters)
+        watching = watch(state.outside_session)
         try:
             try:
                 built = self.make_agent()
@@ -161,11 +208,10 @@ class EpisodeRunner:
                 episode_id=ep.id, n_turns=ep.n_turns, split=ep.split, task_type=ep.task_type,
                 initiation=ep.initiation, area=ep.area, tools=self._specs(list(self.tools)),
                 episode=ep if agent.uses_gold else None,
-                trace_dir=str(self.run_dir.assets_dir(ep.id, epoch)),
             )
             await self._guard(agent.start_episode(info), "start_episode")
             for t in range(1, ep.n_turns + 1):  # the answer turns, then a report episode's report turn
-                answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start, epoch)
+                answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start, epoch, state)
                 answers.append(answer)
         except asyncio.CancelledError:  # the run was stopped (SIGINT, SIGTERM): this episode runs again on resume
             writer.abandon(discard=True)
@@ -184,11 +230,13 @@ class EpisodeRunner:
                     await asyncio.wait_for(agent.end_episode(), timeout=30)
                 except Exception:  # an agent's cleanup failing must not lose the trace
                     pass
+            unwatch(watching)
+            shutil.rmtree(agent_dir, ignore_errors=True)
         writer.write(
             EpisodeEnd(
                 ts=time.time(), duration_s=time.time() - t_start, status=status, bucket=bucket,
                 model_calls=counters.model_calls, tool_calls=counters.tool_calls,
-                usage=counters.usage,
+                usage=counters.usage, agent_checks=counters.agent_checks,
             )
         )
         writer.commit()
@@ -222,7 +270,7 @@ class EpisodeRunner:
 
     async def _run_turn(
         self, agent: Agent, ep: Episode, t: int, memory: EpisodeMemory, writer: TraceWriter,
-        counters: EpisodeCounters, t_start: float, epoch: int = 1,
+        counters: EpisodeCounters, t_start: float, epoch: int = 1, state: "_EpisodeState | None" = None,
     ) -> str | None:
         if t > len(ep.turns):  # the report turn: tools stay available, with the turn's own budget
             rep = ep.report
@@ -238,8 +286,9 @@ class EpisodeRunner:
             if turn.cue and turn.cue.image:
                 cue_image = str((self.episodes_dir / turn.cue.image).resolve())
             spec = AnswerSpec(format=turn.answer.format, choices=turn.answer.choices, unit=turn.answer.unit)
+        agent_cue = state.agent_cue(cue_image) if state is not None else cue_image
         view = TurnView(
-            episode_id=ep.id, turn=t, n_turns=ep.n_turns, question=question, cue_text=cue_text, cue_image=cue_image,
+            episode_id=ep.id, turn=t, n_turns=ep.n_turns, question=question, cue_text=cue_text, cue_image=agent_cue,
             answer_spec=spec, tools=self._specs(allowed), max_steps=budget, budget_unit=self.s.budget_unit,
             memory_only=memory_only, memory=list(memory.observations), history=list(memory.history),
         )
@@ -253,8 +302,10 @@ class EpisodeRunner:
         ctx = ToolSession(
             view=view, world=self.world, tools=self.tools, memory=memory, writer=writer,
             assets_dir=self.run_dir.assets_dir(ep.id, epoch), run_dir=self.run_dir.path, counters=counters,
-            limiter=self.limiter,
+            limiter=self.limiter, agent_dir=state.agent_dir if state is not None else None,
         )
+        if state is not None:
+            state.ctx = ctx
         answer: str | None = None
         source = "agent"
         reasoning = None
@@ -275,14 +326,17 @@ class EpisodeRunner:
             writer.write(LimitHit(turn=t, step=ctx.budget.used, limit=lim.limit, value=lim.value, cap=lim.cap))
             answer, reasoning = await self._fallback(agent, ctx, "limit_fallback")
             writer.write(FinalAnswerEvent(turn=t, step=ctx.budget.used, answer=answer, source="limit_fallback", reasoning=reasoning))
+            ctx.finish_turn()
             memory.finish_turn(t, question, answer)
             raise _EpisodeStop(
                 "model", f"episode {lim.limit} limit reached ({lim.value:.0f} >= {lim.cap:.0f})",
                 answered=True, answer=answer,
             ) from None
         writer.write(FinalAnswerEvent(turn=t, step=ctx.budget.used, answer=answer, source=source, reasoning=reasoning))
+        ctx.finish_turn()
         memory.finish_turn(t, question, answer)
         return answer
+
 
     async def _act(self, agent: Agent, ctx: ToolSession, counters: EpisodeCounters, t_start: float) -> FinalAnswer | None:
         """Let the agent work the turn. Returns its FinalAnswer, or None once the budget is used up."""

@@ -6,17 +6,29 @@ writes the tool_call event and appends the observation to memory. A call to a to
 offered, or with arguments that are not JSON or fail the tool's schema (a wrong type, a missing or an
 extra argument), is refused: an error observation that uses the budget but is not run, so it is never
 an executed tool call (MG, cost). A call past the budget is recorded as refused and not run.
+
+What the agent reports is checked from outside (an in-process agent is trusted code, so this is what the
+harness can see, not a sandbox; SECURITY.md): a model call reported without an open step, or a second one
+in the same step, is charged as the next model step (refused ones past the budget are flagged, and tools
+asked for after it are refused); a fallback request that claims tools is flagged; a tool call during the
+fallback is refused with a tool_call event like every other refusal; at the end of a turn, more model calls
+than its steps and the one fallback request are flagged. Each is an `agent_check` event in the trace.
+Images reach the agent as copies in a scratch folder of the episode (`agent_dir`): no path the agent is
+given leads to the run folder, the episode file or the corpus.
 """
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import shutil
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 from tools import Tool, ToolError, ToolResult, World
+from tools._watch import session_call
 
 from .agent import (
     BudgetExhaustedError,
@@ -31,7 +43,16 @@ from .agent import (
 from .budget import StepBudget
 from .chat_body import ChatBody
 from .memory import EpisodeMemory
-from .trace import MemoryCompacted, ModelCall, NoToolStep as NoToolStepEvent, Retry, TokenUsage, ToolCallEvent
+from .trace import (
+    AgentCheck,
+    AgentCheckKind,
+    MemoryCompacted,
+    ModelCall,
+    NoToolStep as NoToolStepEvent,
+    Retry,
+    TokenUsage,
+    ToolCallEvent,
+)
 from .trace_store import write_once
 from .tracewriter import TraceWriter
 
@@ -73,6 +94,7 @@ class EpisodeCounters:
         self.failed_model_calls = 0  # attempts the provider answered with an error (not model calls)
         self.tool_calls = 0
         self.usage = TokenUsage()
+        self.agent_checks = 0  # agent_check events of the episode (the report counts them per run)
 
     @property
     def tokens(self) -> int:
@@ -94,6 +116,7 @@ class ToolSession(TurnContext):
         run_dir: Path,
         counters: EpisodeCounters,
         limiter: RateLimiter,
+        agent_dir: Path | None = None,
     ):
         self._view = view
         self.budget = StepBudget(limit=view.max_steps, unit=view.budget_unit)
@@ -106,6 +129,10 @@ class ToolSession(TurnContext):
         self._run_dir = run_dir
         self._counters = counters
         self._limiter = limiter
+        self._agent_dir = agent_dir  # where the agent finds its copies of images (None: the trace's own files)
+        self._step_model_calls = 0  # model calls reported in the open step
+        self._turn_model_calls = 0
+        self._fallback_model_calls = 0
 
     # -- the view (this class is its only owner) -------------------------------------------
     @property
@@ -137,6 +164,7 @@ class ToolSession(TurnContext):
             self.no_tool_step(NoToolStep(reason="other", feedback="(the agent reported nothing about this step)"))
         if not b.begin_step():
             raise BudgetExhaustedError(self._ran_out_message())
+        self._step_model_calls = 0
         self._refresh()
 
     def _ran_out_message(self) -> str:
@@ -162,7 +190,7 @@ class ToolSession(TurnContext):
     async def call_tool(self, tool: str, args: dict[str, Any], reasoning: str | None = None, *,
                         raw_arguments: str | None = None, call_id: str | None = None) -> Observation:
         if self._fallback is not None:
-            raise BudgetExhaustedError("no tools in the fallback request")
+            await self._refuse_in_fallback(tool, args, reasoning, raw_arguments, call_id)
         if not isinstance(args, dict):  # a loop agent passed something else: keep it as text, refuse the call
             raw_arguments, args = (raw_arguments if raw_arguments is not None else repr(args)), {}
         counted = self.budget.take_call()
@@ -187,7 +215,8 @@ class ToolSession(TurnContext):
         images = self._save_images(result)
         obs = Observation(
             turn=self._view.turn, step=step, tool=tool, args=args, raw_arguments=raw_arguments, call_id=call_id,
-            text=result.text, images=[MemoryImage(path=str(p), caption=c) for p, c in images], data=result.data,
+            text=result.text, images=[MemoryImage(path=str(self._agent_copy(p)), caption=c) for p, c in images],
+            data=result.data,
             provenance=list(result.provenance), error=result.error, counted=counted,
         )
         self._writer.write(
@@ -204,6 +233,23 @@ class ToolSession(TurnContext):
         if not counted:
             raise BudgetExhaustedError(self._ran_out_message())
         return obs
+
+    async def _refuse_in_fallback(self, tool: str, args: Any, reasoning: str | None, raw_arguments: str | None,
+                                  call_id: str | None) -> None:
+        """A tool asked for during the fallback request: refused, written like every other refusal, flagged."""
+        if not isinstance(args, dict):
+            raw_arguments, args = (raw_arguments if raw_arguments is not None else repr(args)), {}
+        why = f"the {self._fallback} request offers no tools: {tool!r} was not run"
+        step = self.budget.used
+        self._writer.write(ToolCallEvent(
+            turn=self._view.turn, step=step, tool=tool, args=args, raw_arguments=raw_arguments, reasoning=reasoning,
+            result_summary=f"ERROR: {why}", result_text=f"ERROR: {why}", error=why, error_kind="refused",
+            budget_left=self.budget.left, executed=False, counted=False,
+        ))
+        self._memory.add(Observation(turn=self._view.turn, step=step, tool=tool, args=args, raw_arguments=raw_arguments,
+                                     call_id=call_id, text=f"ERROR: {why}", error=why, counted=False))
+        self.check("tool_call_in_fallback", "refused", why)
+        raise BudgetExhaustedError("no tools in the fallback request")
 
     def _refusal(self, name: str, args: dict[str, Any]) -> ToolResult | None:
         """Why the call is not run (a tool not offered, arguments that fail its schema), or None to run it."""
@@ -222,7 +268,8 @@ class ToolSession(TurnContext):
     async def _run(self, name: str, args: dict[str, Any]) -> ToolResult:
         tool = self._tools[name]
         try:
-            return await tool(self._world, args)
+            with session_call():  # the session's own run: not reported as a tool the agent ran itself
+                return await tool(self._world, args)
         except (OSError, TimeoutError) as e:
             # fetch/parse failures of the world: the agent sees them and may try another route
             return ToolResult.fail(f"{name} could not access the paper: {type(e).__name__}: {e}", "data_access")
@@ -239,6 +286,18 @@ class ToolSession(TurnContext):
             write_once(p, data)
             out.append((p, img.caption))
         return out
+
+    def _agent_copy(self, path: Path) -> Path:
+        """The agent's copy of a file the trace keeps (a hard link where it can): a path outside the run folder."""
+        if self._agent_dir is None:
+            return path
+        dest = self._agent_dir / path.name
+        if not dest.exists():
+            try:
+                os.link(path, dest)
+            except OSError:
+                shutil.copyfile(path, dest)
+        return dest
 
     # -- model calls ------------------------------------------------------------------------
     def record_model_call(
@@ -259,6 +318,7 @@ class ToolSession(TurnContext):
             self._counters.failed_model_calls += 1
         else:
             self._counters.model_calls += 1
+            self._check_model_call(tools_offered)
         self._counters.usage = self._counters.usage + usage
         self._writer.write(
             ModelCall(
@@ -275,6 +335,50 @@ class ToolSession(TurnContext):
                 purpose=self._fallback or "step",
             )
         )
+
+    # -- checks on what the agent reports ---------------------------------------------------
+    def check(self, check: AgentCheckKind, outcome: str, detail: str) -> None:
+        """Write an agent_check event (the episode is marked; the report counts them per run)."""
+        self._counters.agent_checks += 1
+        self._writer.write(AgentCheck(turn=self._view.turn, step=self.budget.used, check=check,
+                                      outcome=outcome, detail=detail))  # type: ignore[arg-type]
+
+    def _check_model_call(self, tools_offered: list[str]) -> None:
+        """One answered model request: one model step. A request outside an open step, or a second one in the
+        same step, is charged as the next step (the budget then refuses what it cannot pay for)."""
+        self._turn_model_calls += 1
+        if self._fallback is not None:
+            self._fallback_model_calls += 1
+            if tools_offered:
+                self.check("fallback_tools_offered", "flagged",
+                           f"the {self._fallback} request reports tools offered ({', '.join(tools_offered[:5])}); "
+                           "the fallback offers none")
+            if self._fallback_model_calls > 1:
+                self.check("model_call_in_step", "flagged",
+                           f"model call {self._fallback_model_calls} of the {self._fallback} request, which allows one")
+            return
+        b = self.budget
+        if b.step_open and self._step_model_calls == 0:
+            self._step_model_calls = 1
+            return
+        what = (f"a second model call in step {b.model_steps}" if b.step_open
+                else "a model call without an open step (begin_step)")
+        try:
+            self.begin_step()
+        except BudgetExhaustedError as e:
+            b.step_open = False  # nothing more runs in the step it came from: tools asked for now are refused
+            self.check("model_call_in_step", "flagged", f"{what}; no step left to charge it to ({e}): tool calls "
+                                                         "that follow are refused")
+            return
+        self._step_model_calls = 1
+        self.check("model_call_in_step", "charged", f"{what}; charged as model step {b.model_steps}")
+
+    def finish_turn(self) -> None:
+        """End-of-turn check: at most one model call per model step, plus one for the fallback request."""
+        if self._turn_model_calls > self.budget.model_steps + 1:
+            self.check("model_calls_in_turn", "flagged",
+                       f"{self._turn_model_calls} model calls reported in a turn of {self.budget.model_steps} model "
+                       f"step(s): more than its steps and one fallback request")
 
     def record_retry(self, attempt: int, error: str, wait_s: float) -> None:
         self._writer.write(Retry(turn=self._view.turn, step=self.budget.used, attempt=attempt, error=error, wait_s=wait_s))

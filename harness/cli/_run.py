@@ -33,6 +33,8 @@ def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...
     """Run one or more runs as one bag of jobs, with a rich progress bar per run: jobs done,
     episodes answered right so far, time left. SIGINT or SIGTERM: say how far each run got and the exact
     command (`epi <verb> RUN ...`) that takes it up again, exit 128 + the signal."""
+    from agents import agent_label
+
     from ..run_signals import RunInterrupted
     from ..runner import run_grid
 
@@ -46,7 +48,7 @@ def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...
     state: dict[int, dict[str, int]] = {}
 
     def on_start(plan: RunPlan) -> None:
-        label = plan.settings.agent if len(requests) == 1 else plan.run_dir.run_id
+        label = agent_label(plan.settings.agent) if len(requests) == 1 else plan.run_dir.run_id
         tasks[id(plan)] = prog.add_task(label, total=len(plan.jobs), success="-")
         state[id(plan)] = {"done": 0, "ok": 0}
 

@@ -43,7 +43,12 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # data-access or pipeline error with no wrong turn before it is `errored`, counted apart and left out of every number
 # but the cost and the behaviour (ESR, the accuracies, EC, MG, max-steps, failure types, process, reports) unless scored with errors as
 # failures (then every number is version 7's); per split `episodes` counts the episodes scored, `errored` the ones left out.
-SCORER_VERSION = "8"
+# 9: issue 28: what the harness noticed an agent do against the protocol (`agent_check` trace events: a second model
+# call in a step, more model calls than steps + 1 in a turn, a fallback claiming tools, a tool call in the fallback, a
+# tool run or a world built outside the tool session) is counted per episode (`agent_checks`) and per run
+# (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). Every number of
+# version 8 is unchanged.
+SCORER_VERSION = "9"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -180,6 +185,9 @@ class EpisodeScore(BaseModel):
     scorer_version: str = Field(default="1", description="the scorer that wrote this (SCORER_VERSION)")
     process: EpisodeProcess | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
     report: ReportScore | None = Field(default=None, description="report episodes: the report turn's metrics (issue 31)")
+    agent_checks: dict[str, int] = Field(
+        default_factory=dict, description="agent_check events of the trace by check (the agent broke the protocol; "
+                                          "scorer 9 on): the episode is marked")
 
 
 class FailureCounts(BaseModel):
@@ -304,6 +312,11 @@ class RunScores(BaseModel):
 
     run_id: str
     agent: str = ""
+    agent_origin: str | None = Field(
+        default=None, description="built-in, or in-process (trusted): the user's own code (a file, a module, an entry "
+                                  "point) run inside the harness's process (run.json; runs made before have none)")
+    agent_source: str | None = Field(default=None, description="where an in-process agent came from (file and sha256, "
+                                                               "module or entry point)")
     model: str | None = None
     uses_gold: bool = False
     note: str | None = Field(default=None, description="the oracle note when uses_gold")
@@ -328,6 +341,10 @@ class RunScores(BaseModel):
     damaged_traces: dict[str, list[int]] = Field(
         default_factory=dict, description="episode id -> line numbers of trace lines that could not be read (skipped)")
     unknown_traces: list[str] = Field(default_factory=list, description="trace files of episodes not in the episode file (not scored)")
+    agent_checks: dict[str, int] = Field(
+        default_factory=dict, description="agent_check events of every trace by check: what the harness noticed the agent "
+                                          "do against the protocol (refused, charged to the budget or flagged)")
+    flagged_episodes: list[str] = Field(default_factory=list, description="episodes with an agent_check event")
     episodes_path: str | None = None
     episodes_sha256: str | None = None
     episodes_mismatch: bool = Field(default=False, description="episode file hash differs from run.json (scored with --allow-mismatch)")

@@ -110,6 +110,8 @@ class EpisodeTimeline(BaseModel):
     failure: FailureLabel | None = None
     attempts: list[AttemptView] = Field(default_factory=list, description="earlier failed attempts (epi retry), oldest first")
     tool_calls: int = Field(default=0, description="executed tool calls")
+    agent_checks: dict[str, int] = Field(default_factory=dict, description="agent_check events by check: the agent broke "
+                                                                           "the protocol (refused, charged or flagged)")
     refused_calls: int = 0
     model_calls: int = 0
     tokens: int = 0
@@ -295,6 +297,7 @@ def _apply_score(tl: EpisodeTimeline, score: EpisodeScore) -> None:
     """Scoring's verdicts are authoritative: correctness, gold text, required and accessed units."""
     tl.success = score.success
     tl.errored = score.errored
+    tl.agent_checks = dict(score.agent_checks)
     tl.split, tl.task_type = tl.split or score.split, tl.task_type or score.task_type
     tl.agent = tl.agent or score.agent or None
     tl.status = score.status if score.status in ("truncated", "missing") else tl.status
