@@ -16,6 +16,12 @@ the paper's "maximum number of tool calls" (seed 004 sec. 5.5), and caps model s
 call at the same number; `"model_step"` counts model steps, as smolagents' `max_steps` does. When
 either runs out, the runner calls `step` once more with `ctx.view.fallback` set and no tools: the
 agent makes exactly one model request and returns a FinalAnswer.
+
+Your own agent: subclass BaseAgent in a file of your own and run it with `epi run --agent
+path/to/my_agent.py:MyAgent` (or `package.module:MyAgent`, or a name registered in the entry-point group
+`epiharness.agents`); its constructor takes the run's AgentConfig, or nothing. It runs in the harness's
+process (trusted: reports label it "in-process (trusted)"); the tool session checks what it reports (one model
+call per step, a fallback without tools) and writes what breaks the rules as `agent_check` trace events.
 """
 from __future__ import annotations
 

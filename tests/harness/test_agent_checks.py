@@ -115,10 +115,10 @@ class KeyFinder(BaseAgent):
 async def test_the_agent_is_given_no_path_to_the_run_folder_or_the_episode_file(tmp_path):
     agent = KeyFinder()
     rd, events = await _go(tmp_path, agent)
+    assert agent.found == []  # neither run.json nor the episode file is found from any path it was given
     assert "trace_dir" not in EpisodeInfo.model_fields
     # it was given files (the cue image, the tool's figure) and could read them, but none leads to the key
     assert len(agent.paths) >= 2 and agent.read and all(b == PNG for b in agent.read)
-    assert agent.found == []
     assert not any(str(rd.path) in p or str(tmp_path / "episodes") in p for p in agent.paths)
     # the trace keeps its own copies, inside the run folder, and the cue image's real path
     call = next(e for e in events if e.kind == "tool_call")
