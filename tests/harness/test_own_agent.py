@@ -192,3 +192,48 @@ def test_a_bad_agent_name_is_one_line_and_exit_2(name, source, needle, tiny_sand
     assert needle.format(dir=folder) in out and "Traceback" not in out
     assert len([line for line in out.splitlines() if line.strip()]) == 1, out
     assert not (tmp_path / "r").exists()
+
+
+CHATTY_SRC = '''
+from harness.agent import BaseAgent, FinalAnswer, TokenUsage
+
+
+class Chatty(BaseAgent):
+    """Reports two model calls in every step, and answers."""
+
+    name = "chatty"
+
+    async def step(self, ctx):
+        for _ in range(2):
+            ctx.record_model_call(model="m", request={"x": 1}, response={"ok": 1}, usage=TokenUsage(input_tokens=3),
+                                  latency_s=0.0, tools_offered=ctx.view.tool_names)
+        return FinalAnswer(answer="1999")
+'''
+
+
+def test_the_checks_reach_the_scores_the_report_and_the_viewer(tiny_sandbox, tiny_episodes, tmp_path, capsys,
+                                                                monkeypatch):
+    from harness.viewer import build_viewer
+
+    src = tmp_path / "chatty.py"
+    src.write_text(CHATTY_SRC)
+    code, out = epi(["run", "--agent", f"{src}:Chatty", "--episodes", str(tiny_episodes), "--results",
+                     str(tmp_path / "r"), "--run-id", "chatty", "--limit", "2", "-q"], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    run = tmp_path / "r" / "chatty"
+    scores = json.loads((run / "scores.json").read_text())
+    assert scores["scorer_version"] == "9"
+    assert scores["agent_checks"] == {"model_call_in_step": 6}  # 2 episodes x 3 turns, one extra call each
+    assert len(scores["flagged_episodes"]) == 2
+    per_episode = [json.loads(line) for line in (run / "episode_scores.jsonl").read_text().splitlines()]
+    assert all(e["agent_checks"] == {"model_call_in_step": 3} for e in per_episode)
+    report = (run / "report.md").read_text()
+    assert "**agent checks**: model_call_in_step 6" in report and "in 2 episode(s)" in report
+    assert "**in-process (trusted)**" in report
+    viewer = build_viewer([run]).parent
+    index = json.loads((viewer / "data" / "index.js").read_text().split("=", 1)[1].strip().rstrip(";"))
+    (r,) = index["runs"]
+    assert r["agent_origin"] == "in-process (trusted)" and str(src) in r["agent_source"]
+    assert [e["checks"] for e in r["episodes"]] == [3, 3]
+    ep_file = next((viewer / "data" / "ep" / "0").glob("*.js")).read_text()
+    assert '"agent_checks":{"model_call_in_step":3}' in ep_file.replace(" ", "")
