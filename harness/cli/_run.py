@@ -225,7 +225,11 @@ def ablate_cmd(
             raise UserError(f"--final-turn-tools: {v!r} must be on or off")
         ftt.append(v == "on")
     removed = _split_list(disable_tool, "--disable-tool")
-    group = name or f"ablate-{agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    from agents import agent_label
+
+    from ..rundir import safe_name
+
+    group = name or f"ablate-{safe_name(agent_label(agent))}-{time.strftime('%Y%m%d-%H%M%S')}"
     out_root = results / group
     combos = list(itertools.product(budgets, ftt, removed))
     try:  # every combination is checked before the first one runs

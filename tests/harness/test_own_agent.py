@@ -121,6 +121,11 @@ def test_a_run_folder_never_names_code_that_runs(agent_file, tiny_sandbox, tiny_
     code, out = epi(["run", "--resume", "mine", "--results", str(tmp_path / "r")], capsys, monkeypatch, tiny_sandbox)
     assert code == 2 and "which you did not give" in out and f"--agent {spec}" in out and "Traceback" not in out
     assert not marker.exists()  # the file the run folder names was never imported
+    code, out = epi(["score", str(tmp_path / "r" / "mine")], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    code, out = epi(["view", str(tmp_path / "r" / "mine"), "--out", str(tmp_path / "v")], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    assert not marker.exists()  # nor by scoring or viewing the run
     code, out = epi(["run", "--resume", "mine", "--agent", spec, "--results", str(tmp_path / "r"), "-q", "--no-score"],
                     capsys, monkeypatch, tiny_sandbox)
     assert code == 0, out
@@ -237,3 +242,12 @@ def test_the_checks_reach_the_scores_the_report_and_the_viewer(tiny_sandbox, tin
     assert [e["checks"] for e in r["episodes"]] == [3, 3]
     ep_file = next((viewer / "data" / "ep" / "0").glob("*.js")).read_text()
     assert '"agent_checks":{"model_call_in_step":3}' in ep_file.replace(" ", "")
+
+
+def test_an_ablation_of_an_agent_file_stays_in_the_results_folder(agent_file, tiny_sandbox, tiny_episodes, tmp_path,
+                                                                   capsys, monkeypatch):
+    code, out = epi(["ablate", "--agent", f"{agent_file}:MyAgent", "--max-steps", "2", "--episodes", str(tiny_episodes),
+                     "--limit", "1", "--results", str(tmp_path / "r"), "--json"], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    (group,) = (tmp_path / "r").iterdir()  # named by the class, not by the file's path
+    assert group.name.startswith("ablate-MyAgent-") and (group / "steps2-finaloff-all" / "run.json").is_file()
