@@ -384,6 +384,13 @@ class EpisodeRunner:
             return None, None
         if isinstance(action, FinalAnswer):
             return _answer_text(action), action.reasoning
+        if isinstance(action, (ToolCall, ToolCalls)):  # refused, each written like every refusal, and flagged
+            for call in action.calls if isinstance(action, ToolCalls) else [action]:
+                try:
+                    await ctx.call_tool(call.tool, call.args, call.reasoning, raw_arguments=call.raw_arguments,
+                                        call_id=call.call_id)
+                except BudgetExhaustedError:
+                    pass
         return None, f"the agent answered the fallback request with {type(action).__name__}, not a final answer"
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import shutil
 import time
 import traceback
@@ -288,15 +287,13 @@ class ToolSession(TurnContext):
         return out
 
     def _agent_copy(self, path: Path) -> Path:
-        """The agent's copy of a file the trace keeps (a hard link where it can): a path outside the run folder."""
+        """The agent's copy of a file the trace keeps (a copy, not a link: what the agent does to it never reaches
+        the trace): a path outside the run folder."""
         if self._agent_dir is None:
             return path
         dest = self._agent_dir / path.name
         if not dest.exists():
-            try:
-                os.link(path, dest)
-            except OSError:
-                shutil.copyfile(path, dest)
+            shutil.copyfile(path, dest)
         return dest
 
     # -- model calls ------------------------------------------------------------------------

@@ -46,8 +46,9 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # 9: issue 28: what the harness noticed an agent do against the protocol (`agent_check` trace events: a second model
 # call in a step, more model calls than steps + 1 in a turn, a fallback claiming tools, a tool call in the fallback, a
 # tool run or a world built outside the tool session) is counted per episode (`agent_checks`) and per run
-# (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). Every number of
-# version 8 is unchanged.
+# (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). A tool call asked for
+# during the fallback request is now a refused `tool_call` event (before: none), so it counts in `refused_calls`;
+# every other number of version 8 is unchanged.
 SCORER_VERSION = "9"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]

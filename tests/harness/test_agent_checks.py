@@ -277,3 +277,31 @@ async def test_an_agent_that_keeps_to_the_protocol_gets_no_check(tmp_path):
     assert any(e.kind == "budget_exhausted" for e in events)
     assert _checks(events) == []
     assert next(e for e in events if e.kind == "episode_end").agent_checks == 0
+
+
+async def test_a_tool_call_returned_as_the_fallback_action_is_refused_and_traced(tmp_path):
+    class AsksInFallback(WellBehaved):
+        async def step(self, ctx: Any) -> Any:
+            if ctx.view.fallback:
+                _report(ctx, offered=[])
+                return ToolCall(tool="echo", args={"paper": "P1"})
+            return await super().step(ctx)
+
+    rd, events = await _go(tmp_path, AsksInFallback(), max_steps=1)
+    t1 = [e for e in events if e.turn == 1]
+    calls = [e for e in t1 if e.kind == "tool_call"]
+    assert [c.executed for c in calls] == [True, False] and calls[1].error_kind == "refused"
+    assert _checks(t1) == [("tool_call_in_fallback", "refused")]
+    final = next(e for e in t1 if e.kind == "final_answer")
+    assert final.answer is None and final.source == "budget_fallback"
+
+
+async def test_a_world_built_in_start_episode_is_flagged_before_the_first_turn(tmp_path):
+    class BuildsEarly(WellBehaved):
+        async def start_episode(self, info: EpisodeInfo) -> None:
+            self.world = NullWorld(Path("/nonexistent"))
+
+    rd, events = await _go(tmp_path, BuildsEarly(), max_steps=2)
+    (check,) = [e for e in events if e.kind == "agent_check"]
+    assert check.turn == 0 and check.check == "world_outside_session" and "start_episode" in check.detail
+    assert next(e for e in events if e.kind == "episode_end").agent_checks == 1
