@@ -311,6 +311,10 @@ def print_scores(run_dir: Path, console, retry: str | None = None) -> None:  # n
     s = read_run_scores(run_dir)
     if s.uses_gold:
         console.print(f"[bold yellow]{s.note}[/]")
+    if s.agent_origin and s.agent_origin != "built-in":
+        console.print(f"[bold yellow]agent {escape(s.agent_origin)}[/]: {escape(s.agent_source or s.agent)}", highlight=False)
+    if s.agent_checks:
+        console.print(f"[bold red]{escape(agent_checks_line(s)[2:].replace('**', ''))}[/]", highlight=False)
     if s.episodes_mismatch:
         console.print("[bold red]warning:[/] the episode file differs from the one this run was made with")
     if s.truncated_episodes:

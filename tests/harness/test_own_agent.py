@@ -224,8 +224,10 @@ def test_the_checks_reach_the_scores_the_report_and_the_viewer(tiny_sandbox, tin
     src.write_text(CHATTY_SRC)
     code, out = epi(["run", "--agent", f"{src}:Chatty", "--episodes", str(tiny_episodes), "--results",
                      str(tmp_path / "r"), "--run-id", "chatty", "--limit", "2", "-q"], capsys, monkeypatch, tiny_sandbox)
+    out = " ".join(out.split())  # the terminal may wrap
     assert code == 0, out
     run = tmp_path / "r" / "chatty"
+    assert "agent checks: model_call_in_step 6" in out and "agent in-process (trusted)" in out  # the terminal says it
     scores = json.loads((run / "scores.json").read_text())
     assert scores["scorer_version"] == "9"
     assert scores["agent_checks"] == {"model_call_in_step": 6}  # 2 episodes x 3 turns, one extra call each
