@@ -249,7 +249,7 @@
       var v = s.args[a];
       return [i ? ", " : "", el("span", { class: "arg" }, a + "="), typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)];
     }), ")");
-    else head = el("span", { class: "kind k-" + s.kind }, { final_answer: "final answer", budget_exhausted: "budget exhausted", limit_hit: "limit hit", retry: "retry", error: "error" }[s.kind] || s.kind);
+    else head = el("span", { class: "kind k-" + s.kind }, { final_answer: "final answer", budget_exhausted: "budget exhausted", limit_hit: "limit hit", retry: "retry", error: "error", agent_check: "agent check" }[s.kind] || s.kind);
     return el("li", { class: "step s-" + s.kind + (s.failure ? " has-failure" : ""), "data-step": s.step },
       el("div", { class: "stephead" }, el("span", { class: "stepno", title: "step " + s.step }, s.kind === "tool_call" ? s.step : ""), head,
         s.budget_left !== null && s.budget_left !== undefined && s.kind === "tool_call" ? el("span", { class: "budget", title: "steps left in this turn's budget" }, s.budget_left + " left") : null),

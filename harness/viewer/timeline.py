@@ -13,7 +13,8 @@ from pydantic import BaseModel, Field
 from ..episode import Answer, Episode, Turn
 from ..rundir import Attempt, RunDir
 from ..trace import (
-    BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, NoToolStep, Retry, ToolCallEvent, TraceEvent,
+    AgentCheck, BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, NoToolStep, Retry, ToolCallEvent,
+    TraceEvent,
 )
 from ..trace_fold import EpisodeFold, TurnFold, fold_trace
 from ..scoring.model import EpisodeScore, FailureLabel, TurnScore
@@ -22,7 +23,7 @@ from ..reports._view import ReportView, report_view
 from .run_files import RunFiles
 
 StepKind = Literal["tool_call", "no_tool_step", "memory_compacted", "retry", "error", "budget_exhausted", "limit_hit",
-                   "final_answer"]
+                   "final_answer", "agent_check"]
 
 
 class ImageRef(BaseModel):
@@ -214,6 +215,9 @@ def _step_of(ev: TraceEvent, run: RunDir, episode_id: str) -> StepView | None:
                         budget_left=0)
     if isinstance(ev, LimitHit):
         return StepView(kind="limit_hit", step=ev.step, summary=f"{ev.limit} limit hit: {ev.value:g} of {ev.cap:g}")
+    if isinstance(ev, AgentCheck):
+        return StepView(kind="agent_check", step=ev.step, summary=f"agent check: {ev.check.replace('_', ' ')} ({ev.outcome})",
+                        error=ev.detail, error_kind=ev.outcome)
     if isinstance(ev, FinalAnswerEvent):
         return StepView(kind="final_answer", step=ev.step, reasoning=ev.reasoning, summary=ev.answer or "(no answer)")
     return None

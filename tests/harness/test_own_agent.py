@@ -244,6 +244,10 @@ def test_the_checks_reach_the_scores_the_report_and_the_viewer(tiny_sandbox, tin
     assert [e["checks"] for e in r["episodes"]] == [3, 3]
     ep_file = next((viewer / "data" / "ep" / "0").glob("*.js")).read_text()
     assert '"agent_checks":{"model_call_in_step":3}' in ep_file.replace(" ", "")
+    assert ep_file.count('"kind": "agent_check"') + ep_file.count('"kind":"agent_check"') == 3  # a row per check
+    eid = per_episode[0]["episode_id"]
+    code, out = epi(["replay", str(run), eid, "--width", "200"], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0 and out.count("agent check: model call in step (charged)") == 3 and "charged as model step 2" in out, out
 
 
 def test_an_ablation_of_an_agent_file_stays_in_the_results_folder(agent_file, tiny_sandbox, tiny_episodes, tmp_path,
