@@ -7,8 +7,9 @@ question's own options and a hedge has no single value, so neither is checked), 
    looser; a name found as words, or for a sentence every name in it; every item of a set). For a number,
    only a call that exposed evidence of this turn or an earlier one counts (a unit the episode requires
    there, the same evidence EC counts): a table or a paper the question is not about grounds nothing;
-2. earlier_answers: a number equal to an earlier turn's answer, or to a sum, difference, ratio, mean or
-   max-min spread of earlier answers (how memory-only finals are built);
+2. earlier_answers: a number equal to an earlier turn's grounded answer, or to a sum, difference, ratio, mean
+   or max-min spread of such answers (how memory-only finals are built); an earlier answer that was itself
+   traceable to nothing (or only to another figure) grounds nothing, so repeating a guess is not a trace;
 3. figure: a number printed nowhere, while a figure this turn requires was opened by then: it may have been
    read off the image, which the trace cannot check (the weakest support, counted apart);
 4. figure_other: only a figure of a paper this turn requires, not the figure it requires, was opened: not
@@ -16,7 +17,8 @@ question's own options and a hedge has no single value, so neither is checked), 
 5. none: traceable to nothing; the turn is flagged.
 One irrelevant read buys nothing: a figure or table the turn does not require grounds no number. An episode
 file that annotates no evidence at all falls back to any call and any figure (there is no other yardstick).
-Numbers inside names and after reference words ("P027", "3D", "Table 2") in observations are not values.
+Numbers inside names and after reference words ("P027", "3D", "Table 2", "section 4.3") in observations are
+not values.
 """
 from __future__ import annotations
 
@@ -41,6 +43,8 @@ from .process_model import GroundingCheck
 _OBS_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.]\w)(?!\w)")
 _REFERENCE = re.compile(r"\b(?:tables?|tab|figures?|figs?|sections?|sec|pages?|pp?|eqs?|equations?|appendix|steps?|turns?|"
                         r"parts?|refs?|rows?|columns?|chapters?|lines?)\.?\s*[(\[]?\s*$", re.I)
+# what a reference number looks like: a small whole number or a dotted one ("4.3", "A.2" is not a number)
+_REFERENCE_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,2}){0,2}")
 _MAX_COMBINED = 8  # earlier answers combined in subsets; 2^8 subsets stay cheap
 
 
@@ -69,8 +73,8 @@ class Observation:
         out = []
         for m in _OBS_NUMBER.finditer(text):
             raw = m.group(0)
-            if len(raw) <= 3 and raw.isdigit() and _REFERENCE.search(text[max(0, m.start() - 16):m.start()]):
-                continue  # "Table 2", "page 13": references are small whole numbers
+            if _REFERENCE_NUMBER.fullmatch(raw) and _REFERENCE.search(text[max(0, m.start() - 16):m.start()]):
+                continue  # "Table 2", "page 13", "section 4.3", "Eq. 2.1": references, not values
             try:
                 out.append(float(raw.replace(",", "")))
             except ValueError:
@@ -270,7 +274,8 @@ def ground_answers(episode: Episode, fold: EpisodeFold) -> dict[int, GroundingCh
             num = answer_number(answer, gold, gold_turn.question)
             if num is not None:
                 check = _ground_number(t, num, obs, earlier, Evidence(frozenset(so_far), this_turn, annotated))
-                earlier.append((t, num.value))
+                if check.grounded:  # an answer traceable to nothing grounds nothing later: repeating a guess is no trace
+                    earlier.append((t, num.value))
         elif gold.format == "text":
             check = _ground_text(t, answer, obs)
         elif gold.format == "set":

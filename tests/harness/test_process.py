@@ -228,3 +228,34 @@ def test_text_is_re_read_only_on_the_same_page():
     # again (not an identical call: another spelling)
     assert (t.reread_units, t.redundant_calls, t.repeated_calls) == (3, [3, 6], [])
     assert t.units_read == ["P001 text"] and t.efficiency == pytest.approx(4 / 6)
+
+
+def test_a_section_number_and_a_repeated_guess_ground_nothing(tmp_path: Path):
+    # the heuristic's pattern on sandbox-v2: it answers "4.3" from "section 4.3" in the text it opened, then gives
+    # the same guess on the next turn; neither answer is traceable (scorer 9: before, the first counted as printed
+    # in an observation and each repeat as computed from earlier answers)
+    num = {"format": "number", "value": 26.42, "tolerance": 0.3}
+    text = "P001 text. The schedule is described in section 4.3 and Eq. 2.1; the main results follow."
+    e = ep("S1", [
+        turn("What FID does P001 report on FFHQ?", num, [("P001", "text")], [("pdf_extract", {"paper": "P001"})]),
+        turn("And on CelebA?", num, [("P001", "text")], [("pdf_extract", {"paper": "P001"})]),
+        turn("In Table 1 of P001, the FID of XNet?", num, [("P001", "table:1")], [("table_extract", {"paper": "P001", "table": 1})]),
+        turn("What is the sum of your answers to turns 1 and 3?", num, [("P001", "table:1")], memory_only=True),
+    ])
+    b = (TraceBuilder("S1").turn(tools=["pdf_extract"])
+         .call("pdf_extract", ("P001", "text"), args={"paper": "P001"}, text=text).answer("4.3")
+         .turn(tools=["pdf_extract"])
+         .call("pdf_extract", ("P001", "text"), args={"paper": "P001", "page": 2}, text=text).answer("4.3")
+         .turn(tools=["table_extract"])
+         .call("table_extract", ("P001", "table:1"), args={"paper": "P001", "table": 1}, text="Table 1 | XNet | 4.3 | 2.1 |")
+         .answer("2.1").turn(memory_only=True).answer("6.4").end())
+    run = write_run(tmp_path, [e], {"S1": b.lines()})
+    score_run(run)
+    (p,) = [x.process for x in read_episode_scores(run)]
+    t1, t2, t3, t4 = (t.grounding for t in p.turns)
+    assert t1.source == "none", t1  # "section 4.3" is a reference, not a value
+    assert t2.source == "none", t2  # the same guess again: an ungrounded answer grounds nothing later
+    # a value printed in a table cell is a value, even where the same digits were a section number elsewhere
+    assert t3.source == "observation" and t3.where == "turn 3 step 1 table_extract"
+    assert t4.source == "none", t4  # 6.4 = 4.3 + 2.1 combines an ungrounded answer: not a trace
+    assert (p.grounded, p.gradable, p.ungrounded_turns) == (1, 4, [1, 2, 4])
