@@ -130,8 +130,8 @@ def record_retry(rd: RunDir, settings: RunSettings, retired: list[tuple[Attempt,
         "at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "episodes": [{"episode": a.episode_id, "epoch": a.epoch, "attempt": a.number, "bucket": bucket, "why": why,
                       "trace": str(a.trace.relative_to(rd.path))} for a, bucket, why in retired],
-        "agent": settings.agent, "model": settings.agent_config.model, "base_url": settings.agent_config.base_url,
-        "api_key_env": settings.agent_config.api_key_env, "replaced": replaced,
+        "agent": settings.agent, "agent_origin": _agent_origin(settings.agent), "model": settings.agent_config.model,
+        "base_url": settings.agent_config.base_url, "api_key_env": settings.agent_config.api_key_env, "replaced": replaced,
     })
     cfg["settings"] = new
     atomic_write_text(rd.run_json, json.dumps(cfg, indent=2))

@@ -159,6 +159,22 @@ def errored_jobs(run_dir: Path, episodes: list[Episode], epochs: int) -> list[Er
     return out
 
 
+def _agent_origin(cfg: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Where the run's agent came from (run.json), and a line naming it; an `epi retry` that ran the user's own code
+    makes the run in-process too, whatever the first agent was."""
+    found = [cfg.get("agent_origin")] + [r.get("agent_origin") for r in cfg.get("retries") or [] if isinstance(r, dict)]
+    origins = [o for o in found if isinstance(o, dict) and o.get("kind")]
+    if not origins:
+        return {}, None
+    origin = next((o for o in origins if o["kind"] != "built-in"), origins[0])
+    source = str(origin.get("source") or "") or None
+    if source and origin.get("sha256"):
+        source += f" (sha256 {str(origin['sha256'])[:12]})"
+    if source and origin is not origins[0]:
+        source += " (by `epi retry`)"
+    return origin, source
+
+
 def _sum_checks(scored: list[EpisodeScore]) -> dict[str, int]:
     out: dict[str, int] = {}
     for e in scored:
@@ -220,10 +236,7 @@ def score_run(
     agent = str(_setting(cfg, "agent", "") or "")
     uses_gold = any(e.uses_gold for e in scored) or agent == "oracle"
     eaf = errors_as_failures
-    origin = cfg.get("agent_origin") if isinstance(cfg.get("agent_origin"), dict) else {}
-    source = str(origin.get("source") or "") or None
-    if source and origin.get("sha256"):
-        source += f" (sha256 {str(origin['sha256'])[:12]})"
+    origin, source = _agent_origin(cfg)
     scores = RunScores(
         run_id=str(cfg.get("run_id") or rd.run_id), agent=agent,
         agent_origin=str(origin["kind"]) if origin.get("kind") else None, agent_source=source,

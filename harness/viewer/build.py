@@ -134,6 +134,8 @@ def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
         ov.buckets = {b: rs.buckets.count(b) for b in ("provider", "data_access", "pipeline", "model")}
         ov.errored, ov.errors_as_failures = rs.all.errored, rs.errors_as_failures
         ov.report = rs.report.model_dump(mode="json") if rs.report is not None else None
+        if rs.agent_origin and rs.agent_origin != "built-in":  # scoring also reads the agents of `epi retry`
+            ov.agent_origin, ov.agent_source = rs.agent_origin, rs.agent_source
     plots_dir = files.run.path / "plots"
     if plots_dir.is_dir():
         for p in sorted(plots_dir.glob("*.png")):

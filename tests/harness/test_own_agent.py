@@ -257,3 +257,14 @@ def test_an_ablation_of_an_agent_file_stays_in_the_results_folder(agent_file, ti
     assert code == 0, out
     (group,) = (tmp_path / "r").iterdir()  # named by the class, not by the file's path
     assert group.name.startswith("ablate-MyAgent-") and (group / "steps2-finaloff-all" / "run.json").is_file()
+
+
+def test_a_retry_with_your_own_agent_makes_the_run_in_process():
+    from harness.scoring.run import _agent_origin
+
+    built_in = {"kind": "built-in", "source": "agents.heuristic:HeuristicAgent"}
+    mine = {"kind": "in-process (trusted)", "source": "/x/my_agent.py", "sha256": "ab" * 32}
+    assert _agent_origin({"agent_origin": built_in}) == (built_in, "agents.heuristic:HeuristicAgent")
+    origin, source = _agent_origin({"agent_origin": built_in, "retries": [{"agent_origin": mine}]})
+    assert origin == mine and source == "/x/my_agent.py (sha256 abababababab) (by `epi retry`)"
+    assert _agent_origin({}) == ({}, None)  # a run made before origins were recorded
