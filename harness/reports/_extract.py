@@ -27,7 +27,8 @@ from ._lexicon import IMPLIED_QUANTITY, Lexicon, quantity_aliases, quantity_fami
 from ._patterns import (
     IMPLIED_BY_COMPARATIVE, _ABBREV, _CAMEL, _COMPARATIVE_RE, _COMPARE_RE, _DIFF_AFTER, _DIFF_BEFORE, _FOR_AFTER,
     _FRONTED, _LIMIT_AFTER, _MARKUP, _PAIR_JOIN, _PRONOUN_START, _RANGE_BEFORE, _RANGE_JOIN, _RANK_RE, _RATIO_AFTER,
-    _SETTING_BEFORE_JOIN, _SKIP_ROLES, _SPLIT,
+    _SETTING_BEFORE_JOIN, _SKIP_ROLES, _SPLIT, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END, _COMPARATIVE, _OF_THE_TWO,
+    _POINT_COMPOUND, _SETTING_SUPERLATIVE, _TIE_WORD, _TRAJECTORY_BEFORE,
 )
 
 
@@ -157,7 +158,9 @@ class ClaimExtractor:
         settings = [sp for sp in spans if sp.kind == "setting"]
         out: list[Number] = []
         for m in find_mentions(s):
-            if m.role in _SKIP_ROLES or any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
+            compound = m.role == "identifier" and _POINT_COMPOUND.match(s[m.end:]) is not None  # "a 3.5-point deficit"
+            if (m.role in _SKIP_ROLES and not compound) or any(sp.start <= m.start < sp.end for sp in spans
+                                                                if sp.kind != "setting"):
                 continue
             try:
                 raw = float(m.text.replace(",", ""))
@@ -172,8 +175,9 @@ class ClaimExtractor:
                 continue
             near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
                 r"[\s%kK]*(?:[a-z\-]+\s+){0,2}", s[m.end:sp.start], re.I)]
-            before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and _SETTING_BEFORE_JOIN.match(
-                s[sp.end:m.start].replace("%", ""))]
+            before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and (
+                _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
+                or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]
             hit = (near or before)
             named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
             if hit:
@@ -184,6 +188,11 @@ class ClaimExtractor:
             elif m.role == "bound":
                 continue
             out.append(num)
+        first = next((n for n in out if n.role == "setting"), None)
+        for a, b in zip(out, out[1:]):  # "83.1 at 300" after "78.2 at 50 epochs": 300 is a second setting
+            if (first is not None and a.role == "value" and b.role == "value" and b.unit is None
+                    and _AT_JOIN.match(s[a.end:b.start]) and _BARE_END.match(s[b.end:])):
+                b.role, b.x_label = "setting", first.x_label
         for a, b in zip(out, out[1:]):  # "between 320 and 1024 pixels": a range, not one setting
             if (b.role == "setting" and _RANGE_BEFORE.search(s[max(0, a.start - 12):a.start])
                     and _RANGE_JOIN.match(s[a.end:b.start])):
@@ -201,7 +210,8 @@ class ClaimExtractor:
         nums = self.numbers(s, spans)
         datasets = [sp for sp in spans if sp.kind == "dataset"]
         quants = [sp for sp in spans if sp.kind == "quantity"]
-        setting = next((n for n in nums if n.role == "setting"), None)
+        settings = [n for n in nums if n.role == "setting"]
+        setting = settings[0] if settings else None
         cites = [EvidenceUnit(paper=c.paper, unit=c.unit) for c in _unique(sent.cites)]
         base = dict(cites=cites, sentence=sent.text.strip(),
                     x_label=setting.x_label if setting else None, x=setting.value if setting else None)
@@ -210,17 +220,36 @@ class ClaimExtractor:
         comparisons = self._comparisons(s, methods)
         owners = self._owners(s, values, methods, comparisons)
         for n in values:
-            owner = owners.get(id(n))
-            if owner is None:
-                continue
-            claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
-                                quantity=_nearest(quants, n.start, n.end),
-                                dataset=self._dataset_for(s, n, nums, datasets), **base))
-        claims += self._compares(comparisons, s, datasets, quants, nums, base)
-        claims += self._ranks(s, methods, datasets, quants, base)
+            at = _setting_for(s, n.start, n.end, settings)
+            mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
+            for owner in owners.get(id(n), []):
+                claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
+                                    quantity=_nearest(quants, n.start, n.end),
+                                    dataset=self._dataset_for(s, n, nums, datasets), **mine))
+        claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
+        claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
         return claims
 
-    def _owners(self, s: str, values: list[Number], methods: list[Span], comparisons: list[Comparison]) -> dict[int, Span]:
+    def _owners(self, s: str, values: list[Number], methods: list[Span],
+                comparisons: list[Comparison]) -> dict[int, list[Span]]:
+        one = self._owner(s, values, methods, comparisons)
+        owners = {k: [v] for k, v in one.items()}
+        for i, n in enumerate(values):  # "A and B tie at 74.1", "Both A and B score 61.2": the value is both methods'
+            o = one.get(id(n))
+            prior = _distinct([m for m in methods if m.end <= n.start])
+            if o is None or len(prior) < 2 or prior[-1] is not o:
+                continue
+            a, b = prior[-2], prior[-1]
+            gap = s[b.end:n.start]
+            paired = i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start])
+            if (a.canon != b.canon and _AND_JOIN.match(s[a.end:b.start]) and not paired
+                    and not any(b.end <= v.start < n.start for v in values)
+                    and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start]))
+                    and not any(one.get(id(v)) is a for v in values)):
+                owners[id(n)] = [a, b]
+        return owners
+
+    def _owner(self, s: str, values: list[Number], methods: list[Span], comparisons: list[Comparison]) -> dict[int, Span]:
         owners: dict[int, Span] = {}
         if re.search(r"\brespectively\b", s, re.I):
             first = values[0].start if values else 0
@@ -303,9 +332,18 @@ class ClaimExtractor:
                     word = m.group(0).split()[-1].lower()
                     out.append(Comparison(subj.end, m.end(), subj, o, pol, quality, word))
                     break
+        for m in _OF_THE_TWO.finditer(s):  # "so A is the better of the two": the object is the other method named
+            subj = [x for x in methods if x.end <= m.start()]
+            others = {x.canon: x for x in methods if subj and x.canon != subj[-1].canon}
+            if not subj or len(others) != 1:
+                continue
+            word = m.group(1).lower()
+            pol, quality = next((p, q) for rx, p, q in _COMPARATIVE if re.fullmatch(rx, word, re.I))
+            out.append(Comparison(m.start(), m.end(), subj[-1], next(iter(others.values())), pol, quality,
+                                  word.split()[-1]))
         return sorted(out, key=lambda c: c.start)
 
-    def _compares(self, comparisons, s, datasets, quants, nums, base) -> list[Claim]:  # noqa: ANN001
+    def _compares(self, comparisons, s, datasets, quants, nums, base, settings) -> list[Claim]:  # noqa: ANN001
         out: list[Claim] = []
         for c in comparisons:
             if c.subject is None or c.object is None or c.subject.canon == c.object.canon:
@@ -316,17 +354,24 @@ class ClaimExtractor:
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
             diff = next((n for n in nums if n.role == "diff" and c.subject.end <= n.start
                          and not re.search(r";|\.\s", s[c.subject.end:n.start])), None)
+            at = _setting_for(s, c.start, c.end, settings)
+            mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon, relation=">" if up else "<",
                              quantity=q, dataset=_dataset_near(datasets, c.start),
-                             value=diff.value if diff else None, tolerance=diff.slack if diff else None, **base))
+                             value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
         return out
 
-    def _ranks(self, s, methods, datasets, quants, base) -> list[Claim]:  # noqa: ANN001
+    def _ranks(self, s, methods, datasets, quants, base, settings, spans) -> list[Claim]:  # noqa: ANN001
         out: list[Claim] = []
         triggers = sorted(m.start() for rx, _, _ in _RANK_RE for m in rx.finditer(s))
         for rx, pol, quality in _RANK_RE:
             for m in rx.finditer(s):
                 word = m.group(0).lower()
+                if re.fullmatch(r"(?:fast|slow|quick)est", word) and _TRAJECTORY_BEFORE.search(s[:m.start()]):
+                    continue  # "converges fastest": how a curve moves, not a throughput
+                if any(sp.kind == "setting" and sp.start >= m.end() and re.fullmatch(r"\s*", s[m.end():sp.start])
+                       for sp in spans):
+                    continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
                 clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()), 0)
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
                 later = [x for x in methods if x.start >= m.end()]
@@ -339,8 +384,10 @@ class ClaimExtractor:
                 if q is None and word in IMPLIED_QUANTITY:
                     q = next((k for k in self.lex.quantities if quantity_family(k) == IMPLIED_QUANTITY[word]), None)
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
+                at = _setting_for(s, m.start(), m.end(), settings)
+                mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
                 out.append(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q,
-                                 dataset=_dataset_near(datasets, m.start()), **base))
+                                 dataset=_dataset_near(datasets, m.start()), **mine))
         return out
 
     def leftovers(self, sent: Sentence, claims: list[Claim]) -> list[str]:
@@ -395,6 +442,18 @@ def _nearest(spans: list[Span], start: int, end: int) -> str | None:
     if not spans:
         return None
     return min(spans, key=lambda sp: min(abs(sp.start - end), abs(start - sp.end))).canon
+
+
+def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number | None:
+    """The setting a value, comparison or rank is stated at: the one right after it ("78.2 at 50 epochs"), else the
+    last one before it, else the sentence's first."""
+    if len(settings) <= 1:
+        return settings[0] if settings else None
+    right = next((n for n in settings if n.start >= end and _AT_JOIN.match(s[end:n.start])), None)
+    if right is not None:
+        return right
+    before = [n for n in settings if n.end <= start]
+    return before[-1] if before else settings[0]
 
 
 def _dataset_near(datasets: list[Span], at: int) -> str | None:

@@ -11,9 +11,11 @@ _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*[-*+•]\s+|^\s*\d{1,2}[.)]\s+")
 _RATIO_AFTER = re.compile(r"^\s*(?:x|×|times|-?fold)\b", re.I)
 _LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|threshold|constraint|ceiling|or\s+less|"
                           r"or\s+fewer|at\s+most)\b", re.I)
-_DIFF_AFTER = re.compile(r"^\s*(?:%|pp|p\.p\.|percentage\s+points?|points?|pts|fid|m|gflops?|img/s)?\s*"
+_DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s)?\s*"
                          r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|"
-                         r"fewer|greater|smaller|larger|faster|slower)\b", re.I)
+                         r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge)\b", re.I)
+# "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
+_POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
 _DIFF_BEFORE = re.compile(r"(?:\bby|\bgap\s+of|\bmargin\b[^.;]{0,60}?\b(?:is|of)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
@@ -34,21 +36,44 @@ _COMPARATIVE_RE = [(re.compile(rf"[^.;]{{0,40}}?(?<![\w-])(?:{p})(?![\w-])", re.
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
                           "slower": "throughput", "cheaper": "gflops"}
 _SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at)?\s*$", re.I)
+# "the lowest label rate, 1%": a superlative of the setting itself; the number in apposition is the setting
+_SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortest|longest|fewest|most|least|"
+                                  r"deepest|shallowest)\s+$", re.I)
+_APPOSITION = re.compile(r"^\s*,\s*$")
+# "from 78.2 at 50 epochs to 83.1 at 300": a bare number after "at" that follows a value is a second setting
+_AT_JOIN = re.compile(r"^\s*%?\s*\)?\s*(?:at|after|with|by)\s+$", re.I)
+_BARE_END = re.compile(r"^\s*(?:[.,;:)\]]|$|and\b|while\b|whereas\b|but\b|\[)", re.I)
+# "A and B tie at 74.1", "Both A and B score 61.2": one value for two methods
+_TIE_WORD = re.compile(r"\b(?:ties?|tied|tying|both|each|level|equal(?:ly)?|the\s+same|alike)\b", re.I)
+_AND_JOIN = re.compile(r"^\s*,?\s*and\s+(?:the\s+)?$", re.I)
+# "converges fastest", "learns slowest": the speed of a curve, not a throughput rank
+_TRAJECTORY_BEFORE = re.compile(r"\b(?:converg|learn|train|improv|ris|drop|climb|fall|saturat|degrad|recover|adapt)\w*"
+                                r"\s+(?:the\s+)?$", re.I)
+# "OskarFlow is the better of the two": a comparison whose object is the other method the sentence names
+_OF_THE_TWO = re.compile(r"\bthe\s+(better|stronger|worse|weaker|higher|lower|faster|slower|larger|smaller|lighter|"
+                         r"heavier|cheaper|more\s+accurate|less\s+accurate)\s+(?:\w+\s+)?of\s+the\s+(?:two|pair)\b", re.I)
 
+_NUM_WORD = r"(?:\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)"
+_MULTIPLE = rf"{_NUM_WORD}\s*(?:times|x|×)|twice|double|{_NUM_WORD}-?fold"
+_FRACTION = r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|tenth)|(?:two|three)\s+(?:thirds|quarters|fifths)"
 # Comparison words: (pattern, polarity, reads through quality). Passive forms come first.
 _COMPARE = [
     (r"(?:is|are|was|were)\s+(?:\w+\s+)?(?:outperformed|beaten|surpassed|edged\s+out)\s+by", -1, True),
     (r"outperform(?:s|ed)?|beat(?:s)?|surpass(?:es|ed)?|edg(?:es|ed)\s+out|(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|margin\s+over|lead\s+over", 1, True),
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over",
+     1, True),
     (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|falls?\s+short\s+of|"
-     r"second\s+(?:only\s+)?to", -1, True),
+     r"second\s+(?:only\s+)?to|(?:deficit|disadvantage)\s+(?:to|against|relative\s+to|versus|vs\.?)", -1, True),
+    # ratios: "eight times the throughput of B", "twice as many parameters as B", "a fifth of B's", "half the speed of B"
+    (rf"(?:{_MULTIPLE})\s+(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)", 1, False),
+    (rf"(?:{_FRACTION})\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)", -1, False),
     (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|exceed(?:s|ed)?", 1, False),
     (r"(?:lower|less|smaller|fewer|slower|lighter)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
 ]
 _COMPARE_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARE]
 # Superlatives: (pattern, +1 best/highest, -1 worst/lowest, reads through quality)
 _RANK = [
-    (r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place)\b)|comes?\s+out\s+on\s+top|"
+    (r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
     (r"least\s+accurate|worst|weakest|last\s+place|"

@@ -45,13 +45,16 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # failures (then every number is version 7's); per split `episodes` counts the episodes scored, `errored` the ones left out.
 # 9: grounding reads "section 4.3" and other dotted reference numbers in observations as references, not values, and
 # an earlier answer grounds a later one only if it was grounded itself (repeating a guess is no trace).
-# 10: issue 28: what the harness noticed an agent do against the protocol (`agent_check` trace events: a second model
+# 10: the report claim extractor reads more sentence patterns (ratios, "the better of the two", a second setting, "the
+# top result", ties, "a 3.5-point deficit to"; "converges fastest" and "the lowest label rate" are no ranks): report
+# metrics may move, every other number of version 9 is unchanged.
+# 11: issue 28: what the harness noticed an agent do against the protocol (`agent_check` trace events: a second model
 # call in a step, more model calls than steps + 1 in a turn, a fallback claiming tools, a tool call in the fallback, a
 # tool run or a world built outside the tool session) is counted per episode (`agent_checks`) and per run
 # (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). A tool call asked for
 # during the fallback request is now a refused `tool_call` event (before: none), so it counts in `refused_calls`;
-# every other number of version 9 is unchanged.
-SCORER_VERSION = "10"
+# every other number of version 10 is unchanged.
+SCORER_VERSION = "11"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -190,7 +193,7 @@ class EpisodeScore(BaseModel):
     report: ReportScore | None = Field(default=None, description="report episodes: the report turn's metrics (issue 31)")
     agent_checks: dict[str, int] = Field(
         default_factory=dict, description="agent_check events of the trace by check (the agent broke the protocol; "
-                                          "scorer 10 on): the episode is marked")
+                                          "scorer 11 on): the episode is marked")
 
 
 class FailureCounts(BaseModel):

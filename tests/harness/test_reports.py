@@ -170,14 +170,17 @@ def test_report_turns_are_validated_with_file_line_and_field(tmp_path: Path) -> 
 
 
 def test_the_extractor_keeps_its_precision_and_recall_on_the_hand_labelled_sentences(capsys) -> None:  # noqa: ANN001
-    from bench.report_extractor import DATA, HELDOUT, HELDOUT2, evaluate
+    from bench.report_extractor import DATA, HELDOUT, HELDOUT2, HELDOUT3, evaluate
 
-    # floors just under the measured numbers (labelled 1.000/1.000, development 0.966/0.966, held-out 0.901/0.889)
-    for path, floor in ((DATA, 0.99), (HELDOUT, 0.95), (HELDOUT2, 0.88)):
+    # floors just under the measured numbers: labelled 1.000/1.000, development sets 0.966/0.966 and 1.000/1.000,
+    # held-out3 0.882/0.855 (its first and only run before any change made after it)
+    for path, p_floor, r_floor in ((DATA, 0.99, 0.99), (HELDOUT, 0.95, 0.95), (HELDOUT2, 0.99, 0.99),
+                                   (HELDOUT3, 0.87, 0.85)):
         r = evaluate(path)
         print(f"{path.name}: {r.labelled} labelled claims, precision {r.precision:.3f}, recall {r.recall:.3f}")
-        assert r.labelled >= 58 and r.precision >= floor and r.recall >= floor, r.misses
+        assert r.labelled >= 58 and r.precision >= p_floor and r.recall >= r_floor, r.misses
     assert len(json.loads(DATA.read_text())["sentences"]) >= 60
+    assert len(json.loads(HELDOUT3.read_text())["sentences"]) >= 60
 
 
 BENCH = ROOT / "episodes" / "sandbox-v2-report.jsonl"

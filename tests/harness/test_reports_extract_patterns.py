@@ -2,6 +2,11 @@
 a pronoun subject owns no named method's number, "N versus M" follows the compared subject and object in that
 order (also after "Compared with B, A is ..."), a range of settings is not one setting, a difference may carry
 its quantity's name ("1.4 mIoU more"), "is last" ranks, a baseline is named by its head ("the MLP curve").
+Issue 31's follow-up (patterns read off report_claims_heldout2.json's misses): ratios and fractions compare
+("three times the throughput of", "half the parameters of"), "the stronger of the two" compares with the other
+method named, a second value may carry a second setting ("from 60.4 at 2 layers to 66.9 at 16"), "the top score"
+ranks, a tie gives both methods the value, "a 4.1-point deficit to" is a difference and a comparison, a curve that
+"learns fastest" is no throughput rank, "the highest label rate, 20%" is a setting and no rank.
 The sentences are new (not those of the labelled or held-out sets)."""
 from __future__ import annotations
 
@@ -47,3 +52,48 @@ def test_is_last_ranks_and_a_baseline_is_named_by_its_head() -> None:
     got = claims("The MLP curve reaches 63.0 at a 20% label rate [P1, Figure 1].")
     assert got == {("value", "MLP baseline", None, "=", 63.0, None, None, "label rate (%)", 20.0)}
     assert claims("The last point of the plot is at 20% labels.") == set()
+
+
+def test_ratios_and_fractions_compare_without_a_stated_difference() -> None:
+    got = claims("AltoNet handles 900 img/s, about three times the throughput of BrioNet [P1, Table 2].")
+    assert got == {("value", "AltoNet", None, "=", 900.0, "Throughput (img/s)", None, None, None),
+                   ("compare", "AltoNet", "BrioNet", ">", None, "Throughput (img/s)", None, None, None)}
+    got = claims("CeltaNet gets by with half the parameters of BrioNet [P1, Table 2].")
+    assert got == {("compare", "CeltaNet", "BrioNet", "<", None, "Params (M)", None, None, None)}
+
+
+def test_the_stronger_of_the_two_compares_with_the_other_method_named() -> None:
+    got = claims("AltoNet and BrioNet reach 71.0 and 70.2 on Cora, respectively, which makes AltoNet the stronger "
+                 "of the two [P1, Table 1].")
+    assert ("compare", "AltoNet", "BrioNet", ">", None, None, "Cora", None, None) in got
+    assert len(got) == 3
+
+
+def test_a_second_value_carries_its_own_setting() -> None:
+    got = claims("CeltaNet rises from 60.4 at 2 layers to 66.9 at 16 [P1, Figure 2].")
+    assert got == {("value", "CeltaNet", None, "=", 60.4, None, None, "number of layers", 2.0),
+                   ("value", "CeltaNet", None, "=", 66.9, None, None, "number of layers", 16.0)}
+
+
+def test_the_top_score_ranks_and_a_tie_gives_both_methods_the_value() -> None:
+    got = claims("BrioNet's 80.5 on PubMed is the top score in the table [P1, Table 1].")
+    assert ("rank", "BrioNet", None, "max", None, None, "PubMed", None, None) in got
+    got = claims("AltoNet and CeltaNet are level on PubMed at 79.0 [P1, Table 1].")
+    assert got == {("value", "AltoNet", None, "=", 79.0, None, "PubMed", None, None),
+                   ("value", "CeltaNet", None, "=", 79.0, None, "PubMed", None, None)}
+    got = claims("AltoNet and CeltaNet reach 79.0 and 78.1 on PubMed [P1, Table 1].")
+    assert {(c[1], c[4]) for c in got} == {("AltoNet", 79.0), ("CeltaNet", 78.1)}
+
+
+def test_a_point_deficit_is_a_difference_of_a_comparison() -> None:
+    got = claims("The MLP baseline reaches 65.2 on Cora, a 4.1-point deficit to AltoNet [P1, Table 1].")
+    assert got == {("value", "MLP baseline", None, "=", 65.2, None, "Cora", None, None),
+                   ("compare", "MLP baseline", "AltoNet", "<", 4.1, None, "Cora", None, None)}
+
+
+def test_a_curve_that_learns_fastest_and_a_superlative_setting_are_no_ranks() -> None:
+    assert claims("AltoNet learns fastest on PubMed [P1, Figure 1].") == set()
+    assert ("rank", "AltoNet", None, "max", None, "Throughput (img/s)", None, None, None) in claims(
+        "AltoNet is the fastest model, at 900 img/s [P1, Table 2].")
+    got = claims("At the highest label rate, 20%, BrioNet scores 82.3 [P1, Figure 1].")
+    assert got == {("value", "BrioNet", None, "=", 82.3, None, None, "label rate (%)", 20.0)}
