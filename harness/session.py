@@ -188,15 +188,17 @@ class ToolSession(TurnContext):
     # -- tool calls -------------------------------------------------------------------------
     async def call_tool(self, tool: str, args: dict[str, Any], reasoning: str | None = None, *,
                         raw_arguments: str | None = None, call_id: str | None = None) -> Observation:
-        if self._fallback is not None:
-            await self._refuse_in_fallback(tool, args, reasoning, raw_arguments, call_id)
         if not isinstance(args, dict):  # a loop agent passed something else: keep it as text, refuse the call
             raw_arguments, args = (raw_arguments if raw_arguments is not None else repr(args)), {}
-        counted = self.budget.take_call()
+        in_fallback = self._fallback is not None  # refused like a call past the budget, and traced the same way
+        counted = not in_fallback and self.budget.take_call()
         started = time.time()
         t0 = time.perf_counter()
         refusal = None
-        if not counted:
+        if in_fallback:
+            result = ToolResult.fail("not run: no tools in the turn's last request (the budget is used up: answer now)",
+                                     "refused")
+        elif not counted:
             noun = "tool calls" if self.budget.unit == "tool_call" else "model steps"
             result = ToolResult.fail(f"not run: the step budget of {self.budget.limit} {noun} for this turn is used up",
                                      "refused")
@@ -227,28 +229,13 @@ class ToolSession(TurnContext):
                 budget_left=self.budget.left, executed=executed, counted=counted,
             )
         )
+        if in_fallback:  # the agent broke the protocol (the fallback is one request without tools): flagged too
+            self.check("tool_call_in_fallback", "refused", f"{tool!r} asked for during the {self._fallback} request")
         self._memory.add(obs)
         self._refresh()
         if not counted:
-            raise BudgetExhaustedError(self._ran_out_message())
+            raise BudgetExhaustedError("no tools in the fallback request" if in_fallback else self._ran_out_message())
         return obs
-
-    async def _refuse_in_fallback(self, tool: str, args: Any, reasoning: str | None, raw_arguments: str | None,
-                                  call_id: str | None) -> None:
-        """A tool asked for during the fallback request: refused, written like every other refusal, flagged."""
-        if not isinstance(args, dict):
-            raw_arguments, args = (raw_arguments if raw_arguments is not None else repr(args)), {}
-        why = f"the {self._fallback} request offers no tools: {tool!r} was not run"
-        step = self.budget.used
-        self._writer.write(ToolCallEvent(
-            turn=self._view.turn, step=step, tool=tool, args=args, raw_arguments=raw_arguments, reasoning=reasoning,
-            result_summary=f"ERROR: {why}", result_text=f"ERROR: {why}", error=why, error_kind="refused",
-            budget_left=self.budget.left, executed=False, counted=False,
-        ))
-        self._memory.add(Observation(turn=self._view.turn, step=step, tool=tool, args=args, raw_arguments=raw_arguments,
-                                     call_id=call_id, text=f"ERROR: {why}", error=why, counted=False))
-        self.check("tool_call_in_fallback", "refused", why)
-        raise BudgetExhaustedError("no tools in the fallback request")
 
     def _refusal(self, name: str, args: dict[str, Any]) -> ToolResult | None:
         """Why the call is not run (a tool not offered, arguments that fail its schema), or None to run it."""
