@@ -337,7 +337,6 @@ class EpisodeRunner:
         memory.finish_turn(t, question, answer)
         return answer
 
-
     async def _act(self, agent: Agent, ctx: ToolSession, counters: EpisodeCounters, t_start: float) -> FinalAnswer | None:
         """Let the agent work the turn. Returns its FinalAnswer, or None once the budget is used up."""
         if agent.owns_turn(ctx.view):
