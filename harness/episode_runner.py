@@ -117,8 +117,8 @@ def _checked_agent(agent: Any) -> Agent:
 class _EpisodeState:
     """One episode's harness-side state the agent never sees: its scratch folder and the current turn's session."""
 
-    def __init__(self, agent_dir: Path, writer: TraceWriter, counters: EpisodeCounters):
-        self.agent_dir = agent_dir  # the agent's copies of images: outside the run folder, removed with the episode
+    def __init__(self, scratch_dir: Path, writer: TraceWriter, counters: EpisodeCounters):
+        self.scratch_dir = scratch_dir  # the agent's copies of images: outside the run folder, removed with the episode
         self.writer, self.counters = writer, counters
         self.ctx: ToolSession | None = None
 
@@ -130,7 +130,7 @@ class _EpisodeState:
         if not src.is_file():
             return None
         data = src.read_bytes()
-        dest = self.agent_dir / f"cue-{hashlib.sha256(data).hexdigest()}{src.suffix.lower()}"
+        dest = self.scratch_dir / f"cue-{hashlib.sha256(data).hexdigest()}{src.suffix.lower()}"
         if not dest.exists():
             dest.write_bytes(data)
         return str(dest)
@@ -189,8 +189,8 @@ class EpisodeRunner:
         status, bucket = "completed", None
         agent: Agent | None = None
         # what the agent is given to read (images) lives here, outside the run folder; removed with the episode
-        agent_dir = Path(tempfile.mkdtemp(prefix="epi-agent-"))
-        state = _EpisodeState(agent_dir, writer, counters)
+        scratch_dir = Path(tempfile.mkdtemp(prefix="epi-agent-"))
+        state = _EpisodeState(scratch_dir, writer, counters)
         watching = watch(state.outside_session)
         try:
             try:
@@ -231,7 +231,7 @@ class EpisodeRunner:
                 except Exception:  # an agent's cleanup failing must not lose the trace
                     pass
             unwatch(watching)
-            shutil.rmtree(agent_dir, ignore_errors=True)
+            shutil.rmtree(scratch_dir, ignore_errors=True)
         writer.write(
             EpisodeEnd(
                 ts=time.time(), duration_s=time.time() - t_start, status=status, bucket=bucket,
@@ -302,7 +302,7 @@ class EpisodeRunner:
         ctx = ToolSession(
             view=view, world=self.world, tools=self.tools, memory=memory, writer=writer,
             assets_dir=self.run_dir.assets_dir(ep.id, epoch), run_dir=self.run_dir.path, counters=counters,
-            limiter=self.limiter, agent_dir=state.agent_dir if state is not None else None,
+            limiter=self.limiter, scratch_dir=state.scratch_dir if state is not None else None,
         )
         if state is not None:
             state.ctx = ctx

@@ -13,7 +13,7 @@ in the same step, is charged as the next model step (refused ones past the budge
 asked for after it are refused); a fallback request that claims tools is flagged; a tool call during the
 fallback is refused with a tool_call event like every other refusal; at the end of a turn, more model calls
 than its steps and the one fallback request are flagged. Each is an `agent_check` event in the trace.
-Images reach the agent as copies in a scratch folder of the episode (`agent_dir`): no path the agent is
+Images reach the agent as copies in a scratch folder of the episode (`scratch_dir`): no path the agent is
 given leads to the run folder, the episode file or the corpus.
 """
 from __future__ import annotations
@@ -115,7 +115,7 @@ class ToolSession(TurnContext):
         run_dir: Path,
         counters: EpisodeCounters,
         limiter: RateLimiter,
-        agent_dir: Path | None = None,
+        scratch_dir: Path | None = None,
     ):
         self._view = view
         self.budget = StepBudget(limit=view.max_steps, unit=view.budget_unit)
@@ -128,7 +128,7 @@ class ToolSession(TurnContext):
         self._run_dir = run_dir
         self._counters = counters
         self._limiter = limiter
-        self._agent_dir = agent_dir  # where the agent finds its copies of images (None: the trace's own files)
+        self._scratch_dir = scratch_dir  # where the agent finds its copies of images (None: the trace's own files)
         self._step_model_calls = 0  # model calls reported in the open step
         self._turn_model_calls = 0
         self._fallback_model_calls = 0
@@ -276,9 +276,9 @@ class ToolSession(TurnContext):
     def _agent_copy(self, path: Path) -> Path:
         """The agent's copy of a file the trace keeps (a copy, not a link: what the agent does to it never reaches
         the trace): a path outside the run folder."""
-        if self._agent_dir is None:
+        if self._scratch_dir is None:
             return path
-        dest = self._agent_dir / path.name
+        dest = self._scratch_dir / path.name
         if not dest.exists():
             shutil.copyfile(path, dest)
         return dest
