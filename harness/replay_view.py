@@ -247,10 +247,11 @@ def render_episode(tl: EpisodeTimeline, console: Console) -> None:
 
 
 def replay(files: RunFiles, episode_id: str | None, *, failed: bool, console: Console,
-           ask_next: Callable[[str], bool] | None = None) -> list[str]:
+           ask_next: Callable[[str], bool] | None = None, limit: int | None = None) -> list[str]:
     """Print one episode, or walk the failed ones (from `episode_id` on, if given); return the ids shown.
 
-    `ask_next(next_id)` is asked before each further episode; None prints them all (no TTY).
+    `ask_next(next_id)` is asked before each further episode (a terminal); `limit` stops after that many episodes
+    and says how to see the rest (None: no limit).
     """
     known = files.episode_ids()
     if not failed:
@@ -273,6 +274,11 @@ def replay(files: RunFiles, episode_id: str | None, *, failed: bool, console: Co
     console.print(Text(f"run {files.run_id}: {len(todo)} failed episode(s)", style="bold"))
     shown: list[str] = []
     for i, eid in enumerate(todo):
+        if limit is not None and i >= limit:
+            console.print(Text(
+                f"shown {i} of {len(todo)} failed episodes; the next is {eid}: `--limit N` shows N (0: all), "
+                "`epi replay RUN EPISODE --failed` starts at an episode", style="bold"))
+            break
         if i and ask_next is not None and not ask_next(eid):
             break
         render_episode(build_timeline(files, eid), console)

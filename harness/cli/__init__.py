@@ -7,10 +7,12 @@ import importlib
 import sys
 
 from rich.console import Console
+from rich.markup import escape
 
 from ._apps import UserError, app
 
-_COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_retry", "_score", "_view", "_trace"]
+_COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_retry", "_score", "_scores",
+                    "_view", "_trace"]
 
 for _m in _COMMAND_MODULES:
     try:
@@ -27,7 +29,7 @@ def main() -> None:
     try:
         app()
     except UserError as e:
-        err.print(f"[bold red]error:[/] {e}", highlight=False)
+        err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)  # a path or option may hold [brackets]
         sys.exit(2)
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside a run: stop at once, without a traceback
         err.print("interrupted (SIGINT): stopped at once", highlight=False)

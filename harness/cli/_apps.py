@@ -17,5 +17,12 @@ app.add_typer(episodes_app, name="episodes")
 app.add_typer(paper_app, name="paper")
 
 
+# Each server has its own default port, so the three can run side by side (a scripted model, the sandbox site and the
+# viewer of the run they make); --port 0 picks a free one, and each prints the address it listens on.
+SITE_PORT = 8765  # epi sandbox serve
+MODEL_SERVER_PORT = 8766  # epi sandbox model-server
+VIEWER_PORT = 8767  # epi view --serve
+
+
 class UserError(Exception):
     """A mistake in the user's input: printed as a clear message, exit code 2, no traceback."""

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from sandbox.server_profiles import DEFAULT_CONTEXT_TOKENS, PROFILES
 
-from ._apps import UserError, sandbox_app
+from ._apps import MODEL_SERVER_PORT, UserError, sandbox_app
 
 PROFILE_NAMES = list(PROFILES)
 
@@ -17,7 +17,7 @@ PROFILE_NAMES = list(PROFILES)
 @sandbox_app.command("model-server")
 def model_server(
     script: Path = typer.Option(..., "--script", help="script of responses: JSON list, {responses, default} object, or JSONL"),
-    port: int = typer.Option(8765, "--port", help="port on 127.0.0.1 (0 picks a free one)"),
+    port: int = typer.Option(MODEL_SERVER_PORT, "--port", help="port on 127.0.0.1 (0 picks a free one)"),
     host: str = typer.Option("127.0.0.1", "--host", help="address to bind; loopback by default"),
     log: Path | None = typer.Option(None, "--log", help="append every request received to this JSONL file"),
     strict: str | None = typer.Option(
@@ -38,7 +38,7 @@ def model_server(
     try:
         server.start()
     except OSError as e:
-        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e} (--port 0 picks a free one)") from None
     console = Console()
     mode = f", strict {strict} ({server.profile.summary}), context {context_tokens} tokens" if server.profile else ""
     console.print(f"scripted model server: {server.base_url}  ({len(parsed.responses)} scripted responses{mode})",

@@ -32,6 +32,20 @@ class SettingOption:
     flags: tuple[str, ...]  # e.g. ("--agent", "-a"), or ("--score/--no-score",) for a boolean
     help: str
     annotation: Any  # Optional[...] of the field's type: None means "not given"
+    group: str = "Run"  # the --help panel
+    default: Any = None  # the field's default, shown in --help (the option itself defaults to None: not given)
+
+
+# The --help panels, by the field each option fills (a field not named here is in "Run").
+GROUPS: dict[str, tuple[str, ...]] = {
+    "Model": ("agent", "model", "base_url", "api_key_env", "temperature", "max_tokens", "reasoning_effort", "tool_choice",
+              "request_timeout_s", "max_retries", "replay_run", "seed"),
+    "Budget and memory": ("max_steps", "budget_unit", "max_episode_tokens", "max_episode_seconds", "step_timeout_s",
+                          "memory_mode", "context_tokens", "summary_chars"),
+    "Tools and world": ("disable_tools", "enable_tools", "final_turn_tools", "images", "world", "sandbox"),
+    "Output": ("run_id", "results", "score"),
+}
+_GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 
 
 def _strip_none(tp: Any) -> Any:
@@ -64,7 +78,8 @@ def _option(name: str, field: FieldInfo, path: tuple[str, ...]) -> SettingOption
         flags: tuple[str, ...] = (f"{flag}/{meta.get('off') or '--no-' + flag[2:]}",)
     else:
         flags = (flag,) + ((meta["short"],) if meta.get("short") else ())
-    return SettingOption(name, path, flags, field.description or "", Optional[tp])
+    default = field.get_default(call_default_factory=True)
+    return SettingOption(name, path, flags, field.description or "", Optional[tp], _GROUP_OF.get(name, "Run"), default)
 
 
 def _options_of(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[SettingOption]:
@@ -91,11 +106,25 @@ def setting_options() -> list[SettingOption]:
 
 def parameters(options: list[SettingOption]) -> list[inspect.Parameter]:
     """Keyword parameters for a typer command, one per option (default None: not given)."""
+    order = [*list(GROUPS)[:3], "Run", "Output"]  # panels in this order (typer shows them as their options first come)
     return [
-        inspect.Parameter(o.param, inspect.Parameter.KEYWORD_ONLY, default=typer.Option(None, *o.flags, help=o.help),
+        inspect.Parameter(o.param, inspect.Parameter.KEYWORD_ONLY,
+                          default=typer.Option(None, *o.flags, help=o.help, rich_help_panel=o.group,
+                                               show_default=_shown_default(o)),
                           annotation=o.annotation)
-        for o in options
+        for o in sorted(options, key=lambda o: order.index(o.group))
     ]
+
+
+def _shown_default(o: SettingOption) -> str | bool:
+    """The default as --help shows it (the settings' default; nothing for an unset or empty one)."""
+    d = o.default
+    if d is None or d == [] or d == {}:
+        return False
+    if isinstance(d, bool):
+        flag = o.flags[0].split("/")
+        return flag[0 if d else 1].lstrip("-")
+    return str(d)
 
 
 def settings_layer(options: list[SettingOption], values: dict[str, Any]) -> dict[str, Any]:

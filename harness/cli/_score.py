@@ -155,6 +155,9 @@ def compare_cmd(
             console.print()
             console.print(paired_table(c))
             console.print(c.verdict + ".", highlight=False, markup=False)
+            for r in c.rows[1:]:  # ESR's note is in the verdict
+                if r.note:
+                    console.print(f"{r.metric}: {r.note}.", highlight=False, markup=False)
     if path:
         console.print(f"comparison: {path}")
 

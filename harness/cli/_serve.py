@@ -7,14 +7,14 @@ import time
 import typer
 from rich.console import Console
 
-from ._apps import UserError, sandbox_app
+from ._apps import SITE_PORT, UserError, sandbox_app
 
 _out = Console()
 
 
 @sandbox_app.command("serve")
 def serve(
-    port: int = typer.Option(8765, min=0, max=65535, help="TCP port to listen on (0 picks a free one)."),
+    port: int = typer.Option(SITE_PORT, min=0, max=65535, help="TCP port to listen on (0 picks a free one)."),
     host: str = typer.Option("127.0.0.1", help="Address to bind; keep it on loopback unless you mean to share it."),
 ) -> None:
     """Serve the built sandbox corpus over HTTP: `/`, `/papers/<id>`, `/pdf/<id>.pdf`, `/search?q=&k=`."""
@@ -33,7 +33,7 @@ def serve(
     try:
         server, base = serve_corpus(world, host=host, port=port)
     except OSError as e:
-        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e} (--port 0 picks a free one)") from None
     _out.print(f"serving {len(server.papers)} papers at {base}/  (search: {base}/search?q=...; Ctrl-C to stop)")
     try:
         while True:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 from rich.console import Console
 
-from ._apps import UserError, app
+from ._apps import VIEWER_PORT, UserError, app
 
 if TYPE_CHECKING:  # the viewer and replay load traces and scoring: imported by the commands, not by `epi --help`
     from ..viewer import RunFiles
@@ -37,11 +37,18 @@ def _open(run: str, results: Path) -> RunFiles:
         raise UserError(str(e)) from None
 
 
+FAILED_LIMIT = 5  # failed episodes `epi replay --failed` prints without a terminal, unless --limit says otherwise
+
+
 @app.command("replay")
 def replay_cmd(
     run: str = typer.Argument(..., help="run folder, or a run id under --results"),
     episode: Optional[str] = typer.Argument(None, help="episode id (optional with --failed: start there)"),
-    failed: bool = typer.Option(False, "--failed", help="walk the failed episodes one by one"),
+    failed: bool = typer.Option(False, "--failed", help="walk the failed episodes one by one (in a terminal: Enter for "
+                                                        "the next, q to stop)"),
+    limit: Optional[int] = typer.Option(
+        None, "--limit", min=0, show_default=f"all in a terminal, else {FAILED_LIMIT}",
+        help="with --failed: show at most this many episodes (0: all)"),
     from_turn: Optional[int] = typer.Option(None, "--from-turn", help="continue EPISODE from this turn (1-based) with --agent"),
     agent: Optional[str] = typer.Option(None, "--agent", help="the agent that takes over at --from-turn"),
     run_id: Optional[str] = typer.Option(None, "--run-id", help="id of the new run made by --from-turn"),
@@ -63,15 +70,20 @@ def replay_cmd(
         _continue(files, episode, from_turn, agent, results, run_id, console,
                   {k: v for k, v in overrides.items() if v is not None})
         return
+    if limit is not None and not failed:
+        raise UserError("--limit goes with --failed: `epi replay RUN --failed --limit N`")
     ask = None
-    if failed and sys.stdin.isatty() and sys.stdout.isatty():
+    terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    if failed and limit is None and not terminal:  # a pipe or a file: never every failed episode unasked
+        limit = FAILED_LIMIT
+    if failed and terminal:
         def ask(next_id: str) -> bool:
             reply = console.input(f"[dim]Enter: next failed episode ({next_id}) · q: quit[/] ")
             return reply.strip().lower() not in ("q", "quit")
     from ..replay_view import ReplayError, replay
 
     try:
-        replay(files, episode, failed=failed, console=console, ask_next=ask)
+        replay(files, episode, failed=failed, console=console, ask_next=ask, limit=limit or None)
     except ReplayError as e:
         raise UserError(str(e)) from None
 
@@ -96,7 +108,7 @@ def view_cmd(
     runs: List[str] = typer.Argument(..., help="run folders or run ids (the first is the main run; a second is shown side by side)"),
     out: Optional[Path] = typer.Option(None, "--out", help="viewer folder (default: <first run>/viewer)"),
     serve: bool = typer.Option(False, "--serve", help="serve the viewer on localhost after writing it"),
-    port: int = typer.Option(8765, "--port", help="port for --serve (0 picks a free one)"),
+    port: int = typer.Option(VIEWER_PORT, "--port", help="port for --serve (0 picks a free one)"),
     screenshots: Optional[Path] = typer.Option(None, "--screenshots", help="also save viewer.png, viewer_episode.png and (for a run with reports) viewer_report.png here (headless Chromium)"),
     results: Path = typer.Option(Path("results"), "--results", help="folder holding run folders"),
 ) -> None:
@@ -123,4 +135,4 @@ def view_cmd(
         try:
             serve_viewer(index.parent, port, on_ready=lambda url: console.print(f"serving on {url} (Ctrl-C stops)", highlight=False))
         except OSError as e:
-            raise UserError(f"cannot serve on port {port}: {e.strerror or e}") from None
+            raise UserError(f"cannot serve on port {port}: {e.strerror or e} (--port 0 picks a free one)") from None

@@ -74,7 +74,7 @@ def _kind(problem: str) -> str:
 def _cell(m: ReportMetric) -> str:
     if m.value is None:
         return "n/a"
-    iv = f" [{m.interval.low:.1f}, {m.interval.high:.1f}]" if m.interval is not None else ""
+    iv = f" {m.interval.bracket(1)}" if m.interval is not None else ""
     return f"{m.value:.1f}{iv}"
 
 
@@ -114,7 +114,7 @@ def report_section(s: ReportSummary, name: str) -> list[str]:
 def _iv(m: JudgedMean, digits: int = 1) -> str:
     if m.value is None:
         return "n/a"
-    iv = f" [{m.interval.low:.{digits}f}, {m.interval.high:.{digits}f}]" if m.interval is not None else ""
+    iv = f" {m.interval.bracket(digits)}" if m.interval is not None else ""
     return f"{m.value:.{digits}f}{iv}"
 
 

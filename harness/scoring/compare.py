@@ -64,7 +64,8 @@ def leaderboard_table(runs: list[RunScores]) -> Table:
     note = "" if epochs == {1} else "; epochs reduced by " + ", ".join(sorted({r.reducer for r in runs}))
     t = Table(title="Leaderboard", caption="N episodes scored; Errored: provider, data-access or pipeline errors before "
               "any wrong turn, left out of the numbers (\"(failed)\": counted as failed); ESR, Acc, EC in %; MG = tool calls / checklist on successful episodes; "
-              f"[95% interval]: Wilson for ESR and Acc, bootstrap over episodes for EC and MG{note}",
+              f"[95% interval]: Wilson for ESR, Acc and EC (evidence units), bootstrap over episodes for MG (\"all n equal\": "
+              f"no episode differed){note}",
               box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
     t.add_column("Run", no_wrap=True)
     t.add_column("Split", no_wrap=True)
@@ -77,9 +78,10 @@ def leaderboard_table(runs: list[RunScores]) -> Table:
         for k, (key, split) in enumerate((("easy", "Easy"), ("hard", "Hard"), ("all", "All"))):
             s, iv = r.split(key), r.split(key).intervals
             err = f"{s.errored}{' (failed)' if r.errors_as_failures and s.errored else ''}"
-            t.add_row(escape(name) if k == 0 else "", split, str(s.episodes), err, fmt_ci(s.esr, iv and iv.esr, 1),
-                      fmt_ci(s.acc_final, iv and iv.acc_final, 1), fmt_ci(s.acc_pre, iv and iv.acc_pre, 1),
-                      fmt_ci(s.ec, iv and iv.ec, 1), fmt_ci(s.mg, iv and iv.mg, 2), escape(r.labeller) if k == 0 else "",
+            cells = [fmt_ci(s.esr, iv and iv.esr, 1), fmt_ci(s.acc_final, iv and iv.acc_final, 1),
+                     fmt_ci(s.acc_pre, iv and iv.acc_pre, 1), fmt_ci(s.ec, iv and iv.ec, 1), fmt_ci(s.mg, iv and iv.mg, 2)]
+            t.add_row(escape(name) if k == 0 else "", split, str(s.episodes), err, *map(escape, cells),
+                      escape(r.labeller) if k == 0 else "",
                       end_section=k == 2)
     return t
 
@@ -236,7 +238,10 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
 
 PROPORTION_NOTE = ("Wilson over episodes (Acc_pre over non-final turns at their effective number: turns of one "
                    "episode are not independent).")
-BOOTSTRAP_NOTE = "percentile bootstrap over episodes, epochs resampled inside their episode (10,000 resamples, fixed seed)."
+BOOTSTRAP_NOTE = ("EC: Wilson over evidence units (required units of correct turns) at their effective number (units of "
+                  "one episode are not independent: Kish's design effect, never fewer than the episodes); MG: percentile "
+                  "bootstrap over episodes, epochs resampled inside their episode (10,000 resamples, fixed seed), "
+                  "\"all n equal\" where every episode has the same value.")
 
 
 def reducer_note(runs: list[RunScores]) -> str:

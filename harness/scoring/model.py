@@ -48,13 +48,17 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # 10: the report claim extractor reads more sentence patterns (ratios, "the better of the two", a second setting, "the
 # top result", ties, "a 3.5-point deficit to"; "converges fastest" and "the lowest label rate" are no ranks): report
 # metrics may move, every other number of version 9 is unchanged.
-# 11: issue 28: what the harness noticed an agent do against the protocol (`agent_check` trace events: a second model
+# 11: issue 29, intervals honest at any n: EC's interval is Wilson (or Clopper-Pearson) on evidence units at Kish's
+# effective number (was a percentile bootstrap, zero width on a few episodes); a bootstrap interval (MG, paired
+# differences) over episodes that all have the same value is marked `all_equal` ("all n equal"), not zero width;
+# a paired row whose interval and exact test disagree says the test decides. Point estimates are version 10's.
+# 12: issue 28: what the harness noticed an agent do against the protocol (`agent_check` trace events: a second model
 # call in a step, more model calls than steps + 1 in a turn, a fallback claiming tools, a tool call in the fallback, a
 # tool run or a world built outside the tool session) is counted per episode (`agent_checks`) and per run
 # (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). A tool call asked for
 # during the fallback request is now a refused `tool_call` event (before: none), so it counts in `refused_calls`;
-# every other number of version 10 is unchanged.
-SCORER_VERSION = "11"
+# every other number of version 11 is unchanged.
+SCORER_VERSION = "12"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -193,7 +197,7 @@ class EpisodeScore(BaseModel):
     report: ReportScore | None = Field(default=None, description="report episodes: the report turn's metrics (issue 31)")
     agent_checks: dict[str, int] = Field(
         default_factory=dict, description="agent_check events of the trace by check (the agent broke the protocol; "
-                                          "scorer 11 on): the episode is marked")
+                                          "scorer 12 on): the episode is marked")
 
 
 class FailureCounts(BaseModel):
@@ -211,8 +215,9 @@ class MetricIntervals(BaseModel):
     """95% intervals of a split's headline numbers, in the numbers' own units (% or, for MG, a ratio).
 
     ESR, Acc_final, Acc_pre: Wilson (or Clopper-Pearson) over episodes, at the effective number of units
-    where an episode contributes several (its turns, its epochs). EC, MG: percentile bootstrap over
-    episodes with epochs resampled inside their episode, fixed seed. None where the number is n/a."""
+    where an episode contributes several (its turns, its epochs). EC: the same over evidence units. MG:
+    percentile bootstrap over episodes with epochs resampled inside their episode, fixed seed (`all_equal`
+    where every episode has the same value). None where the number is n/a."""
 
     esr: Interval | None = None
     acc_final: Interval | None = None
@@ -299,8 +304,14 @@ class Uncertainty(BaseModel):
     proportions: str = Field(
         default="wilson", description="interval of ESR, Acc_final, Acc_pre: wilson or clopper-pearson, over episodes "
                                       "(effective number of units where an episode has several turns or epochs)")
-    means: str = Field(default="bootstrap-percentile", description="interval of EC and MG: bootstrap over episodes, "
-                                                                   "epochs resampled inside their episode")
+    evidence: str = Field(default="bootstrap-percentile",
+                          description="interval of EC: since scorer 11 `<proportions>-effective-units`, the proportions' "
+                                      "method over evidence units (required units of correct turns) at Kish's effective "
+                                      "number, an episode's units one cluster; files without the key (scorer 8 and "
+                                      "before) used the bootstrap")
+    means: str = Field(default="bootstrap-percentile", description="interval of MG: bootstrap over episodes, "
+                                                                   "epochs resampled inside their episode; 'all n equal' "
+                                                                   "where every episode has the same value")
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
 

@@ -17,6 +17,7 @@ from typing import Sequence
 from pydantic import BaseModel, Field
 
 from .epochs import Reducer, by_episode
+from .interval import bracket
 from .model import EpisodeScore, RunScores
 from .stats import (
     DetectableDifference, McNemarResult, PairedDifference, mcnemar, minimal_detectable_difference,
@@ -45,6 +46,8 @@ class PairedRow(BaseModel):
     p_value: float | None
     detectable: bool | None = Field(description="p < 0.05; None where the number is n/a for either run")
     mcnemar: McNemarResult | None = Field(default=None, description="the discordant episodes, when the test is McNemar's")
+    note: str | None = Field(default=None, description="where the interval and the test disagree about zero: which one "
+                                                       "decides (the test) and why they can differ")
 
 
 class PairedComparison(BaseModel):
@@ -83,7 +86,28 @@ def _select(scores: Sequence[EpisodeScore], ids: list[str]) -> list[EpisodeScore
 def _row(metric: str, unit: str, run: float | None, base: float | None, diff: PairedDifference | None,
          test: str, p: float | None) -> PairedRow:
     return PairedRow(metric=metric, unit=unit, run=run, baseline=base, difference=diff, test=test, p_value=p,
-                     detectable=None if p is None else p < ALPHA)
+                     detectable=None if p is None else p < ALPHA, note=disagreement(diff, test, p))
+
+
+def disagreement(d: PairedDifference | None, test: str, p: float | None) -> str | None:
+    """When the interval and the test disagree about a difference of zero, the test decides, and the reader is told.
+
+    They can: Newcombe's interval is built from two Wilson intervals, not by inverting McNemar's exact test, so on
+    few discordant episodes it can exclude 0 while the exact test (conservative, discrete) does not reject; a
+    percentile bootstrap and its p-value can differ at the edge by ties of the replicates."""
+    if d is None or p is None or d.all_equal:
+        return None
+    excludes = d.low > 0 or d.high < 0
+    rejects = p < ALPHA
+    if excludes == rejects:
+        return None
+    name = "McNemar's exact test" if test == "mcnemar-exact" else "the paired bootstrap test"
+    interval = "Newcombe's interval" if test == "mcnemar-exact" else "the percentile interval"
+    if excludes:
+        return (f"{interval} excludes 0 but {name} does not reject it (p = {_p(p)} >= {ALPHA}): the exact test decides, "
+                "no detectable difference")
+    return (f"{interval} includes 0 but {name} rejects it (p = {_p(p)} < {ALPHA}): the test decides, a detectable "
+            "difference")
 
 
 def _scaled(d: PairedDifference | None, factor: float) -> PairedDifference | None:
@@ -195,7 +219,7 @@ def verdict(c: PairedComparison) -> str:
                 f"{c.mcnemar.n01} only in {c.baseline}")
     else:
         test = f"paired bootstrap p = {_p(esr.p_value)}"
-    diff = f"ESR {d.estimate:+.1f} points [{d.low:+.1f}, {d.high:+.1f}]"
+    diff = f"ESR {d.estimate:+.1f} points {bracket(d.low, d.high, 1, signed=True, all_equal=d.all_equal, n=d.episodes, what='pair')}"
     if esr.detectable:
         head = f"{c.run} against {c.baseline}: a detectable difference, {diff} ({test})"
     else:
@@ -213,4 +237,6 @@ def verdict(c: PairedComparison) -> str:
     else:
         tail = (f"; {c.episodes} episodes are too few to reach power {POWER} for any ESR difference at these runs' "
                 f"discordance ({100 * c.mdd.discordance:.1f}%)")
+    if esr.note:
+        tail += f" ({esr.note})"
     return head + tail

@@ -4,6 +4,7 @@ from __future__ import annotations
 from rich.markup import escape
 from rich.table import Table
 
+from .interval import bracket
 from .paired import ALPHA, POWER, PairedComparison, PairedRow
 
 
@@ -18,7 +19,8 @@ def _diff(r: PairedRow) -> str:
     if d is None:
         return "n/a"
     digits = 1 if r.unit == "%" else 2
-    return f"{d.estimate:+.{digits}f} [{d.low:+.{digits}f}, {d.high:+.{digits}f}]"
+    return (f"{d.estimate:+.{digits}f} "
+            f"{bracket(d.low, d.high, digits, signed=True, all_equal=d.all_equal, n=d.episodes, what='pair')}")
 
 
 def _test(r: PairedRow) -> str:
@@ -39,7 +41,13 @@ def _p(p: float | None, test: str = "") -> str:
 def _verdict(r: PairedRow) -> str:
     if r.detectable is None:
         return "n/a"
-    return "detectable" if r.detectable else "no detectable difference"
+    out = "detectable" if r.detectable else "no detectable difference"
+    return out + (" (the test decides: see below)" if r.note else "")
+
+
+def notes(c: PairedComparison) -> list[str]:
+    """One line per number whose interval and test disagree about zero."""
+    return [f"{r.metric}: {r.note}" for r in c.rows if r.note]
 
 
 def scope_line(c: PairedComparison) -> str:
@@ -60,7 +68,7 @@ def paired_table(c: PairedComparison) -> Table:
     for col in ("Number", c.run, c.baseline, "Difference [95% CI]", "Test", "p", "Verdict (p < 0.05)"):
         t.add_column(escape(col), justify="left" if col in ("Number", "Test") else "right", no_wrap=True)
     for r in c.rows:
-        t.add_row(f"{r.metric}{' %' if r.unit == '%' else ''}", _num(r.run, r.unit), _num(r.baseline, r.unit), _diff(r),
+        t.add_row(f"{r.metric}{' %' if r.unit == '%' else ''}", _num(r.run, r.unit), _num(r.baseline, r.unit), escape(_diff(r)),
                   escape(_test(r)), _p(r.p_value, r.test), _verdict(r))
     return t
 
@@ -84,6 +92,8 @@ def paired_markdown(comparisons: list[PairedComparison], baseline: str, not_pair
         lines += [f"| {r.metric}{' %' if r.unit == '%' else ''} | {_num(r.run, r.unit)} | {_num(r.baseline, r.unit)} | "
                   f"{_diff(r)} | {_test(r)} | {_p(r.p_value, r.test)} | {_verdict(r)} |" for r in c.rows]
         lines.append("")
+        if notes(c):
+            lines += [f"- {n}." for n in notes(c)] + [""]
     for why in not_paired:
         lines += [f"- not paired: {why}"]
     return lines + ([""] if not_paired else [])

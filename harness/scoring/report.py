@@ -19,8 +19,8 @@ def fmt(x: float | None, digits: int = 2) -> str:
 
 
 def ci(iv: Interval | None, digits: int = 2, sep: str = ", ") -> str:
-    """`[low, high]` of an interval, or '' when there is none."""
-    return "" if iv is None else f"[{iv.low:.{digits}f}{sep}{iv.high:.{digits}f}]"
+    """`[low, high]` of an interval (`[all n equal]` for a bootstrap with no spread), or '' when there is none."""
+    return "" if iv is None else iv.bracket(digits, sep)
 
 
 def fmt_ci(x: float | None, iv: Interval | None, digits: int = 2) -> str:
@@ -35,8 +35,12 @@ def interval_note(s: RunScores) -> str:
     return (f"[low, high]: {100 * u.confidence:.0f}% intervals. ESR and Acc_final: {prop} over episodes; Acc_pre: "
             f"{prop} over non-final turns at their effective number (turns of one episode are not independent: "
             "Kish's design effect, never fewer than the episodes)" + (", epochs counted the same way" if s.epochs > 1 else "")
-            + f". EC and MG: percentile bootstrap over episodes{', epochs resampled inside their episode' if s.epochs > 1 else ''} "
-            f"({u.resamples:,} resamples, seed {u.seed}).")
+            + (f". EC: {prop} over evidence units (required units of correct turns) at their effective number, the "
+               "units of one episode one cluster" if u.evidence.endswith("effective-units") else
+               ". EC: percentile bootstrap over episodes (scorer 8 and before)")
+            + f". MG: percentile bootstrap over episodes{', epochs resampled inside their episode' if s.epochs > 1 else ''} "
+            f"({u.resamples:,} resamples, seed {u.seed}); \"all n equal\" where every episode has the same value (a "
+            "bootstrap then has nothing to resample; it is not certainty).")
 
 
 def reducer_line(s: RunScores) -> str:
@@ -298,7 +302,9 @@ def unscorable_line(s: RunScores, episodes: list[EpisodeScore]) -> str:
 
 def _two(x: float | None, iv: Interval | None, digits: int, iv_digits: int) -> str:
     """A number over its interval, on two lines (keeps the terminal table narrow)."""
-    return fmt(x, digits) if x is None or iv is None else f"{fmt(x, digits)}\n[dim]{ci(iv, iv_digits, '-')}[/]"
+    from rich.markup import escape
+
+    return fmt(x, digits) if x is None or iv is None else f"{fmt(x, digits)}\n[dim]{escape(ci(iv, iv_digits, '-'))}[/]"
 
 
 def print_scores(run_dir: Path, console, retry: str | None = None) -> None:  # noqa: ANN001 - a rich Console

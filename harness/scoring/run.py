@@ -259,7 +259,7 @@ def score_run(
         ),
         judged_process=summarize_judged(scored, pjudge.name) if pjudge is not None else None,
         scored_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        epochs=epochs, reducer=red.name, uncertainty=Uncertainty(proportions=proportions),
+        epochs=epochs, reducer=red.name, uncertainty=Uncertainty(proportions=proportions, evidence=f"{proportions}-effective-units"),
         pass_k=pass_at_k_table(counted(scored, eaf), proportions),
         report=summarize_reports([(e.episode_id, e.report) for e in counted(scored, eaf) if e.report is not None]),
     )

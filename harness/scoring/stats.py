@@ -5,12 +5,25 @@ Pure functions over plain numbers; nothing here reads a trace or a run. Why each
   [0, 1] and give 0% and 100% an honest width, unlike the normal approximation. Where the units are
   clustered (turns or epochs of one episode), the interval counts the effective number of units
   (Kish's design effect, as Korn and Graubard do for Clopper-Pearson), never fewer than the episodes.
-- Means and ratios of per-episode values (EC, MG) get a percentile bootstrap over episodes. With repeated runs
-  (epochs) the epochs are resampled inside their own episode: episodes are the independent units,
-  epochs are repeated measurements of one episode. A fixed seed makes every interval reproducible.
+- EC is a proportion of evidence units (required units accessed on correct turns) and gets the same
+  interval at the effective number of units: an episode's units are clustered in it.
+- Means and ratios of per-episode values that are not proportions (MG) get a percentile bootstrap over
+  episodes. With repeated runs (epochs) the epochs are resampled inside their own episode: episodes are the
+  independent units, epochs are repeated measurements of one episode. A fixed seed makes every interval
+  reproducible. A bootstrap over episodes that all have the same value has no spread to resample: its
+  interval is marked `all_equal` (shown "all n equal"), never passed off as a zero-width interval.
 - Two runs over the same episodes are paired: McNemar's exact (and mid-p) test on episode success,
   a paired bootstrap on the difference of means, and the minimal detectable difference that a
   benchmark of this size can see given how often the two runs disagree.
+
+What is scipy's and what is ours: the exact binomial test (McNemar) is `scipy.stats.binomtest`, and the
+Wilson and Clopper-Pearson intervals of whole counts are its `proportion_ci`; an effective number of units
+is fractional, which scipy's intervals do not take, so there the Wilson formula is written out (checked
+against scipy on whole counts in the tests) and Clopper-Pearson is scipy's beta quantile. Our own code is
+only what scipy has no equivalent for: Kish's design effect of clustered units, the cluster bootstrap
+(episodes drawn, epochs drawn inside each drawn episode; `scipy.stats.bootstrap` resamples independent
+observations only), the paired ratio bootstrap, Newcombe's paired interval and Connor's detectable
+difference.
 - pass@k and pass^k follow tau-bench: per episode with n trials and c successes, pass^k is
   C(c, k) / C(n, k) (all of k trials succeed) and pass@k is 1 - C(n - c, k) / C(n, k) (at least one
   does), averaged over episodes.
@@ -57,6 +70,9 @@ class PairedDifference(BaseModel):
     episodes: int
     confidence: float = 0.95
     method: str = Field(default="paired-bootstrap", description="paired-bootstrap or newcombe (with McNemar's p)")
+    all_equal: bool = Field(
+        default=False, description="a paired bootstrap whose every replicate gave the same difference (the pairs never "
+                                   "differed from one another): no interval, shown as 'all n pairs equal'")
 
 
 class DetectableDifference(BaseModel):
@@ -86,10 +102,27 @@ def _check_counts(successes: float, n: float) -> None:
         raise ValueError(f"successes must be between 0 and n={n}, got {successes}")
 
 
+def _whole(*xs: float) -> bool:
+    return all(float(x).is_integer() for x in xs)
+
+
+def _scipy_ci(successes: float, n: float, confidence: float, method: str) -> tuple[float, float]:
+    from scipy.stats import binomtest  # imported here: scipy is slow to load
+
+    ci = binomtest(int(successes), int(n)).proportion_ci(confidence_level=confidence, method=method)
+    return float(ci.low), float(ci.high)
+
+
 def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> Interval:
-    """Wilson score interval for a proportion (a fractional count works: an effective number of units)."""
+    """Wilson score interval for a proportion: scipy's for whole counts; the same formula written out for a
+    fractional count (an effective number of units), which scipy does not take."""
     _check_counts(successes, n)
     z = _z(confidence)
+    if _whole(successes, n):
+        low, high = _scipy_ci(successes, n, confidence, "wilson")
+        low = 0.0 if successes == 0 else low  # exact ends, not 1 - 1e-16
+        high = 1.0 if successes == n else high
+        return Interval(estimate=successes / n, low=low, high=high, confidence=confidence, method="wilson", n=float(n))
     p = successes / n
     denom = 1.0 + z * z / n
     center = (p + z * z / (2 * n)) / denom
@@ -105,7 +138,11 @@ def clopper_pearson_interval(successes: float, n: float, confidence: float = 0.9
     a = 1.0 - confidence
     if not 0.0 < a < 1.0:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    from scipy.special import betaincinv  # the beta quantile; imported here, scipy is slow to load
+    if _whole(successes, n):
+        low, high = _scipy_ci(successes, n, confidence, "exact")
+        return Interval(estimate=successes / n, low=0.0 if successes == 0 else low, high=1.0 if successes == n else high,
+                        confidence=confidence, method="clopper-pearson", n=float(n))
+    from scipy.special import betaincinv  # the beta quantile of a fractional count
 
     low = 0.0 if successes == 0 else float(betaincinv(successes, n - successes + 1, a / 2))
     high = 1.0 if successes == n else float(betaincinv(successes + 1, n - successes, 1 - a / 2))
@@ -276,10 +313,19 @@ def bootstrap_ratio_interval(
     reps = reps[~np.isnan(reps)]
     if not reps.size:
         return None
+    carrying = float(sum(1 for ep in episodes if ep[:, 1].sum() > 0))
+    if _no_spread(reps, estimate):
+        return Interval(estimate=estimate, low=estimate, high=estimate, confidence=confidence,
+                        method="bootstrap-percentile", n=carrying, all_equal=True)
     a = (1.0 - confidence) / 2
     low, high = np.quantile(reps, [a, 1 - a])
     return Interval(estimate=estimate, low=float(low), high=float(high), confidence=confidence,
-                    method="bootstrap-percentile", n=float(len(episodes)))
+                    method="bootstrap-percentile", n=carrying)
+
+
+def _no_spread(reps: np.ndarray, estimate: float) -> bool:
+    """Every replicate gave the estimate (up to rounding of sums): the episodes never differed."""
+    return bool(np.all(np.abs(reps - estimate) <= 1e-9 * max(1.0, abs(estimate))))
 
 
 def paired_bootstrap_difference(
@@ -318,6 +364,9 @@ def paired_bootstrap_ratio_difference(
     diffs = diffs[~np.isnan(diffs)]
     if not diffs.size:
         return None
+    if _no_spread(diffs, pa - pb):
+        return PairedDifference(estimate=pa - pb, low=pa - pb, high=pa - pb, p_value=1.0 if pa == pb else 0.0,
+                                episodes=len(ea), confidence=confidence, all_equal=True)
     q = (1.0 - confidence) / 2
     low, high = np.quantile(diffs, [q, 1 - q])
     p = min(1.0, 2.0 * min(float(np.mean(diffs <= 0)), float(np.mean(diffs >= 0))))
@@ -363,16 +412,12 @@ def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> McNemarResult:
     n = n10 + n01
     if n == 0:
         return McNemarResult(n10=0, n01=0, p_exact=1.0, p_mid=1.0)
+    from scipy.stats import binom, binomtest
+
     k = min(n10, n01)
-    pmf = [_half_binomial_pmf(i, n) for i in range(k + 1)]
-    exact = min(1.0, 2.0 * math.fsum(pmf))
-    mid = min(1.0, 2.0 * math.fsum(pmf) - pmf[k])
+    exact = min(1.0, float(binomtest(k, n, 0.5).pvalue))
+    mid = 1.0 if n10 == n01 else exact - float(binom.pmf(k, n, 0.5))  # 2 P(X < k) + P(X = k)
     return McNemarResult(n10=n10, n01=n01, p_exact=exact, p_mid=mid)
-
-
-def _half_binomial_pmf(i: int, n: int) -> float:
-    """P(X = i) for X ~ Binomial(n, 1/2), in logs so that large n neither overflows nor underflows early."""
-    return math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0))
 
 
 def newcombe_paired_difference(a: Sequence[bool], b: Sequence[bool], confidence: float = 0.95) -> PairedDifference:

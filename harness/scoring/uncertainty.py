@@ -3,8 +3,11 @@
 Per episode (ESR, Acc_final) or per turn (Acc_pre) the epochs' verdicts reduce to one value with the run's
 reducer (`epochs.Reducer`); the proportion is pooled over episodes (over non-final turns for Acc_pre) and its
 interval is Wilson (or Clopper-Pearson) at the effective number of units (`stats.proportion_interval`:
-turns and epochs of one episode are clustered in it). EC and MG are ratios over every epoch's trace, with a
-percentile bootstrap over episodes, epochs resampled inside their episode (`stats.bootstrap_ratio_interval`).
+turns and epochs of one episode are clustered in it). EC is a proportion of evidence units (required units
+accessed on correct turns, every epoch's trace) and gets the same interval, the units of an episode (all its
+epochs) one cluster. MG is a ratio over every epoch's trace, with a percentile bootstrap over episodes, epochs
+resampled inside their episode (`stats.bootstrap_ratio_interval`); where every episode has the same value the
+interval is marked `all_equal` rather than given zero width.
 The same per-episode values feed the paired comparison of two runs (`paired.py`).
 """
 from __future__ import annotations
@@ -75,6 +78,13 @@ def _prop(clusters: Clusters, method: str) -> Interval | None:
     return proportion_interval(kept, method=method).scaled(100.0) if kept else None
 
 
+def _evidence(hit: Clusters, need: Clusters, method: str) -> Interval | None:
+    """EC's interval: each required unit of a correct turn is a 0/1 unit (accessed or not), an episode's units
+    (over all its epochs) one cluster; episodes with no correct turn carry no unit."""
+    clusters = [[1.0] * int(round(sum(h))) + [0.0] * int(round(sum(n) - sum(h))) for h, n in zip(hit, need)]
+    return _prop(clusters, method)
+
+
 def _ratio(num: Clusters, den: Clusters, scale: float) -> Interval | None:
     from .stats import bootstrap_ratio_interval
 
@@ -100,7 +110,7 @@ def outcome(scores: Sequence[EpisodeScore], reducer: Reducer, proportions: str =
         return Outcome(None, None, None, MetricIntervals())
     intervals = MetricIntervals(
         esr=_prop(v.success, proportions), acc_final=_prop(v.final, proportions), acc_pre=_prop(v.pre, proportions),
-        ec=_ratio(v.ec_hit, v.ec_need, 100.0), mg=_ratio(v.mg_calls, v.mg_counted, 1.0),
+        ec=_evidence(v.ec_hit, v.ec_need, proportions), mg=_ratio(v.mg_calls, v.mg_counted, 1.0),
     )
     return Outcome(esr=_pct(v.success), acc_final=_pct(v.final), acc_pre=_pct(v.pre), intervals=intervals)
 

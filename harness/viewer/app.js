@@ -103,13 +103,24 @@
   var COST = [["total_tokens", "tokens"], ["input_tokens", "input tokens"], ["output_tokens", "output tokens"],
     ["model_calls", "model calls"], ["tool_calls", "tool calls"], ["wall_time_s", "wall time s"]];
 
+  // "[low, high]" of a 95% interval as report.md writes it; a bootstrap with nothing to resample says so
+  // ("all n equal"), never a zero-width interval (scorer 11).
+  function ivText(iv, digits) {
+    if (!iv) return "";
+    if (iv.all_equal) return iv.n === 1 ? "[only 1 episode]" : "[all " + (iv.n === undefined || iv.n === null ? "" : iv.n + " ") + "equal]";
+    return "[" + iv.low.toFixed(digits) + ", " + iv.high.toFixed(digits) + "]";
+  }
   function scoresTable(run) {
     var splits = ["easy", "hard", "all"];
     if (!run.scores || !run.scores.all) return el("p", { class: "muted" }, "This run has no scores.json (not scored).");
     return el("table", { class: "scores" },
+      el("caption", { class: "muted small" }, "[95% interval]: Wilson for ESR, the accuracies and EC (evidence units); bootstrap over episodes for MG"),
       el("thead", null, el("tr", null, el("th", null, "metric"), splits.map(function (s) { return el("th", null, s); }))),
       el("tbody", null, METRICS.map(function (m) {
-        return el("tr", null, el("th", null, m[1]), splits.map(function (s) { return el("td", null, fmt(pick(run.scores[s], m[0]), m[2])); }));
+        return el("tr", null, el("th", null, m[1]), splits.map(function (s) {
+          var v = pick(run.scores[s], m[0]), iv = v === null || v === undefined ? null : pick(run.scores[s], "intervals." + m[0]);
+          return el("td", { "data-metric": m[0] + ":" + s }, fmt(v, m[2]), iv ? el("span", { class: "muted small ci" }, " " + ivText(iv, m[2])) : null);
+        }));
       })));
   }
   function failureTable(run) {
@@ -140,10 +151,10 @@
     var j = r.judged, rows = REPORT_METRICS.map(function (m) {
       var v = r[m[0]] || {};
       return el("tr", null, el("th", null, m[1]), el("td", { "data-report-metric": m[0] }, v.value === null || v.value === undefined ? "n/a" :
-        v.value.toFixed(1) + (v.interval ? " [" + v.interval.low.toFixed(1) + ", " + v.interval.high.toFixed(1) + "]" : "")), el("td", { class: "muted" }, "rules"));
+        v.value.toFixed(1) + (v.interval ? " " + ivText(v.interval, 1) : "")), el("td", { class: "muted" }, "rules"));
     });
     if (j) {
-      var jm = function (m, d) { return m && m.value !== null && m.value !== undefined ? m.value.toFixed(d) + (m.interval ? " [" + m.interval.low.toFixed(d) + ", " + m.interval.high.toFixed(d) + "]" : "") : "n/a"; };
+      var jm = function (m, d) { return m && m.value !== null && m.value !== undefined ? m.value.toFixed(d) + (m.interval ? " " + ivText(m.interval, d) : "") : "n/a"; };
       var who = j.judge + " · " + j.calibration_label;
       if (j.prompt_versions.quality) rows.push(el("tr", null, el("th", null, "FLAE (0-100)"), el("td", { "data-report-metric": "flae" }, jm(j.flae, 1)), el("td", { class: "muted" }, who)));
       if (j.prompt_versions.persona) rows.push(el("tr", null, el("th", null, "P-Score (0-10)"), el("td", { "data-report-metric": "p_score" }, jm(j.personalization, 2)), el("td", { class: "muted" }, who)));

@@ -18,7 +18,7 @@ def make_server(folder: Path, port: int = 0, host: str = "127.0.0.1") -> Threadi
     return ThreadingHTTPServer((host, port), handler)
 
 
-def serve_viewer(folder: Path, port: int = 8765, on_ready: Callable[[str], None] | None = None) -> None:
+def serve_viewer(folder: Path, port: int = 8767, on_ready: Callable[[str], None] | None = None) -> None:
     """Serve until interrupted; `on_ready` gets the URL once the socket is listening."""
     server = make_server(folder, port)
     url = f"http://127.0.0.1:{server.server_address[1]}/index.html"

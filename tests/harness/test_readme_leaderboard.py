@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 EPISODES = sum(1 for line in (ROOT / "episodes" / "sandbox-v2.jsonl").read_text().splitlines() if line.strip())
 CELL = re.compile(r"^(-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]$")
+ALL_EQUAL = re.compile(r"^(-?[\d.]+) \[all (\d+) equal\]$")  # a bootstrap with nothing to resample (scorer 11)
 
 
 def _leaderboard() -> dict[str, dict[str, tuple[float, float, float] | None]]:
@@ -29,7 +30,13 @@ def _leaderboard() -> dict[str, dict[str, tuple[float, float, float] | None]]:
             if name == "MG" and cell == "n/a":  # MG is over successful episodes: none, no number
                 parsed[name] = None
                 continue
+            same = ALL_EQUAL.match(cell)
+            if same:  # a constant statistic: no interval, never a zero-width one; n is the episodes it is taken over
+                assert name == "MG", f"README leaderboard: {cells[0]} {name}: only MG is a bootstrap"
+                parsed[name] = (float(same.group(1)), float(same.group(1)), float(same.group(1)))
+                continue
             m = CELL.match(cell)
+            assert not (m and m.group(2) == m.group(3)), f"README leaderboard: {cells[0]} {name} {cell!r} has zero width"
             assert m, f"README leaderboard: {cells[0]} {name} {cell!r} is not 'estimate [low, high]'"
             parsed[name] = tuple(float(x) for x in m.groups())
         rows[cells[0].split(" (")[0]] = parsed

@@ -51,8 +51,9 @@ def test_leaderboard_lists_every_run_with_its_settings(tmp_path):
     text = out.export_text()
     assert "fixture-run (steps=10, final-tools off)" in text and "steps5-no-rag" in text
     row = next(line for line in text.splitlines() if line.startswith("fixture-run"))
-    # the Easy row: ESR, Acc_final, Acc_pre, EC, MG, each with its 95% interval
+    # the Easy row: ESR, Acc_final, Acc_pre, EC, MG, each with its 95% interval; EC is Wilson over its 2 evidence units
+    # (2 of 2, one per episode: never zero width), MG has one successful episode, so no spread to resample (scorer 11)
     assert row.split("off)")[1].split() == ["Easy", "2", "0", "50.0", "[9.5,", "90.5]", "50.0", "[9.5,", "90.5]", "100.0",
-                                            "[34.2,", "100.0]", "100.0", "[100.0,", "100.0]", "1.50", "[1.50,", "1.50]",
+                                            "[34.2,", "100.0]", "100.0", "[34.2,", "100.0]", "1.50", "[only", "1", "episode]",
                                             "matcher"]
     assert cfg["max_steps"] == 5 and runs[1].ablation.disable_tools == ["pdf_rag"]

@@ -112,7 +112,7 @@ def test_episode_scores_keep_every_epoch(reducers_run: Path):
         ("E1", 1, True), ("E2", 1, True), ("E3", 1, False), ("E1", 2, True), ("E2", 2, False), ("E3", 2, False)]
 
 
-def test_bootstrap_of_ec_and_mg_resamples_episodes_not_epochs(tmp_path: Path):
+def test_ec_counts_episodes_not_epochs_and_mg_resamples_episodes(tmp_path: Path):
     """E1 and E2 read the required table once; E3 reads another paper's table twice and still answers right;
     each epoch alike. EC = 4/6, MG = (1 + 1 + 2) / 3."""
     built = {"E1": one_turn("E1", "easy", "PE1"), "E2": one_turn("E2", "easy", "PE2"),
@@ -121,22 +121,24 @@ def test_bootstrap_of_ec_and_mg_resamples_episodes_not_epochs(tmp_path: Path):
     run = epochs_run(tmp_path, eps, {k: {e: b[1] for e, b in built.items()} for k in (1, 2)})
     s = score_run(run)
     iv = s.all.intervals
-    # EC: a replicate draws 3 episodes; its EC is k/3 with k ~ Bin(3, 2/3) draws of E1 or E2. P(k = 0) = 1/27 =
-    # 0.037 > 0.025, so the 2.5% point is 0; P(k = 3) = 8/27 > 0.025, so the 97.5% point is 1. (Six independent
-    # units would give k/6, k ~ Bin(6, 2/3), whose 2.5% point is 2/6.)
-    assert s.all.ec == pytest.approx(200 / 3) and (iv.ec.low, iv.ec.high) == (0.0, 100.0)
-    assert iv.ec.method == "bootstrap-percentile"
+    # EC: Wilson over evidence units at Kish's effective number. Units per episode (both epochs) (1, 1), (1, 1),
+    # (0, 0), p = 2/3; episode sums (2, 2, 0) less 4/3: squares 4/9 + 4/9 + 16/9 = 24/9; clustered variance
+    # 3/2 x (24/9) / 36 = 1/9 against p(1-p) = 2/9: 2 effective units, never fewer than the 3 episodes: Wilson
+    # 2 of 3 (not 4 of 6, which would treat the epochs as independent).
+    assert s.all.ec == pytest.approx(200 / 3) and iv.ec.n == 3.0
+    assert (iv.ec.low, iv.ec.high) == (pytest.approx(20.76596, abs=1e-3), pytest.approx(93.85081, abs=1e-3))
+    assert iv.ec.method == "wilson"
     # MG: (3 + j) / 3 with j ~ Bin(3, 1/3) draws of E3: P(j = 0) = 8/27 gives 1.0; P(j = 3) = 1/27 > 0.025 gives 2.0
     assert s.all.mg == pytest.approx(4 / 3) and (iv.mg.low, iv.mg.high) == (1.0, 2.0)
     # ESR 100%: Wilson over the 3 episodes, not the 6 epochs: low = (1 + z^2/6 - z sqrt(z^2/36)) / (1 + z^2/3)
     # = (1.640243 - 0.640243) / 2.280486 = 0.438503
     assert (iv.esr.low, iv.esr.high, iv.esr.n) == (pytest.approx(43.8503, abs=1e-3), 100.0, 3.0)
     saved = json.loads((run / "scores.json").read_text())
-    assert saved["uncertainty"] == {"confidence": 0.95, "proportions": "wilson", "means": "bootstrap-percentile",
-                                    "resamples": 10000, "seed": 20240917}
-    assert saved["all"]["intervals"]["ec"]["low"] == 0.0 and saved["all"]["esr"] == 100.0  # old keys unchanged
+    assert saved["uncertainty"] == {"confidence": 0.95, "proportions": "wilson", "evidence": "wilson-effective-units",
+                                    "means": "bootstrap-percentile", "resamples": 10000, "seed": 20240917}
+    assert saved["all"]["intervals"]["ec"]["low"] == pytest.approx(20.76596, abs=1e-3) and saved["all"]["esr"] == 100.0
     report = (run / "report.md").read_text()
-    assert "| 66.67 [0.00, 100.00] | 1.33 [1.00, 2.00] |" in report
+    assert "| 66.67 [20.77, 93.85] | 1.33 [1.00, 2.00] |" in report
     assert score_run(run).all.intervals == iv, "the fixed seed makes every interval reproducible"
 
 
