@@ -16,6 +16,12 @@ the paper's "maximum number of tool calls" (seed 004 sec. 5.5), and caps model s
 call at the same number; `"model_step"` counts model steps, as smolagents' `max_steps` does. When
 either runs out, the runner calls `step` once more with `ctx.view.fallback` set and no tools: the
 agent makes exactly one model request and returns a FinalAnswer.
+
+Your own agent: subclass BaseAgent in a file of your own and run it with `epi run --agent
+path/to/my_agent.py:MyAgent` (or `package.module:MyAgent`, or a name registered in the entry-point group
+`epiharness.agents`); its constructor takes the run's AgentConfig, or nothing. It runs in the harness's
+process (trusted: reports label it "in-process (trusted)"); the tool session checks what it reports (one model
+call per step, a fallback without tools) and writes what breaks the rules as `agent_check` trace events.
 """
 from __future__ import annotations
 
@@ -110,7 +116,7 @@ class TurnView(BaseModel):
     n_turns: int
     question: str
     cue_text: str | None = None
-    cue_image: str | None = Field(default=None, description="absolute path of the cue image, if any (its copy in the run's folder)")
+    cue_image: str | None = Field(default=None, description="absolute path of the cue image, if any (the agent's own copy in a scratch folder outside the run, deleted at episode end)")
     answer_spec: AnswerSpec
     tools: list[ToolSpec]
     max_steps: int
@@ -313,7 +319,9 @@ class AgentConfig(BaseModel):
 
 
 class EpisodeInfo(BaseModel):
-    """What an agent learns at episode start. `episode` (with gold answers) only for uses_gold agents."""
+    """What an agent learns at episode start. `episode` (with gold answers) only for uses_gold agents. Nothing
+    here names a place on disk (the run folder, the episode file, the corpus): what an agent sees of the task
+    comes through the turn's view and the tool session."""
 
     episode_id: str
     n_turns: int
@@ -323,7 +331,6 @@ class EpisodeInfo(BaseModel):
     area: str
     tools: list[ToolSpec] = Field(default_factory=list, description="every tool the run offers on tool turns")
     episode: Episode | None = None
-    trace_dir: str | None = None
 
 
 @runtime_checkable

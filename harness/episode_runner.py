@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
+import shutil
+import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tools import Tool, World, get_tool
+from tools._watch import unwatch, watch
 
 from .agent import (
     Agent,
@@ -42,6 +45,7 @@ from .safe_paths import PathOutside, resolve_inside
 from .session import EpisodeCounters, PipelineError, RateLimiter, ToolSession
 from .settings import RunSettings
 from .trace import (
+    AgentCheck,
     BudgetExhausted,
     EpisodeEnd,
     EpisodeStart,
@@ -113,6 +117,44 @@ def _checked_agent(agent: Any) -> Agent:
     return agent
 
 
+class _EpisodeState:
+    """One episode's harness-side state the agent never sees: its scratch folder and the current turn's session."""
+
+    def __init__(self, scratch_dir: Path, writer: TraceWriter, counters: EpisodeCounters):
+        self.scratch_dir = scratch_dir  # the agent's copies of images: outside the run folder, removed with the episode
+        self.writer, self.counters = writer, counters
+        self.ctx: ToolSession | None = None
+
+    def agent_cue(self, cue_image: str | None) -> str | None:
+        """The agent's copy of the cue image, named by its hash (the episode folder's path stays in the trace)."""
+        if cue_image is None:
+            return None
+        src = Path(cue_image)
+        if not src.is_file():
+            return None
+        data = src.read_bytes()
+        dest = self.scratch_dir / f"cue-{hashlib.sha256(data).hexdigest()}{src.suffix.lower()}"
+        if not dest.exists():
+            dest.write_bytes(data)
+        return str(dest)
+
+    def outside_session(self, what: str, name: str) -> None:
+        """The agent ran a tool or built a world itself (tools._watch): not stopped (it is trusted code in this
+        process), written to the trace as an agent_check of the turn, the episode marked."""
+        ctx = self.ctx
+        when = ("start_episode" if ctx is None else "this memory-only turn" if ctx.view.memory_only else "this turn")
+        if what == "tool":
+            check, detail = "tool_outside_session", (f"the agent ran {name} itself, outside the tool session, in {when}: "
+                                                     "no budget, no trace of its result")
+        else:
+            check, detail = "world_outside_session", f"the agent built its own {name} in {when}"
+        if ctx is not None:
+            ctx.check(check, "flagged", detail)  # type: ignore[arg-type]
+            return
+        self.counters.agent_checks += 1
+        self.writer.write(AgentCheck(turn=0, check=check, outcome="flagged", detail=detail))  # type: ignore[arg-type]
+
+
 class EpisodeRunner:
     """Runs episodes with one agent, as repeat `epoch`; shared pieces (world, tools, limiter) come from the run."""
 
@@ -149,6 +191,10 @@ class EpisodeRunner:
         answers: list[str | None] = []
         status, bucket = "completed", None
         agent: Agent | None = None
+        # what the agent is given to read (images) lives here, outside the run folder; removed with the episode
+        scratch_dir = Path(tempfile.mkdtemp(prefix="epi-agent-"))
+        state = _EpisodeState(scratch_dir, writer, counters)
+        watching = watch(state.outside_session)
         try:
             try:
                 built = self.make_agent()
@@ -165,11 +211,10 @@ class EpisodeRunner:
                 episode_id=ep.id, n_turns=ep.n_turns, split=ep.split, task_type=ep.task_type,
                 initiation=ep.initiation, area=ep.area, tools=self._specs(list(self.tools)),
                 episode=ep if agent.uses_gold else None,
-                trace_dir=str(self.run_dir.assets_dir(ep.id, epoch)),
             )
             await self._guard(agent.start_episode(info), "start_episode")
             for t in range(1, ep.n_turns + 1):  # the answer turns, then a report episode's report turn
-                answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start, epoch)
+                answer = await self._run_turn(agent, ep, t, memory, writer, counters, t_start, epoch, state)
                 answers.append(answer)
         except asyncio.CancelledError:  # the run was stopped (SIGINT, SIGTERM): this episode runs again on resume
             writer.abandon(discard=True)
@@ -188,11 +233,13 @@ class EpisodeRunner:
                     await asyncio.wait_for(agent.end_episode(), timeout=30)
                 except Exception:  # an agent's cleanup failing must not lose the trace
                     pass
+            unwatch(watching)
+            shutil.rmtree(scratch_dir, ignore_errors=True)
         writer.write(
             EpisodeEnd(
                 ts=time.time(), duration_s=time.time() - t_start, status=status, bucket=bucket,
                 model_calls=counters.model_calls, tool_calls=counters.tool_calls,
-                usage=counters.usage,
+                usage=counters.usage, agent_checks=counters.agent_checks,
             )
         )
         writer.commit()
@@ -243,7 +290,7 @@ class EpisodeRunner:
 
     async def _run_turn(
         self, agent: Agent, ep: Episode, t: int, memory: EpisodeMemory, writer: TraceWriter,
-        counters: EpisodeCounters, t_start: float, epoch: int = 1,
+        counters: EpisodeCounters, t_start: float, epoch: int = 1, state: "_EpisodeState | None" = None,
     ) -> str | None:
         if t > len(ep.turns):  # the report turn: tools stay available, with the turn's own budget
             rep = ep.report
@@ -260,8 +307,9 @@ class EpisodeRunner:
                 cue_copy = self._copy_cue_image(turn.cue.image, ep.id, epoch)
                 cue_image, cue_ref = str(cue_copy.absolute()), cue_copy.relative_to(self.run_dir.path).as_posix()
             spec = AnswerSpec(format=turn.answer.format, choices=turn.answer.choices, unit=turn.answer.unit)
+        agent_cue = state.agent_cue(cue_image) if state is not None else cue_image
         view = TurnView(
-            episode_id=ep.id, turn=t, n_turns=ep.n_turns, question=question, cue_text=cue_text, cue_image=cue_image,
+            episode_id=ep.id, turn=t, n_turns=ep.n_turns, question=question, cue_text=cue_text, cue_image=agent_cue,
             answer_spec=spec, tools=self._specs(allowed), max_steps=budget, budget_unit=self.s.budget_unit,
             memory_only=memory_only, memory=list(memory.observations), history=list(memory.history),
         )
@@ -275,8 +323,10 @@ class EpisodeRunner:
         ctx = ToolSession(
             view=view, world=self.world, tools=self.tools, memory=memory, writer=writer,
             assets_dir=self.run_dir.assets_dir(ep.id, epoch), run_dir=self.run_dir.path, counters=counters,
-            limiter=self.limiter,
+            limiter=self.limiter, scratch_dir=state.scratch_dir if state is not None else None,
         )
+        if state is not None:
+            state.ctx = ctx
         answer: str | None = None
         source = "agent"
         reasoning = None
@@ -297,12 +347,14 @@ class EpisodeRunner:
             writer.write(LimitHit(turn=t, step=ctx.budget.used, limit=lim.limit, value=lim.value, cap=lim.cap))
             answer, reasoning = await self._fallback(agent, ctx, "limit_fallback")
             writer.write(FinalAnswerEvent(turn=t, step=ctx.budget.used, answer=answer, source="limit_fallback", reasoning=reasoning))
+            ctx.finish_turn()
             memory.finish_turn(t, question, answer)
             raise _EpisodeStop(
                 "model", f"episode {lim.limit} limit reached ({lim.value:.0f} >= {lim.cap:.0f})",
                 answered=True, answer=answer,
             ) from None
         writer.write(FinalAnswerEvent(turn=t, step=ctx.budget.used, answer=answer, source=source, reasoning=reasoning))
+        ctx.finish_turn()
         memory.finish_turn(t, question, answer)
         return answer
 
@@ -352,6 +404,13 @@ class EpisodeRunner:
             return None, None
         if isinstance(action, FinalAnswer):
             return _answer_text(action), action.reasoning
+        if isinstance(action, (ToolCall, ToolCalls)):  # refused, each written like every refusal, and flagged
+            for call in action.calls if isinstance(action, ToolCalls) else [action]:
+                try:
+                    await ctx.call_tool(call.tool, call.args, call.reasoning, raw_arguments=call.raw_arguments,
+                                        call_id=call.call_id)
+                except BudgetExhaustedError:
+                    pass
         return None, f"the agent answered the fallback request with {type(action).__name__}, not a final answer"
 
 

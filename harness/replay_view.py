@@ -25,7 +25,7 @@ from .viewer.timeline import EpisodeTimeline, ImageRef, StepView, TurnTimeline, 
 FAILURE_TAG = "✖ FIRST ERROR"
 _KIND_LABEL = {
     "retry": "retry", "error": "error", "budget_exhausted": "budget", "limit_hit": "limit", "final_answer": "answer",
-    "no_tool_step": "no tool", "memory_compacted": "memory",
+    "no_tool_step": "no tool", "memory_compacted": "memory", "agent_check": "agent check",
 }
 
 

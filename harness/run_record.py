@@ -46,6 +46,16 @@ def _git_commit() -> str | None:
         return None
 
 
+def _agent_origin(name: str) -> dict[str, Any] | None:
+    """Where the agent class came from: built in, or the user's code run in this process (its file's sha256)."""
+    from agents import AgentLoadError, agent_origin
+
+    try:
+        return agent_origin(name).as_json()
+    except AgentLoadError:  # the run was checked before: only a caller that built its own agent gets here
+        return None
+
+
 def corpus_of(world: Any) -> dict[str, Any] | None:
     """The identity of the corpus a world serves, as JSON (None for a world without one: the live web)."""
     ident = getattr(world, "corpus", None)  # the sandbox world names its corpus; a duck-typed world may not
@@ -59,6 +69,7 @@ def write_run_json(rd: RunDir, settings: RunSettings, episode_set: Any, tools: l
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
         "settings": json.loads(settings.model_dump_json()),
         "agent": settings.agent,
+        "agent_origin": _agent_origin(settings.agent),
         "model": settings.agent_config.model,
         "tools": tools,
         "max_steps": settings.max_steps,
@@ -119,8 +130,8 @@ def record_retry(rd: RunDir, settings: RunSettings, retired: list[tuple[Attempt,
         "at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "episodes": [{"episode": a.episode_id, "epoch": a.epoch, "attempt": a.number, "bucket": bucket, "why": why,
                       "trace": str(a.trace.relative_to(rd.path))} for a, bucket, why in retired],
-        "agent": settings.agent, "model": settings.agent_config.model, "base_url": settings.agent_config.base_url,
-        "api_key_env": settings.agent_config.api_key_env, "replaced": replaced,
+        "agent": settings.agent, "agent_origin": _agent_origin(settings.agent), "model": settings.agent_config.model,
+        "base_url": settings.agent_config.base_url, "api_key_env": settings.agent_config.api_key_env, "replaced": replaced,
     })
     cfg["settings"] = new
     atomic_write_text(rd.run_json, json.dumps(cfg, indent=2))

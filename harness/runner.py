@@ -53,12 +53,14 @@ def make_world(settings: RunSettings) -> World:
 
 
 def check_settings(settings: RunSettings) -> None:
-    from agents import AGENT_FACTORIES, agent_class
+    from agents import AGENT_FACTORIES, AgentLoadError, agent_class
 
-    if settings.agent not in AGENT_FACTORIES:
-        raise RunSetupError(f"unknown agent {settings.agent!r}; known agents: {', '.join(AGENT_FACTORIES)}")
+    try:  # the user's own agent (a file, a module, an entry point) is imported here, from the user's settings
+        cls = agent_class(settings.agent)
+    except AgentLoadError as e:
+        raise RunSetupError(str(e)) from None
     mode = settings.agent_config.memory_mode
-    if mode not in agent_class(settings.agent).memory_modes:
+    if mode not in getattr(cls, "memory_modes", ()):
         able = [n for n in AGENT_FACTORIES if mode in agent_class(n).memory_modes]
         raise RunSetupError(
             f"agent {settings.agent!r} does not support --memory-mode {mode} (it keeps no model context to compact); "
@@ -107,7 +109,9 @@ def select_episodes(settings: RunSettings, episodes: list[Any]) -> list[Any]:
 
 
 def _run_dir_for(settings: RunSettings) -> RunDir:
-    run_id = settings.run_id or safe_name(f"{settings.agent}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    from agents import agent_label
+
+    run_id = settings.run_id or safe_name(f"{agent_label(settings.agent)}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
     return RunDir(settings.results / run_id)
 
 

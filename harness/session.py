@@ -6,17 +6,28 @@ writes the tool_call event and appends the observation to memory. A call to a to
 offered, or with arguments that are not JSON or fail the tool's schema (a wrong type, a missing or an
 extra argument), is refused: an error observation that uses the budget but is not run, so it is never
 an executed tool call (MG, cost). A call past the budget is recorded as refused and not run.
+
+What the agent reports is checked from outside (an in-process agent is trusted code, so this is what the
+harness can see, not a sandbox; SECURITY.md): a model call reported without an open step, or a second one
+in the same step, is charged as the next model step (refused ones past the budget are flagged, and tools
+asked for after it are refused); a fallback request that claims tools is flagged; a tool call during the
+fallback is refused with a tool_call event like every other refusal; at the end of a turn, more model calls
+than its steps and the one fallback request are flagged. Each is an `agent_check` event in the trace.
+Images reach the agent as copies in a scratch folder of the episode (`scratch_dir`): no path the agent is
+given leads to the run folder, the episode file or the corpus.
 """
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import shutil
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 from tools import Tool, ToolError, ToolResult, World
+from tools._watch import session_call
 
 from .agent import (
     BudgetExhaustedError,
@@ -31,7 +42,16 @@ from .agent import (
 from .budget import StepBudget
 from .chat_body import ChatBody
 from .memory import EpisodeMemory
-from .trace import MemoryCompacted, ModelCall, NoToolStep as NoToolStepEvent, Retry, TokenUsage, ToolCallEvent
+from .trace import (
+    AgentCheck,
+    AgentCheckKind,
+    MemoryCompacted,
+    ModelCall,
+    NoToolStep as NoToolStepEvent,
+    Retry,
+    TokenUsage,
+    ToolCallEvent,
+)
 from .trace_store import write_once
 from .tracewriter import TraceWriter
 
@@ -73,6 +93,7 @@ class EpisodeCounters:
         self.failed_model_calls = 0  # attempts the provider answered with an error (not model calls)
         self.tool_calls = 0
         self.usage = TokenUsage()
+        self.agent_checks = 0  # agent_check events of the episode (the report counts them per run)
 
     @property
     def tokens(self) -> int:
@@ -94,6 +115,7 @@ class ToolSession(TurnContext):
         run_dir: Path,
         counters: EpisodeCounters,
         limiter: RateLimiter,
+        scratch_dir: Path | None = None,
     ):
         self._view = view
         self.budget = StepBudget(limit=view.max_steps, unit=view.budget_unit)
@@ -106,6 +128,10 @@ class ToolSession(TurnContext):
         self._run_dir = run_dir
         self._counters = counters
         self._limiter = limiter
+        self._scratch_dir = scratch_dir  # where the agent finds its copies of images (None: the trace's own files)
+        self._step_model_calls = 0  # model calls reported in the open step
+        self._turn_model_calls = 0
+        self._fallback_model_calls = 0
 
     # -- the view (this class is its only owner) -------------------------------------------
     @property
@@ -137,6 +163,7 @@ class ToolSession(TurnContext):
             self.no_tool_step(NoToolStep(reason="other", feedback="(the agent reported nothing about this step)"))
         if not b.begin_step():
             raise BudgetExhaustedError(self._ran_out_message())
+        self._step_model_calls = 0
         self._refresh()
 
     def _ran_out_message(self) -> str:
@@ -161,15 +188,17 @@ class ToolSession(TurnContext):
     # -- tool calls -------------------------------------------------------------------------
     async def call_tool(self, tool: str, args: dict[str, Any], reasoning: str | None = None, *,
                         raw_arguments: str | None = None, call_id: str | None = None) -> Observation:
-        if self._fallback is not None:
-            raise BudgetExhaustedError("no tools in the fallback request")
         if not isinstance(args, dict):  # a loop agent passed something else: keep it as text, refuse the call
             raw_arguments, args = (raw_arguments if raw_arguments is not None else repr(args)), {}
-        counted = self.budget.take_call()
+        in_fallback = self._fallback is not None  # refused like a call past the budget, and traced the same way
+        counted = not in_fallback and self.budget.take_call()
         started = time.time()
         t0 = time.perf_counter()
         refusal = None
-        if not counted:
+        if in_fallback:
+            result = ToolResult.fail("not run: no tools in the turn's last request (the budget is used up: answer now)",
+                                     "refused")
+        elif not counted:
             noun = "tool calls" if self.budget.unit == "tool_call" else "model steps"
             result = ToolResult.fail(f"not run: the step budget of {self.budget.limit} {noun} for this turn is used up",
                                      "refused")
@@ -187,7 +216,8 @@ class ToolSession(TurnContext):
         images = self._save_images(result)
         obs = Observation(
             turn=self._view.turn, step=step, tool=tool, args=args, raw_arguments=raw_arguments, call_id=call_id,
-            text=result.text, images=[MemoryImage(path=str(p), caption=c) for p, c in images], data=result.data,
+            text=result.text, images=[MemoryImage(path=str(self._agent_copy(p)), caption=c) for p, c in images],
+            data=result.data,
             provenance=list(result.provenance), error=result.error, counted=counted,
         )
         self._writer.write(
@@ -199,10 +229,12 @@ class ToolSession(TurnContext):
                 budget_left=self.budget.left, executed=executed, counted=counted,
             )
         )
+        if in_fallback:  # the agent broke the protocol (the fallback is one request without tools): flagged too
+            self.check("tool_call_in_fallback", "refused", f"{tool!r} asked for during the {self._fallback} request")
         self._memory.add(obs)
         self._refresh()
         if not counted:
-            raise BudgetExhaustedError(self._ran_out_message())
+            raise BudgetExhaustedError("no tools in the fallback request" if in_fallback else self._ran_out_message())
         return obs
 
     def _refusal(self, name: str, args: dict[str, Any]) -> ToolResult | None:
@@ -222,7 +254,8 @@ class ToolSession(TurnContext):
     async def _run(self, name: str, args: dict[str, Any]) -> ToolResult:
         tool = self._tools[name]
         try:
-            return await tool(self._world, args)
+            with session_call():  # the session's own run: not reported as a tool the agent ran itself
+                return await tool(self._world, args)
         except (OSError, TimeoutError) as e:
             # fetch/parse failures of the world: the agent sees them and may try another route
             return ToolResult.fail(f"{name} could not access the paper: {type(e).__name__}: {e}", "data_access")
@@ -239,6 +272,16 @@ class ToolSession(TurnContext):
             write_once(p, data)
             out.append((p, img.caption))
         return out
+
+    def _agent_copy(self, path: Path) -> Path:
+        """The agent's copy of a file the trace keeps (a copy, not a link: what the agent does to it never reaches
+        the trace): a path outside the run folder."""
+        if self._scratch_dir is None:
+            return path
+        dest = self._scratch_dir / path.name
+        if not dest.exists():
+            shutil.copyfile(path, dest)
+        return dest
 
     # -- model calls ------------------------------------------------------------------------
     def record_model_call(
@@ -259,6 +302,7 @@ class ToolSession(TurnContext):
             self._counters.failed_model_calls += 1
         else:
             self._counters.model_calls += 1
+            self._check_model_call(tools_offered)
         self._counters.usage = self._counters.usage + usage
         self._writer.write(
             ModelCall(
@@ -275,6 +319,50 @@ class ToolSession(TurnContext):
                 purpose=self._fallback or "step",
             )
         )
+
+    # -- checks on what the agent reports ---------------------------------------------------
+    def check(self, check: AgentCheckKind, outcome: str, detail: str) -> None:
+        """Write an agent_check event (the episode is marked; the report counts them per run)."""
+        self._counters.agent_checks += 1
+        self._writer.write(AgentCheck(turn=self._view.turn, step=self.budget.used, check=check,
+                                      outcome=outcome, detail=detail))  # type: ignore[arg-type]
+
+    def _check_model_call(self, tools_offered: list[str]) -> None:
+        """One answered model request: one model step. A request outside an open step, or a second one in the
+        same step, is charged as the next step (the budget then refuses what it cannot pay for)."""
+        self._turn_model_calls += 1
+        if self._fallback is not None:
+            self._fallback_model_calls += 1
+            if tools_offered:
+                self.check("fallback_tools_offered", "flagged",
+                           f"the {self._fallback} request reports tools offered ({', '.join(tools_offered[:5])}); "
+                           "the fallback offers none")
+            if self._fallback_model_calls > 1:
+                self.check("model_call_in_step", "flagged",
+                           f"model call {self._fallback_model_calls} of the {self._fallback} request, which allows one")
+            return
+        b = self.budget
+        if b.step_open and self._step_model_calls == 0:
+            self._step_model_calls = 1
+            return
+        what = (f"a second model call in step {b.model_steps}" if b.step_open
+                else "a model call without an open step (begin_step)")
+        try:
+            self.begin_step()
+        except BudgetExhaustedError as e:
+            b.step_open = False  # nothing more runs in the step it came from: tools asked for now are refused
+            self.check("model_call_in_step", "flagged", f"{what}; no step left to charge it to ({e}): tool calls "
+                                                         "that follow are refused")
+            return
+        self._step_model_calls = 1
+        self.check("model_call_in_step", "charged", f"{what}; charged as model step {b.model_steps}")
+
+    def finish_turn(self) -> None:
+        """End-of-turn check: at most one model call per model step, plus one for the fallback request."""
+        if self._turn_model_calls > self.budget.model_steps + 1:
+            self.check("model_calls_in_turn", "flagged",
+                       f"{self._turn_model_calls} model calls reported in a turn of {self.budget.model_steps} model "
+                       f"step(s): more than its steps and one fallback request")
 
     def record_retry(self, attempt: int, error: str, wait_s: float) -> None:
         self._writer.write(Retry(turn=self._view.turn, step=self.budget.used, attempt=attempt, error=error, wait_s=wait_s))

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents import AGENT_FACTORIES
+from agents import AGENT_FACTORIES, SPEC_FORMS, AgentLoadError, check_name
 
 from .agent import AgentConfig
 from .fieldmeta import cli
@@ -42,7 +42,9 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    agent: str = Field(default="heuristic", description=f"agent name: {', '.join(AGENT_FACTORIES)}",
+    agent: str = Field(default="heuristic", description=f"agent: {', '.join(AGENT_FACTORIES)}, one an installed package "
+                                                        f"registers (entry points epiharness.agents), or your own "
+                                                        f"{SPEC_FORMS} (in-process, trusted)",
                        json_schema_extra=cli(short="-a"))
     episodes: Path = Field(default=DEFAULT_EPISODES, description="episode file (JSONL) to run", json_schema_extra=cli(short="-e"))
     world: Literal["sandbox", "live"] = Field(default="sandbox", description="where papers come from: the offline corpus or the web")
@@ -110,9 +112,12 @@ class RunSettings(BaseModel):
     @field_validator("agent")
     @classmethod
     def _agent(cls, v: str) -> str:
-        if v not in AGENT_FACTORIES:
-            raise ValueError(f"unknown agent {v!r}; known agents: {', '.join(AGENT_FACTORIES)}")
-        return v
+        """Only the form is checked here (a stored run's settings are read without importing anything);
+        the run's setup loads the class (harness.runner.check_settings)."""
+        try:
+            return check_name(v)
+        except AgentLoadError as e:
+            raise ValueError(str(e)) from None
 
     @field_validator("epochs")
     @classmethod

@@ -32,6 +32,11 @@ refused with a message that says so. A change of the format bumps SCHEMA_VERSION
   whose arguments fail the tool's schema is refused, not run (`executed` False, like a tool not offered);
   the step from v4 marks such calls of older traces the same way (their error is the schema's message),
   so an old run re-scores as a new one would.
+- v6 (issue 28): an `agent_check` event records what the harness noticed an agent do against the protocol
+  (harness.agent): a second model call in one step, more model calls in a turn than its steps and the
+  fallback, a fallback request that claims tools, a tool call during the fallback, a tool run or a world
+  built by the agent itself outside the tool session; each refused, charged to the budget or flagged.
+  Only a new kind: a line of v5 reads unchanged.
 """
 from __future__ import annotations
 
@@ -44,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tools import EvidenceUnit
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 ReasonBucket = Literal["provider", "data_access", "pipeline", "model"]
 AnswerSource = Literal["agent", "budget_fallback", "limit_fallback", "none"]
@@ -236,6 +241,27 @@ class MemoryCompacted(_Event):
     note: str = Field(default="", description="what the model was told about the compaction")
 
 
+AgentCheckKind = Literal[
+    "model_call_in_step", "model_calls_in_turn", "fallback_tools_offered", "tool_call_in_fallback",
+    "tool_outside_session", "world_outside_session",
+]
+AGENT_CHECKS: tuple[str, ...] = (
+    "model_call_in_step", "model_calls_in_turn", "fallback_tools_offered", "tool_call_in_fallback",
+    "tool_outside_session", "world_outside_session",
+)
+
+
+class AgentCheck(_Event):
+    """Something an agent did against the protocol, seen from outside it (the tool session checks what the agent
+    reports and what it asks for). `outcome`: refused (not run), charged (counted against the turn's budget as
+    the step it is) or flagged (it had happened already; the episode is marked and the run counts it)."""
+
+    kind: Literal["agent_check"] = "agent_check"
+    check: AgentCheckKind
+    outcome: Literal["refused", "charged", "flagged"]
+    detail: str = ""
+
+
 class LimitHit(_Event):
     kind: Literal["limit_hit"] = "limit_hit"
     limit: Literal["tokens", "wall_time"]
@@ -264,11 +290,12 @@ class EpisodeEnd(_Event):
     model_calls: int = 0
     tool_calls: int = 0
     usage: TokenUsage = Field(default_factory=TokenUsage)
+    agent_checks: int = Field(default=0, description="v6: agent_check events of the episode (the agent broke the protocol)")
 
 
 TraceEvent = Union[
     RunStart, EpisodeStart, TurnStart, ModelCall, Retry, ToolCallEvent, NoToolStep, BudgetExhausted, LimitHit,
-    MemoryCompacted, FinalAnswerEvent, ErrorEvent, EpisodeEnd,
+    MemoryCompacted, FinalAnswerEvent, ErrorEvent, EpisodeEnd, AgentCheck,
 ]
 Event = Annotated[TraceEvent, Field(discriminator="kind")]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
@@ -313,8 +340,13 @@ def _v4_to_v5(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+def _v5_to_v6(d: dict[str, Any]) -> dict[str, Any]:
+    return d  # v6 only adds the agent_check kind
+
+
 # version -> the step that lifts a line of that version to the next one
-UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _v5_to_v6}
 
 
 def upgrade_event(d: dict[str, Any]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from typing import Any, Awaitable, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ._types import ToolError, ToolResult
+from ._watch import note
 from ._world import PaperNotFound, World
 
 ToolFn = Callable[..., Awaitable[ToolResult]]
@@ -148,6 +149,7 @@ class Tool:
         ToolError, PaperNotFound and fetch/parse failures come back as error results the agent can
         read; any other exception is a bug in our code and propagates to the harness.
         """
+        note("tool", self.name)  # run by an agent itself, not through the harness's tool session: reported
         try:
             clean = self.validate(args)
             return await self.fn(world, **clean)

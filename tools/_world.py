@@ -50,6 +50,9 @@ class World(ABC):
     EPI_PDF_MAX_* environment variable applied (tools/pdf/_limits.py)."""
 
     def __init__(self, cache_dir: Path):
+        from ._watch import note
+
+        note("world", type(self).__name__)  # an agent building its own world during its episode is reported
         self.cache_dir = Path(cache_dir)
 
     @abstractmethod

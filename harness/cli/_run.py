@@ -35,6 +35,8 @@ def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...
     """Run one or more runs as one bag of jobs, with a rich progress bar per run: jobs done,
     episodes answered right so far, time left. SIGINT or SIGTERM: say how far each run got and the exact
     command (`epi <verb> RUN ...`) that takes it up again, exit 128 + the signal."""
+    from agents import agent_label
+
     from ..run_signals import RunInterrupted
     from ..runner import run_grid
 
@@ -48,7 +50,7 @@ def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...
     state: dict[int, dict[str, int]] = {}
 
     def on_start(plan: RunPlan) -> None:
-        label = plan.settings.agent if len(requests) == 1 else plan.run_dir.run_id
+        label = agent_label(plan.settings.agent) if len(requests) == 1 else plan.run_dir.run_id
         tasks[id(plan)] = prog.add_task(escape(inert(label)), total=len(plan.jobs), success="-")  # a name, not markup
         state[id(plan)] = {"done": 0, "ok": 0}
 
@@ -225,7 +227,11 @@ def ablate_cmd(
             raise UserError(f"--final-turn-tools: {v!r} must be on or off")
         ftt.append(v == "on")
     removed = _split_list(disable_tool, "--disable-tool")
-    group = name or f"ablate-{agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    from agents import agent_label
+
+    from ..rundir import safe_name
+
+    group = name or f"ablate-{safe_name(agent_label(agent))}-{time.strftime('%Y%m%d-%H%M%S')}"
     out_root = results / group
     combos = list(itertools.product(budgets, ftt, removed))
     try:  # every combination is checked before the first one runs

@@ -230,7 +230,8 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
     for n, r in zip(names, runs):
         err = f"{r.all.errored} ({'counted as failed' if r.errors_as_failures else 'left out'})" if r.all.errored else "0"
         corpus = f"{r.corpus.name} ({r.corpus.catalog_sha256[:12]}, {len(r.corpus.added)} added)" if r.corpus else "not recorded"
-        lines.append(f"| {n} | {r.agent} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.scorer_version} | "
+        who = r.agent + (f" ({r.agent_origin})" if r.agent_origin and r.agent_origin != "built-in" else "")
+        lines.append(f"| {n} | {who} | {r.model or ''} | {r.ablation.label()} | {r.labeller} | {r.scorer_version} | "
                      f"{r.all.episodes} | {err} | {r.epochs} ({r.reducer}) | {corpus} | {r.scored_at} |")
     return "\n".join(lines) + "\n"
 

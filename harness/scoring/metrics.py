@@ -23,6 +23,7 @@ from typing import Protocol
 
 from harness.episode import Answer, Episode
 from harness.reports import score_report
+from harness.trace import AgentCheck
 from harness.trace_fold import EpisodeFold, unique_units
 
 from .attribution import INFRA, attribute_failure, failure_bucket
@@ -115,7 +116,17 @@ def score_episode(episode: Episode, fold: EpisodeFold, judge: Labeller | None = 
         labeller=judge.name if judge is not None else "matcher", scorer_version=SCORER_VERSION,
         process=None if fold.missing else process_of(episode, fold),
         report=score_report(episode.report, fold, len(episode.turns) + 1) if episode.report is not None else None,
+        agent_checks=agent_checks_of(fold),
     )
+
+
+def agent_checks_of(fold: EpisodeFold) -> dict[str, int]:
+    """The trace's agent_check events by check (empty: the agent kept to the protocol, as far as the harness saw)."""
+    out: dict[str, int] = {}
+    for ev in fold.events:
+        if isinstance(ev, AgentCheck):
+            out[ev.check] = out.get(ev.check, 0) + 1
+    return out
 
 
 def max_step_termination(e: EpisodeScore) -> bool:

@@ -52,7 +52,13 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # effective number (was a percentile bootstrap, zero width on a few episodes); a bootstrap interval (MG, paired
 # differences) over episodes that all have the same value is marked `all_equal` ("all n equal"), not zero width;
 # a paired row whose interval and exact test disagree says the test decides. Point estimates are version 10's.
-SCORER_VERSION = "11"
+# 12: issue 28: what the harness noticed an agent do against the protocol (`agent_check` trace events: a second model
+# call in a step, more model calls than steps + 1 in a turn, a fallback claiming tools, a tool call in the fallback, a
+# tool run or a world built outside the tool session) is counted per episode (`agent_checks`) and per run
+# (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). A tool call asked for
+# during the fallback request is now a refused `tool_call` event (before: none), so it counts in `refused_calls`;
+# every other number of version 11 is unchanged.
+SCORER_VERSION = "12"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
@@ -189,6 +195,9 @@ class EpisodeScore(BaseModel):
     scorer_version: str = Field(default="1", description="the scorer that wrote this (SCORER_VERSION)")
     process: EpisodeProcess | None = Field(default=None, description="process metrics from the trace (scorer 3 on)")
     report: ReportScore | None = Field(default=None, description="report episodes: the report turn's metrics (issue 31)")
+    agent_checks: dict[str, int] = Field(
+        default_factory=dict, description="agent_check events of the trace by check (the agent broke the protocol; "
+                                          "scorer 12 on): the episode is marked")
 
 
 class FailureCounts(BaseModel):
@@ -320,6 +329,11 @@ class RunScores(BaseModel):
 
     run_id: str
     agent: str = ""
+    agent_origin: str | None = Field(
+        default=None, description="built-in, or in-process (trusted): the user's own code (a file, a module, an entry "
+                                  "point) run inside the harness's process (run.json; runs made before have none)")
+    agent_source: str | None = Field(default=None, description="where an in-process agent came from (file and sha256, "
+                                                               "module or entry point)")
     model: str | None = None
     uses_gold: bool = False
     note: str | None = Field(default=None, description="the oracle note when uses_gold")
@@ -344,6 +358,10 @@ class RunScores(BaseModel):
     damaged_traces: dict[str, list[int]] = Field(
         default_factory=dict, description="episode id -> line numbers of trace lines that could not be read (skipped)")
     unknown_traces: list[str] = Field(default_factory=list, description="trace files of episodes not in the episode file (not scored)")
+    agent_checks: dict[str, int] = Field(
+        default_factory=dict, description="agent_check events of every trace by check: what the harness noticed the agent "
+                                          "do against the protocol (refused, charged to the budget or flagged)")
+    flagged_episodes: list[str] = Field(default_factory=list, description="episodes with an agent_check event")
     episodes_path: str | None = None
     episodes_sha256: str | None = None
     episodes_mismatch: bool = Field(default=False, description="episode file hash differs from run.json (scored with --allow-mismatch)")

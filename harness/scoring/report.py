@@ -54,6 +54,21 @@ def reducer_line(s: RunScores) -> str:
             f"{r.describe()}; EC, MG, cost, failures and process count every epoch's trace")
 
 
+def agent_origin_text(s: RunScores) -> str:
+    """`; in-process (trusted): <file> (sha256 ...)` for the user's own agent code; nothing for a built-in one."""
+    if not s.agent_origin or s.agent_origin == "built-in":
+        return ""
+    return f"; **{s.agent_origin}**" + (f": {s.agent_source}" if s.agent_source else "")
+
+
+def agent_checks_line(s: RunScores) -> str:
+    """What the harness noticed the agent do against the protocol, per check, and how many episodes are marked."""
+    counts = ", ".join(f"{k} {n}" for k, n in sorted(s.agent_checks.items()))
+    shown = ", ".join(s.flagged_episodes[:5]) + (", ..." if len(s.flagged_episodes) > 5 else "")
+    return (f"- **agent checks**: {counts} (agent_check events: the agent broke the protocol; refused, charged to the "
+            f"budget or flagged) in {len(s.flagged_episodes)} episode(s): {shown}")
+
+
 def run_label(s: RunScores) -> str:
     who = s.agent or s.run_id
     return f"{who} ({s.model})" if s.model else who
@@ -139,7 +154,7 @@ def header_lines(s: RunScores) -> list[str]:
     if s.uses_gold:
         lines += [f"> **{s.note}**", ""]
     lines += [
-        f"- agent: `{s.agent}`" + (f", model `{s.model}`" if s.model else ""),
+        f"- agent: `{s.agent}`" + (f", model `{s.model}`" if s.model else "") + agent_origin_text(s),
         f"- labeller: `{s.labeller}`" + (" (deterministic matcher)" if s.labeller == "matcher" else " (LLM judge, cached)"),
         f"- scorer version {s.scorer_version} (`epi score {s.run_id}` re-scores the run with the installed scorer)"
         + (f"; search engine `{s.search_engine}`" if s.search_engine else ""),
@@ -151,6 +166,7 @@ def header_lines(s: RunScores) -> list[str]:
         *(["- **text-only run** (`--no-images`): no cue or figure image was sent to the model; the prompts said "
             "the image was not available"] if not s.ablation.images else []),
         reducer_line(s),
+        *([agent_checks_line(s)] if s.agent_checks else []),
         f"- scored at {s.scored_at}",
     ]
     if s.judge_errors:
@@ -301,6 +317,10 @@ def print_scores(run_dir: Path, console, retry: str | None = None) -> None:  # n
     s = read_run_scores(run_dir)
     if s.uses_gold:
         console.print(f"[bold yellow]{s.note}[/]")
+    if s.agent_origin and s.agent_origin != "built-in":
+        console.print(f"[bold yellow]agent {escape(s.agent_origin)}[/]: {escape(s.agent_source or s.agent)}", highlight=False)
+    if s.agent_checks:
+        console.print(f"[bold red]{escape(agent_checks_line(s)[2:].replace('**', ''))}[/]", highlight=False)
     if s.episodes_mismatch:
         console.print("[bold red]warning:[/] the episode file differs from the one this run was made with")
     if s.truncated_episodes:

@@ -159,6 +159,30 @@ def errored_jobs(run_dir: Path, episodes: list[Episode], epochs: int) -> list[Er
     return out
 
 
+def _agent_origin(cfg: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Where the run's agent came from (run.json), and a line naming it; an `epi retry` that ran the user's own code
+    makes the run in-process too, whatever the first agent was."""
+    found = [cfg.get("agent_origin")] + [r.get("agent_origin") for r in cfg.get("retries") or [] if isinstance(r, dict)]
+    origins = [o for o in found if isinstance(o, dict) and o.get("kind")]
+    if not origins:
+        return {}, None
+    origin = next((o for o in origins if o["kind"] != "built-in"), origins[0])
+    source = str(origin.get("source") or "") or None
+    if source and origin.get("sha256"):
+        source += f" (sha256 {str(origin['sha256'])[:12]})"
+    if source and origin is not origins[0]:
+        source += " (by `epi retry`)"
+    return origin, source
+
+
+def _sum_checks(scored: list[EpisodeScore]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in scored:
+        for k, n in e.agent_checks.items():
+            out[k] = out.get(k, 0) + n
+    return out
+
+
 def _label(episode_id: str, epoch: int) -> str:
     return episode_id if epoch == 1 else f"{episode_id} (epoch {epoch})"
 
@@ -212,8 +236,10 @@ def score_run(
     agent = str(_setting(cfg, "agent", "") or "")
     uses_gold = any(e.uses_gold for e in scored) or agent == "oracle"
     eaf = errors_as_failures
+    origin, source = _agent_origin(cfg)
     scores = RunScores(
         run_id=str(cfg.get("run_id") or rd.run_id), agent=agent,
+        agent_origin=str(origin["kind"]) if origin.get("kind") else None, agent_source=source,
         model=cfg.get("model"), uses_gold=uses_gold, note=gold_note(agent) if uses_gold else None,
         labeller=labeller.name if labeller else "matcher", scorer_version=SCORER_VERSION,
         search_engine=cfg.get("search_engine"), corpus=_corpus(cfg),
@@ -224,6 +250,7 @@ def score_run(
         errors_as_failures=eaf, errored_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.errored],
         truncated_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.truncated],
         missing_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.missing], unknown_traces=unknown,
+        agent_checks=_sum_checks(scored), flagged_episodes=[_label(e.episode_id, e.epoch) for e in scored if e.agent_checks],
         damaged_traces={_label(e.episode_id, e.epoch): e.bad_lines for e in scored if e.bad_lines},
         episodes_path=str(eset.path), episodes_sha256=eset.sha256, episodes_mismatch=mismatch,
         ablation=AblationSettings(

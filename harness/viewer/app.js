@@ -168,6 +168,9 @@
     return el("section", { class: "card run" },
       el("h2", null, run.run_id, el("span", { class: "muted small" }, "  agent " + (run.agent || "?") + (run.model ? " · model " + run.model : "") +
         (run.labeller ? " · labels by " + run.labeller : ""))),
+      run.agent_origin ? el("p", { class: "warn", "data-agent-origin": run.agent_origin }, "agent: " + run.agent_origin +
+        (run.agent_source ? " — " + run.agent_source : "") + ". The agent's own code ran inside the harness: what it reports is checked, " +
+        "what it does on its own is not enforced (see SECURITY.md).") : null,
       run.note ? el("p", { class: "note" }, run.note) : null,
       (run.notes || []).map(function (n) { return el("p", { class: "warn" }, n); }),
       run.errored ? el("p", { class: "warn", "data-run-errored": run.errored }, run.errored + " errored episode" + (run.errored > 1 ? "s" : "") +
@@ -225,7 +228,8 @@
             "data-errored": e.errored ? "1" : null },
           el("td", null, el("a", { href: episodeHash(e.id, k, vs) }, e.id)),
           el("td", null, e.split || ""), el("td", null, e.task || ""),
-          el("td", null, badge(e.ok, e.errored), e.attempts ? el("span", { class: "muted small", "data-attempts": e.attempts }, " +" + e.attempts + " failed attempt" + (e.attempts > 1 ? "s" : "")) : null),
+          el("td", null, badge(e.ok, e.errored), e.attempts ? el("span", { class: "muted small", "data-attempts": e.attempts }, " +" + e.attempts + " failed attempt" + (e.attempts > 1 ? "s" : "")) : null,
+            e.checks ? el("span", { class: "badge err", "data-agent-checks": e.checks, title: "the agent broke the protocol (agent_check events)" }, " checks " + e.checks) : null),
           el("td", null, e.fail ? el("span", { class: "ftype f-" + e.fail }, failName(e.fail)) : ""),
           el("td", { class: "why" }, e.why || ""), el("td", { class: "num" }, e.turns),
           el("td", { class: "num" }, e.calls), el("td", { class: "num" }, e.tokens));
@@ -256,7 +260,7 @@
       var v = s.args[a];
       return [i ? ", " : "", el("span", { class: "arg" }, a + "="), typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)];
     }), ")");
-    else head = el("span", { class: "kind k-" + s.kind }, { final_answer: "final answer", budget_exhausted: "budget exhausted", limit_hit: "limit hit", retry: "retry", error: "error" }[s.kind] || s.kind);
+    else head = el("span", { class: "kind k-" + s.kind }, { final_answer: "final answer", budget_exhausted: "budget exhausted", limit_hit: "limit hit", retry: "retry", error: "error", agent_check: "agent check" }[s.kind] || s.kind);
     return el("li", { class: "step s-" + s.kind + (s.failure ? " has-failure" : ""), "data-step": s.step },
       el("div", { class: "stephead" }, el("span", { class: "stepno", title: "step " + s.step }, s.kind === "tool_call" ? s.step : ""), head,
         s.budget_left !== null && s.budget_left !== undefined && s.kind === "tool_call" ? el("span", { class: "budget", title: "steps left in this turn's budget" }, s.budget_left + " left") : null),
@@ -436,6 +440,9 @@
   function episodeHeader(ep) {
     return el("div", { class: "ephead" },
       el("div", null, badge(ep.success, ep.errored), " ", el("strong", null, ep.run_id), el("span", { class: "muted" }, " · agent " + (ep.agent || "?"))),
+      ep.agent_checks && Object.keys(ep.agent_checks).length ? el("p", { class: "warn", "data-agent-checks": "1" },
+        "agent checks: " + Object.keys(ep.agent_checks).map(function (k) { return k + " " + ep.agent_checks[k]; }).join(", ") +
+        ". The agent broke the protocol here; each agent_check event in the trace says what it did and whether it was refused, charged to the budget or flagged.") : null,
       ep.errored ? el("p", { class: "warn", "data-errored": "1" }, "errored: a " + (ep.bucket || "provider") + " error before any wrong turn. Not a failure of the agent: left out of the scores (unless scored with errors as failures); `epi retry` runs it again.") : null,
       (ep.attempts || []).length ? el("details", { class: "attempts", open: true, "data-attempts": ep.attempts.length },
         el("summary", null, ep.attempts.length + " earlier failed attempt" + (ep.attempts.length > 1 ? "s" : "") + " (set aside by epi retry, not scored)"),

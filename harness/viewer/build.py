@@ -36,6 +36,7 @@ class EpisodeEntry(BaseModel):
     ok: bool | None = Field(default=None, description="episode success; None if unscored")
     errored: bool = Field(default=False, description="an outage before any wrong turn: not a failure")
     attempts: int = Field(default=0, description="earlier failed attempts kept in the run (epi retry)")
+    checks: int = Field(default=0, description="agent_check events: the agent broke the protocol")
     status: str = ""
     fail: str | None = Field(default=None, description="failure type")
     why: str | None = None
@@ -49,6 +50,8 @@ class RunOverview(BaseModel):
 
     run_id: str
     agent: str = ""
+    agent_origin: str | None = Field(default=None, description="in-process (trusted) for the user's own agent code")
+    agent_source: str | None = None
     model: str | None = None
     labeller: str | None = None
     note: str | None = None
@@ -72,7 +75,7 @@ def _entry(tl: EpisodeTimeline, file: str) -> EpisodeEntry:
     why = tl.failure.why if tl.failure else None
     return EpisodeEntry(
         id=tl.episode_id, file=file, split=tl.split, task=tl.task_type, ok=tl.success, errored=tl.errored,
-        attempts=len(tl.attempts), status=tl.status,
+        attempts=len(tl.attempts), status=tl.status, checks=sum(tl.agent_checks.values()),
         fail=tl.failure.type if tl.failure else None, why=why[:160] if why else None, turns=len(tl.turns),
         calls=tl.tool_calls, tokens=tl.tokens,
     )
@@ -121,6 +124,9 @@ def _write_episode(tl: EpisodeTimeline, k: int, out: Path) -> str:
 
 def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
     ov = RunOverview(run_id=files.run_id, agent=files.agent, model=files.config.get("model"), notes=list(files.notes))
+    origin = files.config.get("agent_origin")
+    if isinstance(origin, dict) and origin.get("kind") and origin["kind"] != "built-in":
+        ov.agent_origin, ov.agent_source = str(origin["kind"]), str(origin.get("source") or "") or None
     rs = files.run_scores
     if rs is not None:
         ov.labeller, ov.note = rs.labeller, rs.note
@@ -129,6 +135,8 @@ def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
         ov.buckets = {b: rs.buckets.count(b) for b in ("provider", "data_access", "pipeline", "model")}
         ov.errored, ov.errors_as_failures = rs.all.errored, rs.errors_as_failures
         ov.report = rs.report.model_dump(mode="json") if rs.report is not None else None
+        if rs.agent_origin and rs.agent_origin != "built-in":  # scoring also reads the agents of `epi retry`
+            ov.agent_origin, ov.agent_source = rs.agent_origin, rs.agent_source
     plots_dir = files.run.path / "plots"
     if plots_dir.is_dir():
         for p in sorted(plots_dir.glob("*.png")):

@@ -14,7 +14,8 @@ from ..episode import Answer, Episode, Turn
 from ..rundir import Attempt, RunDir
 from ..safe_paths import PathOutside, is_inside, resolve_inside
 from ..trace import (
-    BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, NoToolStep, Retry, ToolCallEvent, TraceEvent,
+    AgentCheck, BudgetExhausted, ErrorEvent, FinalAnswerEvent, LimitHit, MemoryCompacted, NoToolStep, Retry, ToolCallEvent,
+    TraceEvent,
 )
 from ..trace_fold import EpisodeFold, TurnFold, fold_trace
 from ..scoring.model import EpisodeScore, FailureLabel, TurnScore
@@ -23,7 +24,7 @@ from ..reports._view import ReportView, report_view
 from .run_files import RunFiles
 
 StepKind = Literal["tool_call", "no_tool_step", "memory_compacted", "retry", "error", "budget_exhausted", "limit_hit",
-                   "final_answer"]
+                   "final_answer", "agent_check"]
 
 
 class ImageRef(BaseModel):
@@ -112,6 +113,8 @@ class EpisodeTimeline(BaseModel):
     failure: FailureLabel | None = None
     attempts: list[AttemptView] = Field(default_factory=list, description="earlier failed attempts (epi retry), oldest first")
     tool_calls: int = Field(default=0, description="executed tool calls")
+    agent_checks: dict[str, int] = Field(default_factory=dict, description="agent_check events by check: the agent broke "
+                                                                           "the protocol (refused, charged or flagged)")
     refused_calls: int = 0
     model_calls: int = 0
     tokens: int = 0
@@ -229,6 +232,9 @@ def _step_of(ev: TraceEvent, run: RunDir, episode_id: str) -> StepView | None:
                         budget_left=0)
     if isinstance(ev, LimitHit):
         return StepView(kind="limit_hit", step=ev.step, summary=f"{ev.limit} limit hit: {ev.value:g} of {ev.cap:g}")
+    if isinstance(ev, AgentCheck):
+        return StepView(kind="agent_check", step=ev.step, summary=f"agent check: {ev.check.replace('_', ' ')} ({ev.outcome})",
+                        error=ev.detail, error_kind=ev.outcome)
     if isinstance(ev, FinalAnswerEvent):
         return StepView(kind="final_answer", step=ev.step, reasoning=ev.reasoning, summary=ev.answer or "(no answer)")
     return None
@@ -314,6 +320,7 @@ def _apply_score(tl: EpisodeTimeline, score: EpisodeScore) -> None:
     """Scoring's verdicts are authoritative: correctness, gold text, required and accessed units."""
     tl.success = score.success
     tl.errored = score.errored
+    tl.agent_checks = dict(score.agent_checks)
     tl.split, tl.task_type = tl.split or score.split, tl.task_type or score.task_type
     tl.agent = tl.agent or score.agent or None
     tl.status = score.status if score.status in ("truncated", "missing") else tl.status

@@ -65,4 +65,4 @@ def test_a_v4_model_call_reads_as_v5_with_no_error():
     line = json.dumps({"kind": "model_call", "schema_version": 4, "turn": 1, "step": 0, "call": 1, "keep": 0,
                        "messages": [], "head": None, "response": {"choices": []}})
     ev = parse_event(line)
-    assert isinstance(ev, ModelCall) and ev.schema_version == SCHEMA_VERSION == 5 and ev.error is None and not ev.failed
+    assert isinstance(ev, ModelCall) and ev.schema_version == SCHEMA_VERSION == 6 and ev.error is None and not ev.failed

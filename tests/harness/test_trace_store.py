@@ -78,7 +78,7 @@ def test_encoder_reuses_unchanged_messages_and_sees_reassigned_fields():
 def test_every_request_rebuilds_byte_for_byte_and_each_message_is_stored_once(tmp_path):
     path, sent = write_calls(tmp_path, conversation(12))
     events = read(path)
-    assert all(e.schema_version == SCHEMA_VERSION == 5 for e in events)
+    assert all(e.schema_version == SCHEMA_VERSION == 6 for e in events)
     index = fold_events("ep", events).requests
     images = tmp_path / "traces" / "ep"
     assert [index.body(n, images) for n in index.numbers()] == sent
