@@ -120,11 +120,11 @@ async def test_the_agent_is_given_no_path_to_the_run_folder_or_the_episode_file(
     # it was given files (the cue image, the tool's figure) and could read them, but none leads to the key
     assert len(agent.paths) >= 2 and agent.read and all(b == PNG for b in agent.read)
     assert not any(str(rd.path) in p or str(tmp_path / "episodes") in p for p in agent.paths)
-    # the trace keeps its own copies, inside the run folder, and the cue image's real path
+    # the trace keeps its own copies inside the run folder (the cue image too, named by its hash: issue 24)
     call = next(e for e in events if e.kind == "tool_call")
     assert call.images and (rd.path / call.images[0]).read_bytes() == PNG
     start = next(e for e in events if e.kind == "turn_start")
-    assert start.cue_image == str((tmp_path / "episodes" / "cue.png").resolve())
+    assert not Path(start.cue_image).is_absolute() and (rd.path / start.cue_image).read_bytes() == PNG
     assert _checks(events) == []
     assert not any(Path(p).exists() for p in agent.paths)  # the agent's copies go with the episode
 
