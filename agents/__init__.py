@@ -15,6 +15,7 @@ AGENT_FACTORIES: dict[str, str] = {
     "smol-tools": "agents.smol:SmolToolCallingAgent",
     "replay": "agents.replay:ReplayAgent",
     "human": "agents.human:HumanAgent",
+    "bridge": "harness.bridge.agent:BridgeAgent",
 }
 
 

@@ -161,15 +161,17 @@ class ToolSession(TurnContext):
     # -- tool calls -------------------------------------------------------------------------
     async def call_tool(self, tool: str, args: dict[str, Any], reasoning: str | None = None, *,
                         raw_arguments: str | None = None, call_id: str | None = None) -> Observation:
-        if self._fallback is not None:
-            raise BudgetExhaustedError("no tools in the fallback request")
         if not isinstance(args, dict):  # a loop agent passed something else: keep it as text, refuse the call
             raw_arguments, args = (raw_arguments if raw_arguments is not None else repr(args)), {}
-        counted = self.budget.take_call()
+        in_fallback = self._fallback is not None  # refused like a call past the budget, and traced the same way
+        counted = not in_fallback and self.budget.take_call()
         started = time.time()
         t0 = time.perf_counter()
         refusal = None
-        if not counted:
+        if in_fallback:
+            result = ToolResult.fail("not run: no tools in the turn's last request (the budget is used up: answer now)",
+                                     "refused")
+        elif not counted:
             noun = "tool calls" if self.budget.unit == "tool_call" else "model steps"
             result = ToolResult.fail(f"not run: the step budget of {self.budget.limit} {noun} for this turn is used up",
                                      "refused")
@@ -202,7 +204,7 @@ class ToolSession(TurnContext):
         self._memory.add(obs)
         self._refresh()
         if not counted:
-            raise BudgetExhaustedError(self._ran_out_message())
+            raise BudgetExhaustedError("no tools in the fallback request" if in_fallback else self._ran_out_message())
         return obs
 
     def _refusal(self, name: str, args: dict[str, Any]) -> ToolResult | None:
