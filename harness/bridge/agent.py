@@ -114,7 +114,13 @@ class BridgeAgent(BaseAgent):
     async def preflight(self) -> None:
         from agents._endpoint import preflight_endpoint
 
-        check_agent_dirs(list(self.config.agent_dir) + resolve_command(self.argv, self.config.agent_dir)[1])
+        argv, extra = resolve_command(self.argv, self.config.agent_dir)
+        check_agent_dirs(list(self.config.agent_dir) + extra)
+        program = argv[0]
+        found = shutil.which(program, path=":".join([str(Path(d) / "bin") for d in self.config.agent_dir] + [
+            os.environ.get("PATH", _BASE_PATH)])) if "/" not in program else (program if os.access(program, os.X_OK) else None)
+        if found is None:
+            raise ValueError(f"agent command {program}: no such program (or not executable); check --agent-cmd")
         agent_environment(self.config.agent_env)
         if self._refusal is not None:
             raise ValueError(self._refusal)
