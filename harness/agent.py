@@ -338,7 +338,7 @@ class AgentConfig(BaseModel):
     agent_timeout_s: float = Field(default=600.0, gt=0, description="bridge: seconds an agent program may take for one turn",
                                    json_schema_extra=cli("--agent-timeout"))
     agent_memory_mb: int | None = Field(default=4096, ge=64,
-                                        description="bridge: address-space cap of the agent program, in MB")
+                                        description="bridge: memory cap of the agent program (its data segment and private writable mappings), in MB")
     extra: dict[str, Any] = Field(default_factory=dict, description="agent-specific options (TOML config only)",
                                   json_schema_extra=cli(hide=True))
 

@@ -2,7 +2,7 @@
 
 Bounded from outside: one answer line is at most `MAX_LINE` bytes; stderr is drained continuously and
 only its last `STDERR_TAIL` bytes are kept (what the trace shows when the program fails); memory is
-capped by RLIMIT_AS (address space, `--agent-memory-mb`); the wall clock per turn is the caller's. The
+capped by RLIMIT_DATA (its heap and private writable memory, `--agent-memory-mb`; not the address space, which node and wasm reserve by the gigabyte); the wall clock per turn is the caller's. The
 whole process group is killed at the end of the episode, whatever the program left running.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ class AgentProcess:
     def _limits(self) -> None:  # in the child, before exec
         if self.memory_mb:
             cap = self.memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     async def start(self) -> None:

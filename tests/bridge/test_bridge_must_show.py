@@ -98,3 +98,15 @@ async def test_rogue_program_is_refused_and_traced(sandbox, model_server, api_ke
         "refused by the bridge (budget_exhausted", "refused by the bridge (turn_over",
         "refused by the bridge (no_tools_this_turn"]
     assert refused[2].tools_offered == ["web_search"] and refused[2].turn == 2
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+async def test_node_example_keeps_the_same_protocol(sandbox, model_server, api_key_env, tmp_path):
+    """The agent in another language: the same requests from the server's side, the same answers."""
+    srv = model_server(script_for(3), default=CALL)
+    summary, rd = await run_bridge(srv, api_key_env, f"node {EXAMPLES / 'node_agent.mjs'}", tmp_path, sandbox)
+    for o in summary.outcomes:
+        assert o.status == "completed" and o.answers == [TITLE, "A"], events(rd, o.episode_id, "error")
+    assert [bool(r.body.get("tools")) for r in srv.chat_requests] == [True, True, True, False, False] * 3
+    for i in range(3):
+        assert [t.executed for t in events(rd, f"ep-{i}", "tool_call")] == [True] * 3
