@@ -2,8 +2,9 @@
 
 Bounded from outside: one answer line is at most `MAX_LINE` bytes; stderr is drained continuously and
 only its last `STDERR_TAIL` bytes are kept (what the trace shows when the program fails); memory is
-capped by RLIMIT_DATA (its heap and private writable memory, `--agent-memory-mb`; not the address space, which node and wasm reserve by the gigabyte); the wall clock per turn is the caller's. The
-whole process group is killed at the end of the episode, whatever the program left running.
+capped by RLIMIT_DATA (heap and private writable mappings, `--agent-memory-mb`; not the address space,
+which node reserves by the gigabyte for wasm); the wall clock per turn is the caller's. The whole
+process group is killed at the end of the episode, whatever the program left running.
 """
 from __future__ import annotations
 

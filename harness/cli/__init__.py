@@ -10,7 +10,8 @@ from rich.console import Console
 
 from ._apps import UserError, app
 
-_COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_retry", "_score", "_view", "_trace"]
+_COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_retry", "_score", "_view", "_trace",
+                    "_agent"]
 
 for _m in _COMMAND_MODULES:
     try:
