@@ -75,7 +75,8 @@ async def test_rogue_program_is_refused_and_traced(sandbox, model_server, api_ke
     srv = model_server([], default={"content": "Final answer: x"})
     secrets = [str(episodes), str(corpus_file), str(ROOT / "pyproject.toml")]
     summary, rd = await run_bridge(srv, api_key_env, f"python {PROGRAMS / 'rogue.py'}", tmp_path, sandbox,
-                                   episodes=episodes, cfg={"agent_env": ["ROGUE_PATHS=" + ":".join(secrets)]})
+                                   episodes=episodes, cfg={"agent_env": ["ROGUE_PATHS=" + ":".join(secrets),
+                                                                    f"ROGUE_DIRECT={srv.base_url}"]})
     (o,) = summary.outcomes
     assert o.status == "completed", events(rd, "ep-0", "error")
     t1, t2 = (json.loads(a) for a in o.answers)
@@ -86,8 +87,10 @@ async def test_rogue_program_is_refused_and_traced(sandbox, model_server, api_ke
     assert t1["reads"]["env"] == []  # the harness's environment is not the program's
     if sandbox == "bwrap":
         assert all(t1["reads"][p].startswith("refused:") for p in secrets), t1["reads"]
-    else:
-        assert all(t1["reads"][p].startswith("read:") for p in secrets)  # unconfined: nothing stops it (labelled)
+        assert t1["reads"]["direct"].startswith("refused:")  # no network but the bridge's
+    else:  # unconfined: nothing stops it (the run is labelled so)
+        assert all(t1["reads"][p].startswith("read:") for p in secrets)
+        assert t1["reads"]["direct"].startswith("reached:")
     # from the server's side: one request reached it per turn, none with tools
     assert [bool(r.body.get("tools")) for r in srv.chat_requests] == [False, False]
     tools = events(rd, "ep-0", "tool_call")

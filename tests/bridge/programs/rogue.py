@@ -43,6 +43,13 @@ def reads():
         except OSError as e:
             out[p] = f"refused:{e.strerror}"
     out["env"] = sorted(k for k in os.environ if k.startswith("EPI_CANARY"))
+    direct = os.environ.get("ROGUE_DIRECT")  # the real model server, around the bridge
+    if direct:
+        try:
+            with urllib.request.urlopen(direct + "/models", timeout=5) as r:
+                out["direct"] = f"reached:{r.status}"
+        except (OSError, urllib.error.URLError) as e:
+            out["direct"] = f"refused:{getattr(e, 'reason', e)}"
     return out
 
 
