@@ -147,7 +147,8 @@ class BridgeAgent(BaseAgent):
         model = self.config.model or "default"
         self._client = ChatEndpoint(self.config.base_url, api_key(self.config), self.config.request_timeout_s,
                                     verify=tls_context(endpoint_url(self.config.base_url)))
-        self._endpoints = Endpoints(token=token, model=model, client=self._client, policy=retry_policy(self.config))
+        self._endpoints = Endpoints(token=token, model=model, client=self._client, policy=retry_policy(self.config),
+                                    known_tools={t.name for t in info.tools})
         self._server = HttpServer(self._endpoints.handle)
         env = {"PATH": _BASE_PATH, "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
         if self.confined:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import time
 from typing import Any
 
 from ..agent import BudgetExhaustedError, ProviderError, TokenUsage, TurnContext
@@ -79,8 +78,9 @@ def _tool_names(tools: Any) -> list[str]:
 class Endpoints:
     """The routes for one episode; `gate` is the open turn's (None between turns)."""
 
-    def __init__(self, *, token: str, model: str, client: Any, policy: Any):
+    def __init__(self, *, token: str, model: str, client: Any, policy: Any, known_tools: set[str] | None = None):
         self.token = token
+        self.known_tools = known_tools  # the run's tools: what a forwarded request's `tools_offered` lists
         self.model = model
         self.client = client  # agents._wire.ChatEndpoint to the real model
         self.policy = policy
@@ -166,7 +166,8 @@ class Endpoints:
         if data.get("model") != self.model:
             data["model"] = self.model
         body = ChatBody.from_request(data)
-        offered = _tool_names(tools)
+        # the harness's tools it offered (a program's own, such as smolagents' final_answer, are not the harness's)
+        offered = [n for n in _tool_names(tools) if self.known_tools is None or n in self.known_tools]
         await ctx.model_slot()
 
         def failed(error: str, seconds: float) -> None:
@@ -205,9 +206,10 @@ class Endpoints:
         if not isinstance(args, dict):
             raw_arguments, args = json.dumps(args), {}
         call_id = data.get("id") if isinstance(data.get("id"), str) else None
+        reasoning = data.get("reasoning") if isinstance(data.get("reasoning"), str) else None
         ctx = gate.ctx
         try:
-            obs = await ctx.call_tool(data["name"], args, raw_arguments=raw_arguments, call_id=call_id)
+            obs = await ctx.call_tool(data["name"], args, reasoning, raw_arguments=raw_arguments, call_id=call_id)
         except BudgetExhaustedError as e:
             return Response.json(200, {"content": f"not run: {e}", "error": str(e), "refused": True, "images": [],
                                        "provenance": [], "budget_left": 0})
@@ -227,6 +229,3 @@ class Endpoints:
             "provenance": [p.model_dump(mode="json") for p in obs.provenance], "budget_left": ctx.view.budget_left,
         })
 
-
-def now() -> float:
-    return time.perf_counter()
