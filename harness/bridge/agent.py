@@ -41,6 +41,9 @@ from .protocol import EpisodeLine, ProtocolViolation, dump_line, openai_tools, p
 from .sandbox import BRIDGE_PORT, SCRATCH, bwrap_argv, check_agent_dirs, resolve_command, sandbox_unavailable_reason
 
 _BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+CUE_IMAGE_MAX = 32 * 1024 * 1024
+_IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"),
+                (b"RIFF", "image/webp"))
 
 
 def parse_command(cmd: str | None) -> list[str]:
@@ -184,25 +187,36 @@ class BridgeAgent(BaseAgent):
     def owns_turn(self, view: TurnView) -> bool:
         return True
 
-    def _cue_image(self, view: TurnView) -> tuple[str | None, Path | None]:
+    def _cue_image(self, view: TurnView) -> tuple[str | None, Path | None, str]:
+        """The cue image copied into the scratch folder: (path as the program sees it, host path, media type).
+        Only an image file (by its first bytes) under CUE_IMAGE_MAX bytes: an episode file is untrusted and must
+        not hand the program any other file through its cue."""
         if not view.cue_image or self._tmp is None:
-            return None, None
+            return None, None, ""
         src = Path(view.cue_image)
-        if not src.is_file():
-            return None, None
-        name = f"cue-turn-{view.turn}.png"
+        try:
+            if not src.is_file() or src.stat().st_size > CUE_IMAGE_MAX:
+                return None, None, ""
+            with open(src, "rb") as f:
+                head = f.read(16)
+        except OSError:
+            return None, None, ""
+        media = next((m for magic, m in _IMAGE_MAGIC if head.startswith(magic)), None)
+        if media is None or (media == "image/webp" and head[8:12] != b"WEBP"):
+            return None, None, ""
+        name = f"cue-turn-{view.turn}.{media.split('/')[1]}"
         dst = self._tmp / "scratch" / name
         shutil.copyfile(src, dst)
-        return f"{self._scratch_seen}/{name}", dst
+        return f"{self._scratch_seen}/{name}", dst, media
 
     async def run_turn(self, ctx: TurnContext) -> FinalAnswer:
         assert self._proc is not None and self._endpoints is not None
         gate = TurnGate(ctx)
         self._endpoints.gate, self._endpoints.last_ctx = gate, ctx
         view = ctx.view
-        seen, local = self._cue_image(view)
+        seen, local, media = self._cue_image(view)
         self._deadline = asyncio.get_running_loop().time() + self.config.agent_timeout_s
-        await self._proc.send(dump_line(turn_line(view, seen, local)))
+        await self._proc.send(dump_line(turn_line(view, seen, local, media)))
         return await self._answer(gate, view.turn, may_exhaust=True)
 
     async def step(self, ctx: TurnContext) -> FinalAnswer:

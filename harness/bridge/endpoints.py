@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hmac
 import json
 from typing import Any
 
@@ -90,7 +91,7 @@ class Endpoints:
 
     async def handle(self, req: Request) -> Response:
         auth = req.headers.get("authorization", "")
-        if auth != f"Bearer {self.token}":
+        if not hmac.compare_digest(auth.encode("utf-8", "replace"), f"Bearer {self.token}".encode()):
             self.refused_unauthorised += 1
             return Response.error(401, "missing or wrong episode token (send it as the bearer key)", "invalid_api_key",
                                   "authentication_error")

@@ -42,7 +42,7 @@ def openai_tools(specs: list[ToolSpec]) -> list[dict[str, Any]]:
 
 
 class CueImage(BaseModel):
-    path: str = Field(description="the PNG in the agent's scratch folder, as the agent sees it")
+    path: str = Field(description="the image in the agent's scratch folder, as the agent sees it")
     media_type: str = "image/png"
     base64: str = Field(description="the same bytes, base64")
 
@@ -92,10 +92,11 @@ class ProtocolViolation(ValueError):
     """What the agent wrote on stdout is not a line of this protocol; the message says what is wrong."""
 
 
-def turn_line(view: TurnView, image_path: str | None, image_file: Path | None) -> TurnLine:
+def turn_line(view: TurnView, image_path: str | None, image_file: Path | None, media_type: str = "image/png") -> TurnLine:
     cue = None
     if image_file is not None and image_path is not None:
-        cue = CueImage(path=image_path, base64=base64.b64encode(image_file.read_bytes()).decode("ascii"))
+        cue = CueImage(path=image_path, media_type=media_type,
+                       base64=base64.b64encode(image_file.read_bytes()).decode("ascii"))
     return TurnLine(
         turn=view.turn, n_turns=view.n_turns, question=view.question, cue_text=view.cue_text, cue_image=cue,
         tools=openai_tools(view.tools), memory_only=not view.tools,

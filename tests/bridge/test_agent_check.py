@@ -50,3 +50,19 @@ def test_a_flawed_program_fails_the_check_that_names_the_flaw(flaw, check, says,
 def test_a_command_that_cannot_start_is_a_user_error(capsys, monkeypatch):
     code, out = epi(["agent", "check", "/nonexistent/agent", "--agent-sandbox", "none"], capsys, monkeypatch)
     assert code == 2 and "agent command /nonexistent/agent: no such program" in out and "Traceback" not in out
+
+
+def test_a_bridge_agent_named_in_a_toml_config(tmp_path):
+    """`[run.agent_config] agent_cmd = ...` makes the run a bridge run; --agent with another agent is refused."""
+    from harness.settings import SettingsError, build_settings, load_toml
+
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('[run]\nmax_steps = 3\n[run.agent_config]\nagent_cmd = "node my_agent.mjs"\n'
+                   'agent_dir = ["/opt/my-agent"]\nagent_env = ["MY_TOKEN"]\n', encoding="utf-8")
+    s = build_settings(load_toml(cfg), source=str(cfg))
+    assert s.agent == "bridge" and s.agent_config.agent_cmd == "node my_agent.mjs"
+    assert s.agent_config.agent_dir == [Path("/opt/my-agent")] and s.agent_config.agent_env == ["MY_TOKEN"]
+    with pytest.raises(SettingsError, match="--agent-cmd runs an agent program through the bridge"):
+        build_settings(load_toml(cfg), {"agent": "openai"}, source=str(cfg))
+    with pytest.raises(SettingsError, match="give its command with --agent-cmd"):
+        build_settings({"agent": "bridge"})
