@@ -113,3 +113,13 @@ async def test_node_example_keeps_the_same_protocol(sandbox, model_server, api_k
     assert [bool(r.body.get("tools")) for r in srv.chat_requests] == [True, True, True, False, False] * 3
     for i in range(3):
         assert [t.executed for t in events(rd, f"ep-{i}", "tool_call")] == [True] * 3
+
+
+async def test_an_unconfined_run_says_so_in_its_scores_and_report(model_server, api_key_env, tmp_path):
+    srv = model_server(script_for(1), default=CALL)
+    episodes = write_episodes(tmp_path / "eps.jsonl", [two_turn_episode("ep-0")])
+    _, rd = await run_bridge(srv, api_key_env, f"python {EXAMPLES / 'openai_sdk_agent.py'}", tmp_path, "none",
+                             episodes=episodes, score=True)
+    scores = json.loads((rd.path / "scores.json").read_text())
+    assert scores["agent"] == "bridge-unconfined"
+    assert "bridge-unconfined" in (rd.path / "report.md").read_text()
