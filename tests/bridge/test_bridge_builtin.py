@@ -49,8 +49,8 @@ def script(agent: str, story: str) -> tuple[list[dict[str, Any]], dict[str, Any]
 
 
 @pytest.mark.parametrize("agent", ["openai", "smol-tools"])
-@pytest.mark.parametrize("story", ["early", "budget"])
-async def test_in_process_and_through_the_bridge_leave_the_same_trace(agent, story, api_key_env, tmp_path):
+@pytest.mark.parametrize("story, unit", [("early", "tool_call"), ("budget", "tool_call"), ("budget", "model_step")])
+async def test_in_process_and_through_the_bridge_leave_the_same_trace(agent, story, unit, api_key_env, tmp_path):
     max_steps = 3
     eps = write_episodes(tmp_path / "eps.jsonl", [two_turn_episode("ep-0")])
     runs = {}
@@ -61,11 +61,11 @@ async def test_in_process_and_through_the_bridge_leave_the_same_trace(agent, sto
         try:
             if way == "inproc":
                 cfg = agent_config(srv, api_key_env)
-                _, rd = await run_agent(agent, cfg, eps, tmp_path / way, max_steps=max_steps)
+                _, rd = await run_agent(agent, cfg, eps, tmp_path / way, max_steps=max_steps, budget_unit=unit)
             else:
                 cfg = agent_config(srv, api_key_env, agent_cmd=f"python -m harness.bridge.host {agent}",
                                    agent_sandbox="none", agent_env=[f"PYTHONPATH={ROOT}"])
-                _, rd = await run_agent("bridge", cfg, eps, tmp_path / way, max_steps=max_steps)
+                _, rd = await run_agent("bridge", cfg, eps, tmp_path / way, max_steps=max_steps, budget_unit=unit)
         finally:
             next(make, None)
         runs[way] = comparable(rd, "ep-0")
