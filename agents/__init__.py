@@ -39,10 +39,12 @@ AGENT_FACTORIES: dict[str, str] = {
     "smol-tools": "agents.smol:SmolToolCallingAgent",
     "replay": "agents.replay:ReplayAgent",
     "human": "agents.human:HumanAgent",
+    "bridge": "harness.bridge.agent:BridgeAgent",
 }
 ENTRY_POINT_GROUP = "epiharness.agents"
 BUILT_IN = "built-in"
 IN_PROCESS = "in-process (trusted)"
+AGENT_PROGRAM = "agent program (bridge)"  # `--agent-cmd`: the user's program, out of process, under the bridge's rules
 SPEC_FORMS = "path/to/file.py:Class or package.module:Class"
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _METHODS = ("preflight", "start_episode", "owns_turn", "step", "run_turn", "end_episode")
@@ -61,7 +63,7 @@ class UnknownAgent(AgentLoadError):
 class AgentOrigin:
     """Where an agent class comes from, as run.json, reports and the viewer describe it."""
 
-    kind: str  # BUILT_IN or IN_PROCESS
+    kind: str  # BUILT_IN, IN_PROCESS or AGENT_PROGRAM
     source: str  # the registry entry, the entry point, the module or the file
     sha256: str | None = None  # of the file, when the agent came from a file
 
@@ -215,7 +217,8 @@ def resolve_agent(name: str) -> tuple[type[Any], AgentOrigin]:
     check_name(name)
     if name in AGENT_FACTORIES:
         mod_name, cls_name = AGENT_FACTORIES[name].split(":")
-        return getattr(importlib.import_module(mod_name), cls_name), AgentOrigin(BUILT_IN, AGENT_FACTORIES[name])
+        kind = AGENT_PROGRAM if name == "bridge" else BUILT_IN  # the bridge's class is ours, the program it runs is not
+        return getattr(importlib.import_module(mod_name), cls_name), AgentOrigin(kind, AGENT_FACTORIES[name])
     if is_spec(name):
         return _from_spec(name)
     eps = _entry_points()

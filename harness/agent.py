@@ -43,7 +43,7 @@ MemoryMode = Literal["conversation", "summary"]
 FallbackKind = Literal["budget_fallback", "limit_fallback"]
 
 __all__ = [
-    "Action", "Agent", "AgentConfig", "AnswerSpec", "BaseAgent", "BudgetExhaustedError", "BudgetUnit", "EpisodeInfo",
+    "Action", "Agent", "AgentConfig", "AgentProgramError", "AnswerSpec", "BaseAgent", "BudgetExhaustedError", "BudgetUnit", "EpisodeInfo",
     "EvidenceUnit", "FallbackKind", "FinalAnswer", "MemoryCompaction", "MemoryImage", "MemoryMode", "ModelOutputError",
     "NoToolReason", "NoToolStep", "Observation", "ProviderError", "ReportBrief", "TokenUsage", "ToolCall", "ToolCalls",
     "ToolChoice", "ToolSpec", "TurnContext", "TurnRecord", "TurnView", "agent_protocol_problems", "is_placeholder_answer",
@@ -220,6 +220,16 @@ class ProviderError(Exception):
     """The model endpoint failed (rate limit, 5xx, timeout, connection) after retries."""
 
 
+class AgentProgramError(Exception):
+    """An agent program run through the bridge failed: it did not start, exited or hung mid-episode, or wrote
+    something that is not the protocol. The episode ends as the agent's own failure (bucket `model`: a
+    program cannot leave the score by crashing); `detail` is the tail of its stderr, kept in the trace."""
+
+    def __init__(self, message: str, detail: str | None = None):
+        super().__init__(message)
+        self.detail = detail
+
+
 class ModelOutputError(Exception):
     """The model gave no usable output and the agent cannot go on."""
 
@@ -314,6 +324,27 @@ class AgentConfig(BaseModel):
                                      json_schema_extra=cli("--request-timeout"))
     max_retries: int = Field(default=4, ge=0, description="retries of a model request that failed for a provider reason")
     replay_run: Path | None = Field(default=None, description="replay agent: the run to replay")
+    agent_cmd: str | None = Field(
+        default=None,
+        description="run an agent program of your own through the bridge (agent `bridge`): its command line, started "
+                    "once per episode; turns as JSON lines on stdin/stdout, model and tools through the harness "
+                    "(harness/bridge/PROTOCOL.md)")
+    agent_dir: list[Path] = Field(
+        default_factory=list,
+        description="bridge: a folder the agent program needs (its script, venv or node install), bound read-only into "
+                    "its sandbox at the same path; repeatable; the first is its working folder")
+    agent_env: list[str] = Field(
+        default_factory=list,
+        description="bridge: an environment variable the agent program gets (NAME, taken from this environment, or "
+                    "NAME=VALUE); repeatable; it gets no other")
+    agent_sandbox: Literal["auto", "bwrap", "none"] = Field(
+        default="auto",
+        description="bridge: bwrap (the agent program runs in a bubblewrap sandbox, or the run refuses), none (runs "
+                    "unconfined, labelled so), auto (bwrap where it works, else unconfined, labelled)")
+    agent_timeout_s: float = Field(default=600.0, gt=0, description="bridge: seconds an agent program may take for one turn",
+                                   json_schema_extra=cli("--agent-timeout"))
+    agent_memory_mb: int | None = Field(default=4096, ge=64,
+                                        description="bridge: memory cap of the agent program (its data segment and private writable mappings), in MB")
     extra: dict[str, Any] = Field(default_factory=dict, description="agent-specific options (TOML config only)",
                                   json_schema_extra=cli(hide=True))
 

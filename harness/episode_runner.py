@@ -23,6 +23,7 @@ from tools._watch import unwatch, watch
 
 from .agent import (
     Agent,
+    AgentProgramError,
     AnswerSpec,
     BudgetExhaustedError,
     ReportBrief,
@@ -256,6 +257,8 @@ class EpisodeRunner:
             raise _EpisodeStop("provider", f"model provider failed: {e}") from e
         except ModelOutputError as e:
             raise _EpisodeStop("model", f"no usable model output: {e}") from e
+        except AgentProgramError as e:
+            raise _EpisodeStop("model", str(e), e.detail) from e
         except PipelineError as e:
             raise _EpisodeStop("pipeline", str(e), e.detail) from e
         except asyncio.TimeoutError:

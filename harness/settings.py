@@ -119,6 +119,19 @@ class RunSettings(BaseModel):
         except AgentLoadError as e:
             raise ValueError(str(e)) from None
 
+    @model_validator(mode="after")
+    def _bridge_command(self) -> "RunSettings":
+        """`--agent-cmd` runs the agent program through the bridge: the agent is `bridge` (set when not given)."""
+        cmd = self.agent_config.agent_cmd
+        if cmd is not None and self.agent != "bridge":
+            if "agent" in self.model_fields_set:
+                raise ValueError(f"--agent-cmd runs an agent program through the bridge; it does not go with "
+                                 f"--agent {self.agent} (leave --agent out)")
+            self.agent = "bridge"
+        if self.agent == "bridge" and not (cmd or "").strip():
+            raise ValueError("the bridge agent runs an agent program: give its command with --agent-cmd")
+        return self
+
     @field_validator("epochs")
     @classmethod
     def _epochs(cls, v: int) -> int:

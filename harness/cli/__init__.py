@@ -13,7 +13,7 @@ from ..terminal_text import inert
 from ._apps import UserError, app
 
 _COMMAND_MODULES = ["_sandbox", "_serve", "_model_server", "_episodes", "_paper", "_run", "_retry", "_score", "_scores",
-                    "_view", "_trace"]
+                    "_view", "_trace", "_agent"]
 
 for _m in _COMMAND_MODULES:
     try:

@@ -234,6 +234,8 @@ def score_run(
         kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
         raise JudgeUnavailable(f"{e}; the judge pass stopped and {kept}") from None
     agent = str(_setting(cfg, "agent", "") or "")
+    # an agent program the bridge could not sandbox is named so in every episode: the run's name says it too
+    agent = next((e.agent for e in scored if e.agent.endswith("-unconfined")), agent)
     uses_gold = any(e.uses_gold for e in scored) or agent == "oracle"
     eaf = errors_as_failures
     origin, source = _agent_origin(cfg)

@@ -1,0 +1,232 @@
+"""What the bridge serves an agent program: the model endpoint and the tools, through the turn's tool session.
+
+Routes (every one needs `Authorization: Bearer <episode token>`; without it: 401, nothing else happens):
+- `POST /v1/chat/completions`: forwarded to the real model (`--model`, `--base-url`, the user's key, which
+  the agent never sees) under the turn's budget, and recorded in the trace (the body as forwarded, the
+  response as received, failed attempts and retries too);
+- `GET /v1/models`: the one model;
+- `GET /v1/tools`: the tools of the current turn as OpenAI tool definitions (none on a memory-only turn);
+- `POST /v1/tools/call` `{"name", "arguments", "id"?}`: one tool call through the tool session (counted,
+  refused past the budget, on a memory-only turn and in the fallback, traced with provenance).
+
+The budget, from outside the agent: each model request opens a model step (`ToolSession.begin_step`).
+Once none may begin, the runner is told (it writes `budget_exhausted` and enters the fallback); then a
+request with tools gets a 400 the agent can read ("budget used up: answer now without tools"), exactly
+one request without tools is forwarded as the fallback, and anything after it is refused. On a turn that
+offers no tools, a request with tools is refused the same way. Every refused request is in the trace as
+a `model_call` whose `error` says why (not a model call: not counted, nothing was sent to the model).
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import hmac
+import json
+from typing import Any
+
+from ..agent import BudgetExhaustedError, ProviderError, TokenUsage, TurnContext
+from ..chat_body import ChatBody
+from ..session import PipelineError
+from .http import Request, Response
+from .protocol import openai_tools
+
+BUDGET_MESSAGE = "budget used up: answer now without tools (send one more request without `tools`)"
+NO_TOOLS_MESSAGE = "this turn offers no tools (memory-only turn): answer from memory, without tools"
+TURN_OVER_MESSAGE = "the turn's last request (the one without tools after the budget ran out) was already made: " \
+                    "write your answer line now"
+NO_TURN_MESSAGE = "no turn is open: wait for the next turn line on stdin"
+
+
+class TurnGate:
+    """One turn's state as the endpoints see it, and the signals to the agent's `run_turn`."""
+
+    def __init__(self, ctx: TurnContext):
+        self.ctx = ctx
+        self.exhausted = asyncio.Event()  # the budget ran out: run_turn hands the turn back to the runner
+        self.in_fallback = asyncio.Event()  # the runner entered the fallback
+        self.closed = asyncio.Event()  # the turn has its answer (or failed)
+        self.fallback_used = False
+        self.failure: BaseException | None = None  # a provider error or a bug: ends the episode
+        self.failed = asyncio.Event()
+
+    def fail(self, exc: BaseException) -> None:
+        if self.failure is None:
+            self.failure = exc
+        self.failed.set()
+
+    async def wait_fallback(self) -> bool:
+        """Tell run_turn the budget is used up and wait until the runner enters the fallback (False: the turn closed)."""
+        self.exhausted.set()
+        if self.in_fallback.is_set():
+            return True
+        waiters = [asyncio.ensure_future(self.in_fallback.wait()), asyncio.ensure_future(self.closed.wait())]
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()
+        return self.in_fallback.is_set()
+
+
+def _tool_names(tools: Any) -> list[str]:
+    names = []
+    for t in tools if isinstance(tools, list) else []:
+        fn = t.get("function") if isinstance(t, dict) else None
+        names.append(str(fn.get("name")) if isinstance(fn, dict) else "?")
+    return names
+
+
+class Endpoints:
+    """The routes for one episode; `gate` is the open turn's (None between turns)."""
+
+    def __init__(self, *, token: str, model: str, client: Any, policy: Any, known_tools: set[str] | None = None):
+        self.token = token
+        self.known_tools = known_tools  # the run's tools: what a forwarded request's `tools_offered` lists
+        self.model = model
+        self.client = client  # agents._wire.ChatEndpoint to the real model
+        self.policy = policy
+        self.gate: TurnGate | None = None
+        self.last_ctx: TurnContext | None = None  # for tracing requests that come between turns
+        self.refused_unauthorised = 0
+
+    async def handle(self, req: Request) -> Response:
+        auth = req.headers.get("authorization", "")
+        if not hmac.compare_digest(auth.encode("utf-8", "replace"), f"Bearer {self.token}".encode()):
+            self.refused_unauthorised += 1
+            return Response.error(401, "missing or wrong episode token (send it as the bearer key)", "invalid_api_key",
+                                  "authentication_error")
+        path = req.path.split("?", 1)[0].rstrip("/")
+        if path == "/v1/chat/completions" and req.method == "POST":
+            return await self.chat(req.body)
+        if path == "/v1/tools/call" and req.method == "POST":
+            return await self.tool_call(req.body)
+        if path == "/v1/tools" and req.method == "GET":
+            gate = self.gate
+            return Response.json(200, {"tools": openai_tools(gate.ctx.view.tools) if gate else []})
+        if path == "/v1/models" and req.method == "GET":
+            return Response.json(200, {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "epi"}]})
+        return Response.error(404, f"no route {req.method} {path} (see harness/bridge/PROTOCOL.md)", "not_found")
+
+    # -- the model ------------------------------------------------------------------------------------
+    def _refuse(self, ctx: TurnContext | None, data: dict[str, Any] | None, raw: bytes, message: str, code: str,
+                status: int = 400) -> Response:
+        """Answer the agent with an error it can read, and put the request it sent in the trace."""
+        if ctx is not None:
+            body = None
+            request: dict[str, Any] | None = None
+            if data is not None:
+                try:
+                    body = ChatBody.from_request(data)
+                except (ValueError, TypeError):
+                    request = {"unreadable": raw[:2000].decode("utf-8", "replace")}
+            else:
+                request = {"unreadable": raw[:2000].decode("utf-8", "replace")}
+            ctx.record_model_call(model=self.model, request=request, body=body, response=None, usage=TokenUsage(),
+                                  latency_s=0.0, tools_offered=_tool_names((data or {}).get("tools")),
+                                  error=f"refused by the bridge ({code}): {message}")
+        return Response.error(status, message, code)
+
+    async def chat(self, raw: bytes) -> Response:
+        gate = self.gate
+        ctx = gate.ctx if gate is not None else self.last_ctx
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+            return self._refuse(ctx, None, raw, "the body must be a JSON object with a `messages` list", "bad_request")
+        if gate is None or gate.closed.is_set():
+            return self._refuse(ctx, data, raw, NO_TURN_MESSAGE, "no_turn_open", 409)
+        if data.get("stream"):
+            return self._refuse(ctx, data, raw, "the bridge does not stream: send `stream: false`", "stream_unsupported")
+        tools = data.get("tools") or []
+        if gate.fallback_used:
+            return self._refuse(ctx, data, raw, TURN_OVER_MESSAGE, "turn_over")
+        if not gate.in_fallback.is_set():
+            if tools and not gate.ctx.view.tools:
+                return self._refuse(ctx, data, raw, NO_TOOLS_MESSAGE, "no_tools_this_turn")
+            try:
+                gate.ctx.begin_step()
+            except BudgetExhaustedError:
+                if not await gate.wait_fallback():
+                    return self._refuse(ctx, data, raw, NO_TURN_MESSAGE, "no_turn_open", 409)
+        if gate.in_fallback.is_set():
+            if tools:
+                return self._refuse(ctx, data, raw, BUDGET_MESSAGE, "budget_exhausted")
+            if gate.fallback_used:
+                return self._refuse(ctx, data, raw, TURN_OVER_MESSAGE, "turn_over")
+            gate.fallback_used = True
+        return await self._forward(gate, data, tools)
+
+    async def _forward(self, gate: TurnGate, data: dict[str, Any], tools: list[Any]) -> Response:
+        from harness.provider import call_with_retries
+
+        from agents._wire import token_counts
+
+        ctx = gate.ctx
+        if data.get("model") != self.model:
+            data["model"] = self.model
+        body = ChatBody.from_request(data)
+        # the harness's tools it offered (a program's own, such as smolagents' final_answer, are not the harness's)
+        offered = [n for n in _tool_names(tools) if self.known_tools is None or n in self.known_tools]
+        await ctx.model_slot()
+
+        def failed(error: str, seconds: float) -> None:
+            ctx.record_model_call(model=self.model, request=None, body=body, response=None, usage=TokenUsage(),
+                                  latency_s=seconds, tools_offered=offered, error=error)
+
+        try:
+            resp = await call_with_retries(lambda: self.client.post(body), self.policy, ctx.record_retry, failed)
+        except ProviderError as e:
+            gate.fail(e)
+            return Response.error(502, f"the model provider failed: {e}", "provider_error", "server_error")
+        prompt_tokens, completion_tokens = token_counts(resp)
+        ctx.record_model_call(model=self.model, request=None, body=body, response=resp,
+                              usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+                              latency_s=self.client.last_latency_s, tools_offered=offered)
+        return Response.json(200, resp)
+
+    # -- the tools ------------------------------------------------------------------------------------
+    async def tool_call(self, raw: bytes) -> Response:
+        gate = self.gate
+        if gate is None or gate.closed.is_set():
+            return Response.error(409, NO_TURN_MESSAGE, "no_turn_open")
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            return Response.error(400, 'the body must be a JSON object {"name": ..., "arguments": {...}}', "bad_request")
+        args: Any = data.get("arguments") or {}
+        raw_arguments = None
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except ValueError:
+                raw_arguments, args = args, {}
+        if not isinstance(args, dict):
+            raw_arguments, args = json.dumps(args), {}
+        call_id = data.get("id") if isinstance(data.get("id"), str) else None
+        reasoning = data.get("reasoning") if isinstance(data.get("reasoning"), str) else None
+        ctx = gate.ctx
+        try:
+            obs = await ctx.call_tool(data["name"], args, reasoning, raw_arguments=raw_arguments, call_id=call_id)
+        except BudgetExhaustedError as e:
+            return Response.json(200, {"content": f"not run: {e}", "error": str(e), "refused": True, "images": [],
+                                       "provenance": [], "budget_left": 0})
+        except PipelineError as e:
+            gate.fail(e)
+            return Response.error(500, f"the tool failed in the harness: {e}", "tool_failed", "server_error")
+        images = []
+        for im in obs.images:
+            try:
+                with open(im.path, "rb") as f:
+                    images.append({"media_type": "image/png", "base64": base64.b64encode(f.read()).decode("ascii"),
+                                   "caption": im.caption})
+            except OSError:
+                continue
+        return Response.json(200, {
+            "content": obs.text, "error": obs.error, "refused": not obs.counted, "images": images,
+            "provenance": [p.model_dump(mode="json") for p in obs.provenance], "budget_left": ctx.view.budget_left,
+        })
+
