@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from contextlib import nullcontext
+from typing import Any, Callable, ContextManager
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
@@ -247,11 +248,12 @@ def render_episode(tl: EpisodeTimeline, console: Console) -> None:
 
 
 def replay(files: RunFiles, episode_id: str | None, *, failed: bool, console: Console,
-           ask_next: Callable[[str], bool] | None = None, limit: int | None = None) -> list[str]:
+           ask_next: Callable[[str], bool] | None = None, limit: int | None = None,
+           page: Callable[[], ContextManager[Any]] | None = None) -> list[str]:
     """Print one episode, or walk the failed ones (from `episode_id` on, if given); return the ids shown.
 
     `ask_next(next_id)` is asked before each further episode (a terminal); `limit` stops after that many episodes
-    and says how to see the rest (None: no limit).
+    and says how to see the rest (None: no limit); `page()` wraps each failed episode (a terminal: the pager).
     """
     known = files.episode_ids()
     if not failed:
@@ -281,7 +283,8 @@ def replay(files: RunFiles, episode_id: str | None, *, failed: bool, console: Co
             break
         if i and ask_next is not None and not ask_next(eid):
             break
-        render_episode(build_timeline(files, eid), console)
+        with page() if page is not None else nullcontext():
+            render_episode(build_timeline(files, eid), console)
         shown.append(eid)
     return shown
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
@@ -49,6 +50,8 @@ def replay_cmd(
     limit: Optional[int] = typer.Option(
         None, "--limit", min=0, show_default=f"all in a terminal, else {FAILED_LIMIT}",
         help="with --failed: show at most this many episodes (0: all)"),
+    pager: bool = typer.Option(True, "--pager/--no-pager", help="with --failed in a terminal: show each episode in the "
+                                                              "pager ($PAGER, else less)"),
     from_turn: Optional[int] = typer.Option(None, "--from-turn", help="continue EPISODE from this turn (1-based) with --agent"),
     agent: Optional[str] = typer.Option(None, "--agent", help="the agent that takes over at --from-turn"),
     run_id: Optional[str] = typer.Option(None, "--run-id", help="id of the new run made by --from-turn"),
@@ -79,6 +82,10 @@ def replay_cmd(
     terminal = sys.stdin.isatty() and sys.stdout.isatty()
     if failed and limit is None and not terminal:  # a pipe or a file: never every failed episode unasked
         limit = FAILED_LIMIT
+    page = None  # each failed episode in the pager ($PAGER, else less), then the prompt for the next
+    if failed and terminal and pager:
+        os.environ.setdefault("LESS", "-R")  # less shows the colours rich writes (an own $LESS is kept)
+        page = lambda: console.pager(styles=True)  # noqa: E731
     if failed and terminal:
         def ask(next_id: str) -> bool:
             reply = console.input(f"[dim]Enter: next failed episode ({next_id}) · q: quit[/] ")
@@ -86,7 +93,7 @@ def replay_cmd(
     from ..replay_view import ReplayError, replay
 
     try:
-        replay(files, episode, failed=failed, console=console, ask_next=ask, limit=limit or None)
+        replay(files, episode, failed=failed, console=console, ask_next=ask, limit=limit or None, page=page)
     except ReplayError as e:
         raise UserError(str(e)) from None
 

@@ -16,10 +16,11 @@ Pure functions over plain numbers; nothing here reads a trace or a run. Why each
   a paired bootstrap on the difference of means, and the minimal detectable difference that a
   benchmark of this size can see given how often the two runs disagree.
 
-What is scipy's and what is ours: the exact binomial test (McNemar) is `scipy.stats.binomtest`, and the
-Wilson and Clopper-Pearson intervals of whole counts are its `proportion_ci`; an effective number of units
-is fractional, which scipy's intervals do not take, so there the Wilson formula is written out (checked
-against scipy on whole counts in the tests) and Clopper-Pearson is scipy's beta quantile. Our own code is
+What is scipy's and what is ours: the exact binomial test (McNemar) is `scipy.stats.binomtest`; Clopper-Pearson
+is scipy's beta quantile (`scipy.special.betaincinv`, what `proportion_ci(method="exact")` computes, for
+fractional counts too). scipy's Wilson interval (`binomtest(k, n).proportion_ci`) takes whole counts only and an
+effective number of units is fractional, so the Wilson formula is written out (the tests hold it equal to
+scipy's on whole counts); it also keeps scipy.stats, slow to import, off every run's scoring. Our own code is
 only what scipy has no equivalent for: Kish's design effect of clustered units, the cluster bootstrap
 (episodes drawn, epochs drawn inside each drawn episode; `scipy.stats.bootstrap` resamples independent
 observations only), the paired ratio bootstrap, Newcombe's paired interval and Connor's detectable
@@ -102,27 +103,12 @@ def _check_counts(successes: float, n: float) -> None:
         raise ValueError(f"successes must be between 0 and n={n}, got {successes}")
 
 
-def _whole(*xs: float) -> bool:
-    return all(float(x).is_integer() for x in xs)
-
-
-def _scipy_ci(successes: float, n: float, confidence: float, method: str) -> tuple[float, float]:
-    from scipy.stats import binomtest  # imported here: scipy is slow to load
-
-    ci = binomtest(int(successes), int(n)).proportion_ci(confidence_level=confidence, method=method)
-    return float(ci.low), float(ci.high)
-
-
 def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> Interval:
-    """Wilson score interval for a proportion: scipy's for whole counts; the same formula written out for a
-    fractional count (an effective number of units), which scipy does not take."""
+    """Wilson score interval for a proportion, written out: scipy's (`binomtest(k, n).proportion_ci("wilson")`)
+    takes whole counts only, and an effective number of units is fractional; the tests hold the two equal on whole
+    counts. Not importing scipy.stats here keeps it (seconds to load on a busy machine) off every run's scoring."""
     _check_counts(successes, n)
     z = _z(confidence)
-    if _whole(successes, n):
-        low, high = _scipy_ci(successes, n, confidence, "wilson")
-        low = 0.0 if successes == 0 else low  # exact ends, not 1 - 1e-16
-        high = 1.0 if successes == n else high
-        return Interval(estimate=successes / n, low=low, high=high, confidence=confidence, method="wilson", n=float(n))
     p = successes / n
     denom = 1.0 + z * z / n
     center = (p + z * z / (2 * n)) / denom
@@ -138,11 +124,7 @@ def clopper_pearson_interval(successes: float, n: float, confidence: float = 0.9
     a = 1.0 - confidence
     if not 0.0 < a < 1.0:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    if _whole(successes, n):
-        low, high = _scipy_ci(successes, n, confidence, "exact")
-        return Interval(estimate=successes / n, low=0.0 if successes == 0 else low, high=1.0 if successes == n else high,
-                        confidence=confidence, method="clopper-pearson", n=float(n))
-    from scipy.special import betaincinv  # the beta quantile of a fractional count
+    from scipy.special import betaincinv  # the beta quantile (scipy.stats' "exact" interval), fractional counts too
 
     low = 0.0 if successes == 0 else float(betaincinv(successes, n - successes + 1, a / 2))
     high = 1.0 if successes == n else float(betaincinv(successes + 1, n - successes, 1 - a / 2))

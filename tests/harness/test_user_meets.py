@@ -71,3 +71,26 @@ def test_run_help_groups_every_setting_and_shows_its_default():
     assert params["model"].show_default is False  # no default to show
     r = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"}, terminal_width=200)
     assert "Budget and memory" in r.output and "[default: (10)]" in r.output
+
+
+def test_replay_failed_wraps_each_episode_in_the_pager_it_is_given(many_failed: Path):
+    """In a terminal the CLI passes rich's pager; here a recording stand-in: one page per episode shown."""
+    from contextlib import contextmanager
+
+    from rich.console import Console
+
+    from harness.replay_view import replay
+    from harness.viewer import RunFiles
+
+    pages: list[int] = []
+    console = Console(record=True, width=160, force_terminal=False)
+
+    @contextmanager
+    def page():  # noqa: ANN202
+        start = len(console.export_text(clear=False))
+        yield
+        pages.append(len(console.export_text(clear=False)) - start)
+
+    shown = replay(RunFiles.open(many_failed, score_if_missing=False), None, failed=True, console=console,
+                   ask_next=lambda eid: len(pages) < 2, page=page)
+    assert len(shown) == 2 and len(pages) == 2 and all(n > 200 for n in pages)  # each page holds a whole episode
