@@ -16,6 +16,7 @@ PROGRAMS = Path(__file__).resolve().parent / "programs"
 KINDS = ["ep-exit", "ep-hang", "ep-garbage", "ep-memory", "ep-wrong-turn", "ep-ok"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 async def test_each_bad_program_fails_its_episode_and_the_run_goes_on(sandbox, model_server, api_key_env, tmp_path):
     srv = model_server([], default={"content": "Final answer: A"})

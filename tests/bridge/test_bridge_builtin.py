@@ -48,7 +48,7 @@ def script(agent: str, story: str) -> tuple[list[dict[str, Any]], dict[str, Any]
     return [CALL, final, no_tools[1]], CALL
 
 
-@pytest.mark.parametrize("agent", ["openai", "smol-tools"])
+@pytest.mark.parametrize("agent", ["openai", pytest.param("smol-tools", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("story, unit", [("early", "tool_call"), ("budget", "tool_call"), ("budget", "model_step")])
 async def test_in_process_and_through_the_bridge_leave_the_same_trace(agent, story, unit, api_key_env, tmp_path):
     max_steps = 3

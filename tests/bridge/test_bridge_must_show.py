@@ -42,6 +42,7 @@ def run_bridge(srv, key_env, cmd, tmp_path, sandbox, episodes=None, **kw):
     return run_agent("bridge", cfg, episodes or three_episodes(tmp_path), tmp_path / "res", max_steps=3, **kw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 async def test_openai_example_three_requests_with_tools_then_exactly_one_without(sandbox, model_server, api_key_env,
                                                                                  tmp_path):
@@ -118,7 +119,7 @@ async def test_node_example_keeps_the_same_protocol(sandbox, model_server, api_k
 async def test_an_unconfined_run_says_so_in_its_scores_and_report(model_server, api_key_env, tmp_path):
     srv = model_server(script_for(1), default=CALL)
     episodes = write_episodes(tmp_path / "eps.jsonl", [two_turn_episode("ep-0")])
-    _, rd = await run_bridge(srv, api_key_env, f"python {EXAMPLES / 'openai_sdk_agent.py'}", tmp_path, "none",
+    _, rd = await run_bridge(srv, api_key_env, f"node {EXAMPLES / 'node_agent.mjs'}", tmp_path, "none",
                              episodes=episodes, score=True)
     scores = json.loads((rd.path / "scores.json").read_text())
     assert scores["agent"] == "bridge-unconfined"
