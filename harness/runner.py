@@ -183,6 +183,19 @@ def _check_stored(req: RunRequest, rd: RunDir, episode_set: Any, world: World) -
             "(--sandbox DIR) or start a new run")
 
 
+def _with_corpus_of(settings: RunSettings) -> RunSettings:
+    """The settings with the corpus folder the episode file was built for (its `source` fields): the one given
+    (--sandbox, else EPI_SANDBOX_DIR or sandbox/build) when it holds that corpus, else the corpus version's own
+    folder (sandbox/build-v1 for v1); RunSetupError naming the command that builds it when none does."""
+    from sandbox.corpus.select import CorpusMismatch, corpus_for_episodes
+
+    try:
+        folder = corpus_for_episodes(settings.episodes, settings.sandbox)
+    except CorpusMismatch as e:
+        raise RunSetupError(str(e)) from None
+    return settings if folder == settings.sandbox else settings.model_copy(update={"sandbox": folder})
+
+
 def _errored(c: _Checked) -> list[Any]:
     from .scoring.run import errored_jobs
 
@@ -193,6 +206,8 @@ def _check_request(req: RunRequest, worlds: dict[str, World]) -> _Checked:
     """Everything that can be wrong with one run, found without writing anything."""
     settings = req.settings
     check_settings(settings)
+    if settings.world == "sandbox" and req.world is None:
+        req.settings = settings = _with_corpus_of(settings)
     key = f"{settings.world}:{settings.sandbox or ''}"
     world = req.world or worlds.get(key) or make_world(settings)
     if req.world is None:

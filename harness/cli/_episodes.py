@@ -92,7 +92,13 @@ def audit(
     from harness.settings import DEFAULT_EPISODES
     from sandbox.world import SandboxNotBuilt, SandboxWorld
 
+    from sandbox.corpus.select import CorpusMismatch, corpus_for_episodes
+
     file = file or DEFAULT_EPISODES
+    try:  # the corpus the file was built for, taken as `epi run` takes it
+        sandbox_dir = corpus_for_episodes(file, sandbox_dir)
+    except CorpusMismatch as e:
+        raise UserError(str(e)) from None
     try:
         world = SandboxWorld(sandbox_dir)
     except SandboxNotBuilt as e:

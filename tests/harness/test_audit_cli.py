@@ -209,14 +209,14 @@ def test_learned_checks_say_why_they_are_not_checked_and_never_count_as_passed(f
     assert "not checked: figure values: calibrated text guess" in text.splitlines()[-1] or "not checked:" in text.splitlines()[-1]
 
 
-def test_a_file_from_another_corpus_seed_is_not_checked_and_says_so(files, tiny_sandbox, tmp_path, monkeypatch, capsys):
+def test_a_file_from_another_corpus_seed_is_refused_in_one_line(files, tiny_sandbox, tmp_path, monkeypatch, capsys):
     ep = json.loads(files["sound"].read_text().splitlines()[0])
     ep["source"] = "sandbox.episodegen episodegen-1 seed=1 ground_truth=corpus-1.1/seed=99"
     f = _write(tmp_path / "other.jsonl", ep)
     code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(f), "--sandbox", str(tiny_sandbox), "--json")
-    assert code == 0
-    why = _learned(out)["calibrated_guess"]["not_checked_why"]
-    assert "corpus-1.1/seed=99" in why and "corpus-1.1/seed=11" in why
+    # issue 26: a corpus that does not match the file is one line naming the corpus and its build command, exit 2
+    assert code == 2 and len([x for x in out.splitlines() if x.strip()]) == 1, out
+    assert "corpus-1.1/seed=99" in out and "corpus-1.1/seed=11" in out and "epi sandbox build --corpus v1 --seed 99" in out
 
 
 def test_train_on_bad_input(files, tiny_sandbox, tmp_path, monkeypatch, capsys):
