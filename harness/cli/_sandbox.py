@@ -20,14 +20,15 @@ _out = Console()
 @sandbox_app.command("build")
 def build(
     seed: int = typer.Option(DEFAULT_SEED, help="Seed of the corpus generator; the same seed gives the same corpus."),
-    papers: int = typer.Option(None, min=1, max=2000, help="Number of papers to generate (default: v2 480, v1 96)."),
-    corpus: str = typer.Option("v2", help="Corpus version: v2 (the default benchmark's) or v1 (for "
-                               "episodes/sandbox-v1.jsonl; built into <EPI_SANDBOX_DIR>-v1, i.e. sandbox/build-v1)."),
+    papers: int = typer.Option(None, min=1, max=2000, help="Number of papers to generate (default: v2 480, v1 96, v3 480)."),
+    corpus: str = typer.Option("v2", help="Corpus version: v2 (the default benchmark's), v1 (for "
+                               "episodes/sandbox-v1.jsonl; built into <EPI_SANDBOX_DIR>-v1, i.e. sandbox/build-v1) or "
+                               "v3 (the next corpus, built into sandbox/build-v3)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if the corpus is up to date."),
 ) -> None:
     """Generate the corpus (PDFs, ground truth, catalog) and its search index under EPI_SANDBOX_DIR."""
     from sandbox.corpus.build import build_corpus
-    from sandbox.corpus.versions import corpus_version
+    from sandbox.corpus.versions import RecipeError, corpus_version
 
     try:
         version = corpus_version(corpus)
@@ -43,6 +44,8 @@ def build(
         result = build_corpus(root, seed=seed, n_papers=papers, force=force, corpus=corpus)
     except OSError as e:
         raise UserError(f"cannot write the sandbox in {root}: {e.strerror or e}") from None
+    except RecipeError as e:
+        raise UserError(f"--papers: {e}") from None
     if result.up_to_date:
         _out.print(f"up to date: {result.papers} papers, {result.pages} pages in {root} (use --force to rebuild)")
     else:

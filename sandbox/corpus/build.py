@@ -78,7 +78,9 @@ def _render_one(job: tuple[str, str, list[str], int]) -> tuple[str, bytes]:
 
     corpus, paper_json, refs, seed = job
     p = PaperGT.model_validate_json(paper_json)
-    pdf = render_paper(p, refs, _full_width_figures(p, seed), corpus_version(corpus).chart_backend)
+    version = corpus_version(corpus)
+    render = version.render or render_paper
+    pdf = render(p, refs, _full_width_figures(p, seed), version.chart_backend)
     return p.model_dump_json(), pdf
 
 
@@ -151,7 +153,7 @@ def _is_up_to_date(root: Path, version: CorpusVersion, seed: int, n_papers: int,
         return False
     if (stamp.generator_version, stamp.seed, stamp.papers) != (version.generator_version, seed, n_papers):
         return False
-    if (stamp.plan_sha256, stamp.renderer) != (plan_hash, renderer_digest()):
+    if (stamp.plan_sha256, stamp.renderer) != (plan_hash, renderer_digest(version)):
         return False
     return all((root / "corpus" / f"{pid}.pdf").is_file() for pid in stamp.pdf_sha256)
 
@@ -165,11 +167,12 @@ def _catalog_entry(p: PaperGT, by_id: dict[str, PaperGT], pdf_hash: str, version
     )
 
 
-def renderer_digest() -> str:
-    """Hash of the renderer's source: part of every render-cache key, so new code never reuses old PDFs."""
+def renderer_digest(version: CorpusVersion | None = None) -> str:
+    """Hash of the renderer's source: part of every render-cache key, so new code never reuses old PDFs.
+    A version with a renderer of its own (v3) adds its files; v1's and v2's digests are what they were."""
     here = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    for name in _RENDERER_FILES:
+    for name in _RENDERER_FILES + (version.renderer_files if version else ()):
         h.update((here / name).read_bytes())
     return h.hexdigest()[:16]
 
@@ -180,7 +183,7 @@ def render_corpus(gt: GroundTruth, workers: int | None = None, cache_dir: Path |
     into `gt`. Returns the PDFs by paper id and how many papers were rendered (not cached)."""
     version = corpus_version(corpus) if corpus else _version_for(gt)
     by_id = {p.id: p for p in gt.papers}
-    digest = renderer_digest()
+    digest = renderer_digest(version)
     jobs, keys = [], []
     for p in gt.papers:
         refs = [version.reference_string(by_id[r]) for r in p.references]
@@ -244,6 +247,10 @@ def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n
         from .v2.checks import check_rendered
 
         check_rendered(gt)
+    elif version.name == "v3":
+        from .v3.checks import check_rendered as check_v3
+
+        check_v3(gt)
     corpus_dir = root / "corpus"
     corpus_dir.mkdir(parents=True, exist_ok=True)
     for stale in corpus_dir.glob("P*.pdf"):
@@ -264,7 +271,7 @@ def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n
     stamp = BuildStamp(generator_version=version.generator_version, seed=seed, papers=n_papers,
                        ground_truth_sha256=sha256(gt_json.encode("utf-8")), pdf_sha256=hashes,
                        index_format=_index_format() if with_index else 0, plan_sha256=plan_hash,
-                       renderer=renderer_digest())
+                       renderer=renderer_digest(version))
     write_atomic(root / STAMP_NAME, stamp.model_dump_json(indent=1))
     return BuildResult(root, False, len(gt.papers), sum(p.pages or 0 for p in gt.papers),
                        time.perf_counter() - t0, sum(len(b) for b in pdfs.values()), rendered)

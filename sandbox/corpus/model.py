@@ -8,21 +8,57 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 Layout = Literal["one_column", "two_column"]
 Visual = Literal["vector", "raster"]
-ChartKind = Literal["line", "bar", "scatter"]
+# corpus v3 adds stacked and horizontal bars, heatmaps, multi-panel figures and the procedural figures no
+# question asks about (architecture diagrams, qualitative image grids drawn by code)
+ChartKind = Literal["line", "bar", "scatter", "stacked_bar", "hbar", "heatmap", "panels", "diagram", "image_grid"]
+ErrStyle = Literal["bars", "band"]
 
 
-class SeriesGT(BaseModel):
+class _V3Fields(BaseModel):
+    """A model whose corpus-v3 fields are left out of its JSON while they hold their defaults, so the
+    ground truths of corpora v1 and v2 stay byte for byte what they were."""
+
+    _v3_fields: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _drop_unused_v3(self, handler: SerializerFunctionWrapHandler) -> dict:
+        out = handler(self)
+        for name in self._v3_fields:
+            if name in out and out[name] == type(self).model_fields[name].default:
+                del out[name]
+        return out
+
+
+class SeriesGT(_V3Fields):
+    _v3_fields = ("err",)
     label: str = Field(description="legend label")
     x: list[float | str] = Field(description="x positions (numbers) or category names (bars)")
     y: list[float]
     method: str | None = Field(default=None, description="corpus v2: the method this series plots (the paper's own for 'Ours')")
+    err: list[float] | None = Field(default=None, description="corpus v3: half-width of the error bar or band at each point")
 
 
-class FigureGT(BaseModel):
+class PanelGT(_V3Fields):
+    """Corpus v3: one sub-figure (a), (b), ... of a multi-panel figure."""
+
+    label: str = Field(description="'(a)', '(b)', ...")
+    kind: ChartKind
+    title: str = Field(description="the panel's sub-caption")
+    x_label: str
+    y_label: str
+    series: list[SeriesGT]
+    dataset: str | None = None
+    log_x: bool = False
+    log_y: bool = False
+    err_style: ErrStyle | None = None
+
+
+class FigureGT(_V3Fields):
+    _v3_fields = ("panels", "log_x", "log_y", "err_style", "procedural", "vector_exact", "dpi", "annotated", "full_width")
     n: int
     kind: ChartKind
     visual: Visual
@@ -35,6 +71,17 @@ class FigureGT(BaseModel):
     values_in_text: bool = Field(default=False, description="True if any plotted value is also printed in the text")
     dataset: str | None = Field(default=None, description="corpus v2: the dataset a line chart is measured on (shown as its title)")
     setting: str | None = Field(default=None, description="corpus v2: the condition a bar chart reports, as its caption says")
+    panels: list[PanelGT] | None = Field(default=None, description="corpus v3: the sub-figures of a multi-panel figure")
+    log_x: bool = Field(default=False, description="corpus v3: logarithmic x axis")
+    log_y: bool = Field(default=False, description="corpus v3: logarithmic y axis")
+    err_style: ErrStyle | None = Field(default=None, description="corpus v3: how series' `err` is drawn")
+    procedural: bool = Field(default=False, description="corpus v3: a diagram or image grid; no value is asked about it")
+    vector_exact: bool | None = Field(default=None, description=(
+        "corpus v3, vector figures: True if the drawing's coordinates give every plotted value exactly; False "
+        "if the marks are embedded as an image inside vector axes and text (as matplotlib's rasterized=True)"))
+    dpi: int | None = Field(default=None, description="corpus v3: resolution of the figure's (or its plot area's) image")
+    annotated: bool = Field(default=False, description="corpus v3: heatmap cells print their values")
+    full_width: bool = Field(default=False, description="corpus v3: spans both columns of a two-column paper")
 
 
 class TableGT(BaseModel):

@@ -23,6 +23,10 @@ DEFAULT_CORPUS = "v2"
 DEFAULT_SEED = 7  # the corpus generator's seed; kept here so the CLI reads it without loading the builder
 
 
+class RecipeError(ValueError):
+    """A corpus recipe the generator cannot make (say, too few papers); raised before anything is written."""
+
+
 @dataclass(frozen=True)
 class CorpusVersion:
     name: str
@@ -31,6 +35,8 @@ class CorpusVersion:
     plan: Callable[[int, int], GroundTruth]
     reference_string: Callable[[PaperGT], str]
     chart_backend: ModuleType | None  # None: matplotlib (v1)
+    render: Callable[..., bytes] | None = None  # v3: its own paper renderer (default: layout.render_paper)
+    renderer_files: tuple[str, ...] = ()  # v3: its renderer's sources, part of its render-cache key
 
     def default_dir(self) -> Path:
         """sandbox_dir() for the default corpus; `<sandbox_dir()>-<name>` for another."""
@@ -39,7 +45,7 @@ class CorpusVersion:
 
 
 def corpus_version(name: str) -> CorpusVersion:
-    """The version named `name` ('v1' or 'v2'); ValueError naming the known ones otherwise."""
+    """The version named `name` ('v1', 'v2' or 'v3'); ValueError naming the known ones otherwise."""
     if name == "v1":
         from .plan import DEFAULT_PAPERS, GENERATOR_VERSION, plan_corpus
         from .prose import reference_string
@@ -53,12 +59,22 @@ def corpus_version(name: str) -> CorpusVersion:
         from .v2.plan import plan_corpus as plan_v2
 
         return CorpusVersion("v2", V2_VERSION, V2_PAPERS, plan_v2, reference_string, chart)
-    raise ValueError(f"unknown corpus version {name!r}; known versions: v1, v2")
+    if name == "v3":  # not the default yet: `epi sandbox build --corpus v3` writes sandbox/build-v3
+        from .prose import reference_string
+        from .v3 import chart as v3_chart
+        from .v3.layout import render_paper as render_v3
+        from .v3.plan import DEFAULT_PAPERS as V3_PAPERS
+        from .v3.plan import GENERATOR_VERSION as V3_VERSION
+        from .v3.plan import plan_corpus as plan_v3
+
+        return CorpusVersion("v3", V3_VERSION, V3_PAPERS, plan_v3, reference_string, v3_chart, render_v3,
+                             ("v3/chart.py", "v3/layout.py", "v3/vocab.py"))
+    raise ValueError(f"unknown corpus version {name!r}; known versions: v1, v2, v3")
 
 
 def version_of(generator_version: str) -> CorpusVersion:
     """The corpus version that writes ground truths stamped `generator_version`."""
-    for name in ("v1", "v2"):
+    for name in ("v1", "v2", "v3"):
         v = corpus_version(name)
         if v.generator_version == generator_version:
             return v

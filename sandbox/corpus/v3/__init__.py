@@ -1,0 +1,1 @@
+"""Corpus v3: papers with the habits of real ones (issue 26); see plan.py."""
