@@ -223,3 +223,36 @@ def test_must_show_models_agents_budgets_and_tools_against_the_scripted_server(t
     assert any("removes pdf_rag, which the agent never called" in w for w in effects["warnings"])
     report = (sweep / "comparison.md").read_text()
     assert report.count("### `--") == 4 and "## Tool calls per run" in report
+
+
+def test_a_sweep_continued_takes_the_agent_and_endpoint_from_the_user_not_from_its_folder(tmp_path, capsys, monkeypatch):
+    """ablation.json is data: an agent, endpoint or key variable named only there is never started or sent a key."""
+    from harness.scoring.ablation import AblationSpec, SweepCell, SweepFactor
+
+    sweep = tmp_path / "s"
+    sweep.mkdir()
+    spec = AblationSpec(name="s", flags={"agent": "openai,smol-tools", "base_url": "http://10.0.0.9:1/v1",
+                                         "max_steps": "5"},
+                        factors=[SweepFactor(option="agent", flag="--agent", levels=["openai", "smol-tools"])],
+                        cells=[SweepCell(run_id="agent=openai", levels=[0]), SweepCell(run_id="agent=smol-tools", levels=[1])])
+    (sweep / "ablation.json").write_text(spec.model_dump_json())
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    code, out = epi(["ablate", "--resume", "s", "--results", str(tmp_path)], capsys, monkeypatch)
+    assert code == 2 and "names agent openai,smol-tools, base_url http://10.0.0.9:1/v1, which you did not give" in out, out
+    assert "--agent openai,smol-tools --base-url http://10.0.0.9:1/v1" in out and len(out.strip().splitlines()) == 1
+    code, out = epi(["ablate", "--resume", "s", "--results", str(tmp_path), "--agent", "openai",
+                     "--base-url", "http://10.0.0.9:1/v1"], capsys, monkeypatch)
+    assert code == 2 and "--agent openai: sweep 's' was made with --agent openai,smol-tools" in out, out
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before, "a refused sweep writes nothing"
+    (sweep / "ablation.json").write_text('{"version": 1, "name": "s", "flags": {}, "cells": [{"run_id": "../x", "levels": [0]}]}')
+    code, out = epi(["ablate", "--resume", "s", "--results", str(tmp_path)], capsys, monkeypatch)
+    assert code == 2 and "ablation.json" in out and "Traceback" not in out, out
+
+
+def test_usage_errors_of_every_command_are_one_line(capsys, monkeypatch):
+    for args, needle in ((["run", "--bogus"], "epi run: No such option: --bogus"),
+                         (["run", "--max-steps", "x"], "epi run: Invalid value for '--max-steps'"),
+                         (["ablate", "--agent"], "requires an argument"),
+                         (["retry"], "epi retry: Missing argument 'run'")):
+        code, out = epi(args, capsys, monkeypatch)
+        assert code == 2 and needle in out and len(out.strip().splitlines()) == 1, out
