@@ -359,7 +359,7 @@ def _report(spec: Any, out_root: Path, as_json: bool, kept: list[str]) -> None:
 
     from ..rundir import atomic_write_text
     from ..scoring import compare_runs, write_comparison
-    from ..scoring.ablation import ablation_markdown, analyse, effect_lines, plot_paired_effects, result_json, tool_table_rows
+    from ..scoring.ablation import ablation_markdown, analyse, effect_rows, plot_paired_effects, result_json, tool_table_rows
     from ..scoring.compare import leaderboard_table, report_leaderboard
 
     run_dirs = {c.run_id: out_root / c.run_id for c in spec.cells}
@@ -374,19 +374,27 @@ def _report(spec: Any, out_root: Path, as_json: bool, kept: list[str]) -> None:
     if as_json:
         print(json.dumps({**payload, "runs": [str(d) for d in run_dirs.values()]}, indent=2))
         return
+    from rich.markup import escape
     from rich.table import Table
 
-    console = Console() if Console().width >= 140 else Console(width=160)
+    wide = max(160, max(len(c.run_id) for c in spec.cells) + 120)  # the leaderboard names every cell by its levels
+    console = Console() if Console().width >= wide else Console(width=wide)
     console.print(leaderboard_table(runs))
     if (reports := report_leaderboard(runs)) is not None:
         console.print(reports)
     console.print()
     if result.effects:
-        console.print("[bold]Paired effect of each factor[/] (each cell against the cell that differs only in that "
-                      "factor, at its reference level)")
-    for e in result.effects:
-        for line in effect_lines(e):
-            console.print("  " + line, highlight=False, markup=False)
+        t = Table(title="Paired effect of each factor", box=None, pad_edge=False, padding=(0, 1),
+                  caption="each cell minus the cell that differs from it only in this factor, at the factor's reference "
+                          "level; ESR in points, [95% interval] (\"all n equal\": the pairs never differed); "
+                          "comparison.md has every number", header_style="bold underline")
+        for col in ("Factor", "Other factors", "Paired", "ESR difference", "Test", "Verdict (p < 0.05)"):
+            t.add_column(col, no_wrap=col in ("Factor", "Paired", "ESR difference"))
+        for e in result.effects:
+            for k, row in enumerate(effect_rows(e)):
+                t.add_row(escape(f"{e.factor} {e.level} vs {e.reference}") if k == 0 else "", *map(escape, row),
+                          end_section=k == len(e.pairs) + (1 if e.pooled else 0) - 1)
+        console.print(t)
     tools, rows = tool_table_rows(result.tool_calls)
     t = Table(title="Tool calls per run", caption="calls run (+ refused: asked for, not run)", box=None,
               pad_edge=False, padding=(0, 1), header_style="bold underline")

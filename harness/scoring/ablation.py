@@ -271,21 +271,31 @@ def removed_tool_warnings(spec: AblationSpec, counts: dict[str, dict[str, ToolCo
         for li in range(1, len(f.levels)):
             removed = [t for t in _items(f.levels[li]) if t not in ref_items]
             for tool in removed:
-                idle = []
+                idle, refs, totals = [], [], []
                 for cell in spec.cells:
                     if cell.levels[k] != li:
                         continue
                     ref_levels = list(cell.levels)
                     ref_levels[k] = 0
                     ref = by_levels[tuple(ref_levels)].run_id
+                    refs.append(ref)
                     if ref in counts and counts[ref].get(tool, ToolCount()).run == 0:
                         total = sum(c.run for c in counts[ref].values())
+                        totals.append(total)
                         idle.append(f"{ref} (0 of {total} tool calls)")
-                if idle:
+                if idle and len(idle) == len(refs):
+                    out.append(f"{f.flag} {f.levels[li]} removes {tool}, which the agent never called in any of the "
+                               f"{len(idle)} reference cell{'s' if len(idle) > 1 else ''} ({f.flag} {f.levels[0]}; "
+                               f"{_span(totals)} tool calls each): its effect says nothing about {tool}")
+                elif idle:
                     out.append(f"{f.flag} {f.levels[li]} removes {tool}, which the agent never called in the reference "
-                               f"cell{'s' if len(idle) > 1 else ''} {'; '.join(idle)}: its effect says nothing about "
-                               f"{tool}")
+                               f"cell{'s' if len(idle) > 1 else ''} {', '.join(idle)}: there its effect says nothing "
+                               f"about {tool}")
     return out
+
+
+def _span(xs: list[int]) -> str:
+    return f"{min(xs)}" if min(xs) == max(xs) else f"{min(xs)}-{max(xs)}"
 
 
 def _items(level: str) -> list[str]:
@@ -321,29 +331,33 @@ def _p(p: float | None) -> str:
     return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
 
 
-def effect_lines(e: FactorEffect) -> list[str]:
-    """Plain-text lines (terminal): the pooled effect, then each matched pair's verdict."""
-    head = f"{e.factor} {e.level} against {e.reference}"
-    lines = []
+def _episodes(n: int) -> str:
+    return f"{n} episode{'s' if n != 1 else ''}"
+
+
+def effect_rows(e: FactorEffect) -> list[list[str]]:
+    """Terminal rows of one factor level: the pooled effect (where there are several matched pairs), then each pair:
+    [other factors, episodes, ESR difference [95% CI], test and p, verdict]."""
+    rows = []
     if e.pooled:
         esr = e.pooled[0]
-        verdict = "a detectable difference" if esr.detectable else "no detectable difference"
-        lines.append(f"{head}, pooled over {e.pooled_pairs} matched pairs ({e.pooled_episodes} episodes): {verdict}, "
-                     f"ESR {diff_text(esr, 'episode', 'points')} (paired bootstrap over episodes, p = {_p(esr.p_value)})"
-                     + (f"; {esr.note}" if esr.note else ""))
+        rows.append([f"pooled over {e.pooled_pairs} matched pairs", _episodes(e.pooled_episodes),
+                     diff_text(esr, "episode"), f"paired bootstrap p = {_p(esr.p_value)}", _verdict(esr)])
     for p in e.pairs:
-        where = f"{head} [{p.others}]"
         if p.comparison is None:
-            lines.append(f"{where}: not paired: {p.not_paired}")
+            rows.append([p.others, "", "not paired", p.not_paired or "", ""])
             continue
         esr = p.comparison.rows[0]
-        test = (f"McNemar exact p = {_p(esr.p_value)}" if p.comparison.mcnemar is not None
-                else f"paired bootstrap p = {_p(esr.p_value)}")
-        verdict = "n/a" if esr.detectable is None else ("a detectable difference" if esr.detectable
-                                                        else "no detectable difference")
-        lines.append(f"{where}: {verdict}, ESR {diff_text(esr, 'pair', 'points')} ({test}, {p.comparison.episodes} "
-                     f"episodes)" + (f"; {esr.note}" if esr.note else ""))
-    return lines
+        test = "McNemar exact" if p.comparison.mcnemar is not None else "paired bootstrap"
+        rows.append([p.others, _episodes(p.comparison.episodes), diff_text(esr), f"{test} p = {_p(esr.p_value)}",
+                     _verdict(esr)])
+    return rows
+
+
+def _verdict(r: PairedRow) -> str:
+    if r.detectable is None:
+        return "n/a"
+    return ("a detectable difference" if r.detectable else "no detectable difference") + (" (see the note)" if r.note else "")
 
 
 def tool_table_rows(counts: dict[str, dict[str, ToolCount]]) -> tuple[list[str], list[list[str]]]:

@@ -154,7 +154,8 @@ def test_each_cell_is_paired_with_its_matched_cell_and_a_sweep_continues_whole(t
     assert sum(t["run"] for t in tools["max-steps=10_final-turn-tools=off_disable-tool=none"].values()) > \
         sum(t["run"] for t in tools["max-steps=1_final-turn-tools=off_disable-tool=none"].values())
     (warning,) = result["warnings"]
-    assert warning.startswith("--disable-tool pdf_rag removes pdf_rag, which the agent never called in the reference cells")
+    assert warning.startswith("--disable-tool pdf_rag removes pdf_rag, which the agent never called in any of the 4 "
+                              "reference cells (--disable-tool none;")
     report = (tmp_path / "grid" / "comparison.md").read_text()
     assert "## Paired effect of each factor" in report and "## Tool calls per run" in report
     assert "Paired against the baseline" not in report  # no cell is paired with the first cell for being first
@@ -211,10 +212,12 @@ def test_must_show_models_agents_budgets_and_tools_against_the_scripted_server(t
         scores = json.loads((c / "scores.json").read_text())
         assert scores["all"]["episodes"] == 1 and not scores["missing_episodes"], c.name
     text = " ".join(out.split())
+    effects = text[text.index("Paired effect of each factor"):text.index("Tool calls per run")]
     for flag, level, ref in (("--model", "b", "a"), ("--agent", "smol-tools", "openai"), ("--max-steps", "10", "5"),
                              ("--disable-tool", "pdf_rag", "none")):
-        assert f"{flag} {level} against {ref}, pooled over 8 matched pairs" in text, flag
-        assert text.count(f"{flag} {level} against {ref} [") == 8, flag
+        assert f"{flag} {level} vs {ref} pooled over 8 matched pairs" in effects, flag
+    assert effects.count("McNemar exact p =") == 4 * 8  # every cell against its matched cell, per factor
+    assert effects.count("--agent smol-tools, --max-steps 10, --disable-tool pdf_rag") == 1  # the --model pair there
     assert "Tool calls per run" in text and "web_search" in text
     effects = json.loads((sweep / "effects.json").read_text())
     for cell, counts in effects["tool_calls"].items():
