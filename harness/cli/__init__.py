@@ -51,8 +51,7 @@ def main() -> None:
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside a run: stop at once, without a traceback
         err.print("interrupted (SIGINT): stopped at once", highlight=False)
         sys.exit(130)
-    if isinstance(code, int) and code:  # typer.Exit(n) from a command, without standalone mode
-        sys.exit(code)
+    sys.exit(code if isinstance(code, int) else 0)  # as standalone click does: typer.Exit(n)'s code, else 0
 
 
 def _subcommands(ctx: object) -> list[str]:
