@@ -6,8 +6,8 @@ Four sets (tests/harness/data/): report_claims_labelled.json (68 sentences, writ
 extractor existed), report_claims_heldout.json (32 sentences, issue 31's held-out set, used as a development set
 since issue 32), report_claims_heldout2.json (40 sentences over three new contexts, written before issue 32's
 extractor changes and first run after them: precision 0.901, recall 0.889; a development set since scorer 10)
-and report_claims_heldout3.json (68 sentences over five new contexts, written and committed before scorer 10's
-extractor changes, run once after them: precision 0.882, recall 0.855).
+report_claims_heldout3.json (68 sentences over five new contexts, written and committed before scorer 10's
+extractor changes, run once after them: precision 0.882, recall 0.855; a development set since scorer 13).
 An extracted claim matches a labelled one when kind, subject, object, relation, quantity,
 dataset, setting (x_label, x), value and citations all agree (greedy one-to-one per sentence).
 """

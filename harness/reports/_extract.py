@@ -28,7 +28,9 @@ from ._patterns import (
     IMPLIED_BY_COMPARATIVE, _ABBREV, _CAMEL, _COMPARATIVE_RE, _COMPARE_RE, _DIFF_AFTER, _DIFF_BEFORE, _FOR_AFTER,
     _FRONTED, _LIMIT_AFTER, _MARKUP, _PAIR_JOIN, _PRONOUN_START, _RANGE_BEFORE, _RANGE_JOIN, _RANK_RE, _RATIO_AFTER,
     _SETTING_BEFORE_JOIN, _SKIP_ROLES, _SPLIT, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END, _COMPARATIVE, _OF_THE_TWO,
-    _POINT_COMPOUND, _SETTING_SUPERLATIVE, _TIE_WORD, _TRAJECTORY_BEFORE,
+    _POINT_COMPOUND, _SETTING_SUPERLATIVE, _TIE_WORD, _TRAJECTORY_BEFORE, _AGAINST_ALL, _CLAUSE_SETTING_AFTER,
+    _CLAUSE_SETTING_BEFORE, _HEDGED, _LABEL_JOIN, _LIMIT_BEFORE, _NEGATED, _SETTING_COMPOUND, _VERB_COMPARE,
+    _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE,
 )
 
 
@@ -63,6 +65,7 @@ class Comparison:
     pol: int
     quality: bool
     word: str
+    lo: int = -1  # where its stated difference may start (after the previous object in a coordination)
 
 
 @dataclass
@@ -130,7 +133,9 @@ class ClaimExtractor:
             for k in setting_keywords(x):
                 pats.append(("setting", x, k))
         pats.sort(key=lambda p: -len(p[2]))
-        self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_flex(alias)}(?![\w-])", re.I)) for kind, canon, alias in pats]
+        self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k}
+        self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
+                      for kind, canon, alias in pats]
         # "the FCN-style curve" for "FCN-style baseline": a baseline named by its head before a word for its plot entry
         for m in lex.methods:
             head = re.sub(r"[\s\-]+baseline$", "", m, flags=re.I)
@@ -159,6 +164,11 @@ class ClaimExtractor:
         out: list[Number] = []
         for m in find_mentions(s):
             compound = m.role == "identifier" and _POINT_COMPOUND.match(s[m.end:]) is not None  # "a 3.5-point deficit"
+            joined = _SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier" else None
+            axis = self._setting_words.get(joined.group(1).lower()) if joined else None
+            if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
+                out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
+                continue
             if (m.role in _SKIP_ROLES and not compound) or any(sp.start <= m.start < sp.end for sp in spans
                                                                 if sp.kind != "setting"):
                 continue
@@ -171,7 +181,7 @@ class ClaimExtractor:
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
             num = Number(raw, m.start, m.end, "value", unit, _slack(m.text))
-            if _RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest):
+            if _RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or _LIMIT_BEFORE.search(s[max(0, m.start - 40):m.start]):
                 continue
             near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
                 r"[\s%kK]*(?:[a-z\-]+\s+){0,2}", s[m.end:sp.start], re.I)]
@@ -193,6 +203,11 @@ class ClaimExtractor:
             if (first is not None and a.role == "value" and b.role == "value" and b.unit is None
                     and _AT_JOIN.match(s[a.end:b.start]) and _BARE_END.match(s[b.end:])):
                 b.role, b.x_label = "setting", first.x_label
+        for n in out:  # "..., and at 160k it has reached 81.9": a clause opened by "at N" names a setting of the axis
+            if (first is not None and n.role == "value" and n.unit == first.unit
+                    and _CLAUSE_SETTING_BEFORE.search(s[:n.start])
+                    and _CLAUSE_SETTING_AFTER.match(re.sub(r"^[kKM%]", "", s[n.end:]))):
+                n.role, n.x_label = "setting", first.x_label
         for a, b in zip(out, out[1:]):  # "between 320 and 1024 pixels": a range, not one setting
             if (b.role == "setting" and _RANGE_BEFORE.search(s[max(0, a.start - 12):a.start])
                     and _RANGE_JOIN.match(s[a.end:b.start])):
@@ -254,6 +269,9 @@ class ClaimExtractor:
         if re.search(r"\brespectively\b", s, re.I):
             first = values[0].start if values else 0
             listed = _distinct([m for m in methods if m.end <= first])
+            after = _distinct([m for m in methods if values and m.start >= values[-1].end])
+            if values and len(listed) < len(values) and len(after) == len(values):
+                listed = after  # "their scores are 75.5 and 70.0, A and B respectively"
             if values and len(listed) >= len(values):
                 for n, m in zip(values, listed[-len(values):]):
                     owners[id(n)] = m
@@ -275,9 +293,12 @@ class ClaimExtractor:
                             and c.end <= n.start and not any(max(c.end, c.object.end) <= x.start < n.start for x in methods)),
                            None)
                 if cmp is not None:
-                    if cmp.subject is not None:
-                        owners[id(n)] = cmp.subject
-                    owners[id(nxt)] = cmp.object
+                    first_, second = cmp.subject, cmp.object
+                    if _FROM_BEFORE.search(s[:n.start]):  # "A improves on B, from 9.7 to 6.6": from B's to A's
+                        first_, second = second, first_
+                    for num, who in ((n, first_), (nxt, second)):
+                        if who is not None:
+                            owners[id(num)] = who
                     done |= {id(n), id(nxt)}
                     continue
                 prior = _distinct([m for m in methods if m.end <= n.start])
@@ -293,6 +314,9 @@ class ClaimExtractor:
         return owners
 
     def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span]) -> str | None:
+        labelled = [d for d in datasets if d.end <= n.start and _LABEL_JOIN.match(s[d.end:n.start])]
+        if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
+            return labelled[-1].canon
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
         after = [d for d in datasets if n.end <= d.start < nxt]
         if after:
@@ -316,10 +340,19 @@ class ClaimExtractor:
             for m in rx.finditer(s):
                 if any(c.start <= m.start() < c.end or c.start < m.end() <= c.end for c in out):
                     continue
+                word = m.group(0).strip()
+                if _AGAINST_ALL.match(s[m.end():]):
+                    continue  # "lower than any other curve": a rank
+                if _NEGATED.search(s[:m.start()]) or (_HEDGED.search(s[:m.start()]) and _VERB_COMPARE.match(word)):
+                    continue  # "does not beat B", "nearly catches B"
                 subj = [x for x in methods if x.end <= m.start()]
+                if (subj and re.fullmatch(r"(?:more|less)\s+than", word, re.I)
+                        and _VERB_BEFORE.search(s[:subj[-1].start])):
+                    continue  # "hurts A more than B"
                 obj = [x for x in methods if x.start >= m.end() and not re.search(r"[;.]", s[m.end():x.start])]
                 out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None, obj[0] if obj else None, pol, quality,
                                       m.group(0).lower()))
+        out = self._coordinated(s, sorted(out, key=lambda c: c.start), methods)
         for i, o in enumerate(methods):  # "Compared with B, A is lighter": object first, comparative without "than"
             if not _FRONTED.search(s[max(0, o.start - 30):o.start]):
                 continue
@@ -343,17 +376,49 @@ class ClaimExtractor:
                                   word.split()[-1]))
         return sorted(out, key=lambda c: c.start)
 
+    def _coordinated(self, s: str, found: list[Comparison], methods: list[Span]) -> list[Comparison]:
+        """Coordination: "ahead of B at 57.6 and well clear of C" (the second word's subject is the first's), "beats
+        both B and C" (one comparison per object), "A and B both outperform C" (one per subject)."""
+        for prev, c in zip(found, found[1:]):
+            if (prev.object is not None and c.subject is prev.object and prev.subject is not None
+                    and _COORD_GAP.match(s[prev.object.end:c.start])):
+                c.subject, c.lo = prev.subject, prev.object.end
+        out: list[Comparison] = []
+        for c in found:
+            out.append(c)
+            if c.object is None:
+                continue
+            last = c.object
+            for x in methods:
+                if x.start < last.end:
+                    continue
+                if not (_OBJ_JOIN.match(s[last.end:x.start]) and _OBJ_END.match(s[x.end:])) or x.canon == last.canon:
+                    break
+                out.append(Comparison(c.start, c.end, c.subject, x, c.pol, c.quality, c.word, lo=last.end))
+                last = x
+        more: list[Comparison] = []
+        for c in out:
+            if c.subject is None or not _SUBJ_GAP.match(s[c.subject.end:c.start]):
+                continue
+            prior = [x for x in methods if x.end <= c.subject.start]
+            if prior and prior[-1].canon != c.subject.canon and _AND_JOIN.match(s[prior[-1].end:c.subject.start]) \
+                    and not any(o.object is prior[-1] for o in out):
+                more.append(Comparison(c.start, c.end, prior[-1], c.object, c.pol, c.quality, c.word, lo=c.lo))
+        return out + more
+
     def _compares(self, comparisons, s, datasets, quants, nums, base, settings) -> list[Claim]:  # noqa: ANN001
         out: list[Claim] = []
         for c in comparisons:
             if c.subject is None or c.object is None or c.subject.canon == c.object.canon:
                 continue
             q = _nearest(quants, c.start, c.end)
-            if q is None and c.word in IMPLIED_BY_COMPARATIVE:
-                q = next((k for k in self.lex.quantities if quantity_family(k) == IMPLIED_BY_COMPARATIVE[c.word]), None)
+            implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
+            if q is None and implied is not None:  # "three times faster than B": throughput
+                q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
-            diff = next((n for n in nums if n.role == "diff" and c.subject.end <= n.start
-                         and not re.search(r";|\.\s", s[c.subject.end:n.start])), None)
+            lo = max(c.lo, c.subject.end)
+            diff = next((n for n in nums if n.role == "diff" and lo <= n.start
+                         and not re.search(r";|\.\s", s[lo:n.start])), None)
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon, relation=">" if up else "<",
@@ -367,8 +432,10 @@ class ClaimExtractor:
         for rx, pol, quality in _RANK_RE:
             for m in rx.finditer(s):
                 word = m.group(0).lower()
-                if re.fullmatch(r"(?:fast|slow|quick)est", word) and _TRAJECTORY_BEFORE.search(s[:m.start()]):
+                if re.match(r"(?:fast|slow|quick)(?:est|er\b)", word) and _TRAJECTORY_BEFORE.search(s[:m.start()]):
                     continue  # "converges fastest": how a curve moves, not a throughput
+                if _NEGATED.search(re.sub(r"(?:the|a|an)\s+$", "", s[:m.start()], flags=re.I)):
+                    continue  # "is not the best": no rank is stated
                 if any(sp.kind == "setting" and sp.start >= m.end() and re.fullmatch(r"\s*", s[m.end():sp.start])
                        for sp in spans):
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
@@ -409,6 +476,14 @@ class ClaimExtractor:
         for sent in split_sentences(text):
             claims.extend(self.sentence_claims(sent))
         return claims
+
+
+def _plural(kind: str, alias: str) -> str:
+    """The pattern of a name; a quantity word may be plural ("their accuracies", "FIDs"), a method or dataset not."""
+    pat = _flex(alias)
+    if kind != "quantity" or not alias[-1:].isalpha():
+        return pat
+    return pat[:-1] + "(?:y|ies)" if alias.endswith("y") else pat + "(?:s|es)?"
 
 
 def _flex(alias: str) -> str:

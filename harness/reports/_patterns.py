@@ -13,10 +13,21 @@ _LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|thresho
                           r"or\s+fewer|at\s+most)\b", re.I)
 _DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s)?\s*"
                          r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|"
-                         r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge)\b", re.I)
+                         r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge|short|shy)\b", re.I)
+# "a budget of 30M parameters", "if the budget is 30M": a limit named before its number is no value
+_LIMIT_BEFORE = re.compile(r"\b(?:budget|limit|cap|ceiling|threshold|constraint|maximum)\s+(?:is\s+|of\s+|=\s*|:\s*|at\s+|"
+                           r"(?:is\s+)?set\s+(?:at|to)\s+)?(?:about|roughly|around|~)?\s*$", re.I)
+# "a 12-epoch schedule", "a 16-layer network": a number joined to a setting word is a setting
+_SETTING_COMPOUND = re.compile(r"^-([a-z]+)\b", re.I)
+# "..., and at 160k it has reached 81.9": a bare number after a clause-opening preposition is a setting of the
+# sentence's axis (not "is at 78.0": a verb before "at" makes it a value)
+_CLAUSE_SETTING_BEFORE = re.compile(r"(?:^|[,;]|\b(?:and|but|while|whereas|then))\s*(?:at|after|by|beyond|past)\s+$", re.I)
+_CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A-Z])")
+# "X: 6.21; Y: 11.4": a dataset named right before its value
+_LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bgap\s+of|\bmargin\b[^.;]{0,60}?\b(?:is|of)|\blead\s+of|\bimprovement\s+of)"
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\bgap\s+of|\bmargin\b[^.;]{0,60}?\b(?:is|of)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 _PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$",
@@ -58,11 +69,15 @@ _MULTIPLE = rf"{_NUM_WORD}\s*(?:times|x|×)|twice|double|{_NUM_WORD}-?fold"
 _FRACTION = r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|tenth)|(?:two|three)\s+(?:thirds|quarters|fifths)"
 # Comparison words: (pattern, polarity, reads through quality). Passive forms come first.
 _COMPARE = [
-    (r"(?:is|are|was|were)\s+(?:\w+\s+)?(?:outperformed|beaten|surpassed|edged\s+out)\s+by", -1, True),
-    (r"outperform(?:s|ed)?|beat(?:s)?|surpass(?:es|ed)?|edg(?:es|ed)\s+out|(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|"
+    (r"(?:is|are|was|were|has\s+been|have\s+been)\s+(?:\w+\s+)?(?:out[a-z]+ed|beaten|surpassed|overtaken|bettered|topped|"
+     r"edged\s+out|eclipsed|exceeded)\s+by", -1, True),
+    (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
+     r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
+     r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
      r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over",
      1, True),
-    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|falls?\s+short\s+of|"
+    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+     r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
      r"second\s+(?:only\s+)?to|(?:deficit|disadvantage)\s+(?:to|against|relative\s+to|versus|vs\.?)", -1, True),
     # ratios: "eight times the throughput of B", "twice as many parameters as B", "a fifth of B's", "half the speed of B"
     (rf"(?:{_MULTIPLE})\s+(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)", 1, False),
@@ -70,16 +85,45 @@ _COMPARE = [
     (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|exceed(?:s|ed)?", 1, False),
     (r"(?:lower|less|smaller|fewer|slower|lighter)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
 ]
+# "lower than any other curve": a rank (above), not a comparison with a named method
+_AGAINST_ALL = re.compile(r"^\s*(?:any|every|all|each|the\s+(?:rest|others|other\s+\w+))\b", re.I)
+# "does not beat B", "never overtakes B", "fails to surpass B", "is no better than B": no comparison is stated
+_NEGATED = re.compile(r"(?:\b(?:not|never|cannot|fails?\s+to|failed\s+to)|n't)\s+(?:(?:quite|yet|really|always|consistently|"
+                      r"clearly|even|actually|manage\s+to|to)\s+){0,2}$|\bno\s+$", re.I)
+# "nearly catches B", "almost overtakes B": a hedged comparison verb states that it did not happen
+_HEDGED = re.compile(r"\b(?:nearly|almost|narrowly\s+fails\s+to)\s+$", re.I)
+_VERB_COMPARE = re.compile(r"^(?:out|beat|surpass|overt|eclips|edg|pull|trail|exceed|catch|match)", re.I)
 _COMPARE_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARE]
 # Superlatives: (pattern, +1 best/highest, -1 worst/lowest, reads through quality)
+_THAN_ALL = r"\s+(?:[\w%()\-/]+\s+){0,3}?than\s+(?:any|every|all|each)\b(?:\s+(?:of\s+the\s+)?others?)?"
 _RANK = [
-    (r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
+    (rf"(?:better|stronger|more\s+accurate){_THAN_ALL}|(?:clear\s+|outright\s+)?(?:leader|winner|front-?runner)|"
+     r"(?:best|top|strongest)-(?:performing|scoring|ranked)|unbeaten|unmatched|unrivall?ed|unsurpassed|"
+     r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
-    (r"least\s+accurate|worst|weakest|last\s+place|"
+    (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
+     r"least\s+accurate|worst|weakest|last\s+place|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:dead\s+)?last", -1, True),
-    (r"highest|largest|heaviest|fastest|biggest", 1, False),
-    (r"lowest|smallest|fewest|lightest|slowest|cheapest", -1, False),
+    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|highest|largest|heaviest|fastest|quickest|"
+     r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
+    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|lowest|smallest|fewest|lightest|leanest|"
+     r"slimmest|slowest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]
 _RANK_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _RANK]
 _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
+
+# Coordination and clause structure (scorer 13)
+_FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
+# "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
+_COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?)?\s*,?\s*"
+                        r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|"
+                        r"even|much|slightly|only|just)\s+)*$", re.I)
+# "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
+_OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
+_OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)", re.I)
+# "A and B both outperform C": more subjects of one comparison word
+_SUBJ_GAP = re.compile(r"^\s*(?:(?:both|each|all|also|clearly|consistently|comfortably|still|are|remain|stay|sit|well|far)\s+)*$",
+                       re.I)
+# "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
+_VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")

@@ -97,3 +97,88 @@ def test_a_curve_that_learns_fastest_and_a_superlative_setting_are_no_ranks() ->
         "AltoNet is the fastest model, at 900 img/s [P1, Table 2].")
     got = claims("At the highest label rate, 20%, BrioNet scores 82.3 [P1, Figure 1].")
     assert got == {("value", "BrioNet", None, "=", 82.3, None, None, "label rate (%)", 20.0)}
+
+
+# Scorer 13 (issue 31 item 3, read off report_claims_heldout3.json's misses as general grammar; new sentences)
+def test_more_comparison_verbs_and_their_passives() -> None:
+    assert claims("On Cora, AltoNet edges past BrioNet [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", None, None, "Cora", None, None)}
+    assert ("compare", "CeltaNet", "AltoNet", ">", None, None, "PubMed", None, None) in claims(
+        "By the end CeltaNet has overtaken AltoNet on PubMed [P1, Figure 1].")
+    assert claims("BrioNet is outscored by CeltaNet on Cora [P1, Table 1].") == {
+        ("compare", "BrioNet", "CeltaNet", "<", None, None, "Cora", None, None)}
+    got = claims("AltoNet posts 70.2 mIoU, 2.5 mIoU short of CeltaNet [P1, Table 1].")
+    assert got == {("value", "AltoNet", None, "=", 70.2, "mIoU (%)", None, None, None),
+                   ("compare", "AltoNet", "CeltaNet", "<", 2.5, "mIoU (%)", None, None, None)}
+
+
+def test_coordination_shares_a_subject_or_an_object() -> None:
+    got = claims("AltoNet reaches 81.0 on Cora, ahead of BrioNet at 79.9 and well clear of CeltaNet (74.2) [P1, Table 1].")
+    assert ("compare", "AltoNet", "BrioNet", ">", None, None, "Cora", None, None) in got
+    assert ("compare", "AltoNet", "CeltaNet", ">", None, None, "Cora", None, None) in got
+    assert not any(c[0] == "compare" and c[1] == "BrioNet" for c in got)
+    assert {c[1:4] for c in claims("CeltaNet outperforms both AltoNet and the MLP baseline on PubMed [P1, Table 1].")} == {
+        ("CeltaNet", "AltoNet", ">"), ("CeltaNet", "MLP baseline", ">")}
+    assert {c[1:4] for c in claims("AltoNet and BrioNet both outperform the MLP baseline [P1, Table 1].")} == {
+        ("AltoNet", "MLP baseline", ">"), ("BrioNet", "MLP baseline", ">")}
+    # a relative clause keeps its own subject; a new clause's method is not one more object
+    assert {c[1:4] for c in claims("AltoNet beats BrioNet, which trails CeltaNet [P1, Table 1].")} == {
+        ("AltoNet", "BrioNet", ">"), ("BrioNet", "CeltaNet", "<")}
+    assert {c[1:4] for c in claims("AltoNet beats BrioNet, and CeltaNet trails the MLP baseline [P1, Table 1].")} == {
+        ("AltoNet", "BrioNet", ">"), ("CeltaNet", "MLP baseline", "<")}
+
+
+def test_a_negated_or_hedged_comparison_or_rank_states_none() -> None:
+    assert claims("On Cora, BrioNet does not beat AltoNet [P1, Table 1].") == set()
+    assert claims("BrioNet is no better than CeltaNet on PubMed [P1, Table 1].") == set()
+    assert claims("CeltaNet nearly overtakes AltoNet at 16 layers [P1, Figure 2].") == set()
+    assert claims("AltoNet is not the best model on Cora [P1, Table 1].") == set()
+    assert ("compare", "AltoNet", "BrioNet", ">", None, "Throughput (img/s)", None, None, None) in claims(
+        "AltoNet runs almost three times faster than BrioNet [P1, Table 2].")
+
+
+def test_more_rank_words() -> None:
+    assert ("rank", "BrioNet", None, "min", None, "Params (M)", None, None, None) in claims(
+        "BrioNet is the leanest model at 4.2M parameters [P1, Table 2].")
+    assert ("rank", "CeltaNet", None, "max", None, None, "Cora", None, None) in claims(
+        "CeltaNet is the clear leader on Cora [P1, Table 1].")
+    assert ("rank", "AltoNet", None, "max", None, "Params (M)", None, None, None) in claims(
+        "AltoNet is the most expensive model, with 61M parameters [P1, Table 2].")
+    got = claims("At 16 layers AltoNet sits at 52.0, lower than any other curve [P1, Figure 2].")
+    assert got == {("value", "AltoNet", None, "=", 52.0, None, None, "number of layers", 16.0),
+                   ("rank", "AltoNet", None, "min", None, None, None, "number of layers", 16.0)}
+
+
+def test_limits_differences_and_settings_named_around_a_number() -> None:
+    assert claims("With a budget of 20M parameters, only BrioNet fits [P1, Table 2].") == set()
+    assert claims("AltoNet gains 6 points between 2 and 8 layers [P1, Figure 2].") == set()
+    assert claims("At a 10% label rate AltoNet and BrioNet are within 0.4 points of each other [P1, Figure 1].") == set()
+    got = claims("In a shallow 4-layer setup, BrioNet reaches 77.0 and CeltaNet only 71.3 [P1, Figure 2].")
+    assert got == {("value", "BrioNet", None, "=", 77.0, None, None, "number of layers", 4.0),
+                   ("value", "CeltaNet", None, "=", 71.3, None, None, "number of layers", 4.0)}
+    got = claims("With 2 layers CeltaNet scores 70.1, and at 8 it has climbed to 74.6 [P1, Figure 2].")
+    assert got == {("value", "CeltaNet", None, "=", 70.1, None, None, "number of layers", 2.0),
+                   ("value", "CeltaNet", None, "=", 74.6, None, None, "number of layers", 8.0)}
+
+
+def test_plural_quantities_from_to_pairs_and_labelled_lists() -> None:
+    want = {("value", "AltoNet", None, "=", 75.5, "accuracy (%)", None, "number of layers", 8.0),
+            ("value", "BrioNet", None, "=", 70.0, "accuracy (%)", None, "number of layers", 8.0)}
+    assert claims("At 8 layers their accuracies are 75.5 and 70.0, AltoNet and BrioNet respectively [P1, Figure 2].") == want
+    got = claims("On 8 layers AltoNet and BrioNet have accuracies of 75.5 and 70.0, respectively [P1, Figure 2].")
+    assert got == {("value", "AltoNet", None, "=", 75.5, "accuracy (%)", None, "number of layers", 8.0),
+                   ("value", "BrioNet", None, "=", 70.0, "accuracy (%)", None, "number of layers", 8.0)}
+    got = claims("CeltaNet improves on BrioNet's PubMed accuracy by 1.5, from 78.0 to 79.5 [P1, Table 1].")
+    assert got == {("compare", "CeltaNet", "BrioNet", ">", 1.5, "accuracy (%)", "PubMed", None, None),
+                   ("value", "BrioNet", None, "=", 78.0, "accuracy (%)", "PubMed", None, None),
+                   ("value", "CeltaNet", None, "=", 79.5, "accuracy (%)", "PubMed", None, None)}
+    assert claims("- AltoNet — PubMed: 80.4; Cora: 71.9 [P1, Table 1]") == {
+        ("value", "AltoNet", None, "=", 80.4, None, "PubMed", None, None),
+        ("value", "AltoNet", None, "=", 71.9, None, "Cora", None, None)}
+
+
+def test_a_method_after_a_verb_is_its_object_not_a_compared_subject() -> None:
+    got = claims("Extra depth hurts BrioNet more than CeltaNet [P1, Figure 2].")
+    assert got == set()
+    assert ("compare", "BrioNet", "CeltaNet", ">", None, "Params (M)", None, None, None) in claims(
+        "BrioNet has more parameters than CeltaNet [P1, Table 2].")
