@@ -30,7 +30,8 @@ from ._patterns import (
     _SETTING_BEFORE_JOIN, _SKIP_ROLES, _SPLIT, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END, _COMPARATIVE, _OF_THE_TWO,
     _POINT_COMPOUND, _SETTING_SUPERLATIVE, _TIE_WORD, _TRAJECTORY_BEFORE, _AGAINST_ALL, _CLAUSE_SETTING_AFTER,
     _CLAUSE_SETTING_BEFORE, _HEDGED, _LABEL_JOIN, _LIMIT_BEFORE, _NEGATED, _SETTING_COMPOUND, _VERB_COMPARE,
-    _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE,
+    _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
+    _ELIDED, _MODEL_AFTER, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB,
 )
 
 
@@ -66,6 +67,7 @@ class Comparison:
     quality: bool
     word: str
     lo: int = -1  # where its stated difference may start (after the previous object in a coordination)
+    own_quantity: bool = False  # its quantity only where it stands ("but 40% faster"), not the sentence's nearest
 
 
 @dataclass
@@ -192,7 +194,7 @@ class ClaimExtractor:
             named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
             if hit:
                 num.role, num.x_label = "setting", hit[0].canon
-            elif (_DIFF_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+            elif (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
                   or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
                 num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6"
             elif m.role == "bound":
@@ -257,9 +259,10 @@ class ClaimExtractor:
             a, b = prior[-2], prior[-1]
             gap = s[b.end:n.start]
             paired = i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start])
-            if (a.canon != b.canon and _AND_JOIN.match(s[a.end:b.start]) and not paired
+            tied = (_AND_JOIN.match(s[a.end:b.start])
+                    and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start])))
+            if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired
                     and not any(b.end <= v.start < n.start for v in values)
-                    and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start]))
                     and not any(one.get(id(v)) is a for v in values)):
                 owners[id(n)] = [a, b]
         return owners
@@ -336,7 +339,8 @@ class ClaimExtractor:
     def _comparisons(self, s: str, methods: list[Span]) -> list[Comparison]:
         """Every comparison word with the methods it links (subject None for a pronoun: "It trails B")."""
         out: list[Comparison] = []
-        for rx, pol, quality in _COMPARE_RE:
+        for rx, rx_pol, quality in _COMPARE_RE:
+            pol = rx_pol
             for m in rx.finditer(s):
                 if any(c.start <= m.start() < c.end or c.start < m.end() <= c.end for c in out):
                     continue
@@ -350,9 +354,17 @@ class ClaimExtractor:
                         and _VERB_BEFORE.search(s[:subj[-1].start])):
                     continue  # "hurts A more than B"
                 obj = [x for x in methods if x.start >= m.end() and not re.search(r"[;.]", s[m.end():x.start])]
+                if re.fullmatch(r"lead(?:s|ing)?", word, re.I) and not (obj and re.fullmatch(r"\s*(?:the\s+)?",
+                                                                                             s[m.end():obj[0].start], re.I)):
+                    continue  # "leads B by 0.8" compares; "leads with 55.96" ranks
+                if _PARTICIPLE.match(word) and (_AUX_BEFORE.search(s[:m.start()])
+                                                or (obj and _BY_BEFORE.search(s[m.end():obj[0].start]))):
+                    pol = -pol  # "is outperformed on COCO by B", "A, beaten only by B"
                 out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None, obj[0] if obj else None, pol, quality,
                                       m.group(0).lower()))
+                pol = rx_pol
         out = self._coordinated(s, sorted(out, key=lambda c: c.start), methods)
+        out += self._elided(s, out, methods)
         for i, o in enumerate(methods):  # "Compared with B, A is lighter": object first, comparative without "than"
             if not _FRONTED.search(s[max(0, o.start - 30):o.start]):
                 continue
@@ -406,19 +418,43 @@ class ClaimExtractor:
                 more.append(Comparison(c.start, c.end, prior[-1], c.object, c.pol, c.quality, c.word, lo=c.lo))
         return out + more
 
+    def _elided(self, s: str, found: list[Comparison], methods: list[Span]) -> list[Comparison]:
+        """"A is less accurate than B but 40% faster": a comparative without "than" after a comparison, with no method
+        between, compares the same two methods."""
+        out: list[Comparison] = []
+        for c in found:
+            if c.subject is None or c.object is None or c.object.start < c.end:
+                continue
+            tail = s[c.object.end:]
+            lead = _ELIDED.match(tail)
+            if lead is None:
+                continue
+            at = c.object.end + lead.end()
+            for rx, pol, quality in _COMPARATIVE_RE:
+                m = re.compile(rf"(?:{_bare(rx)})(?![\w-])", re.I).match(s, at)
+                if m is None or re.match(r"\s+than\b", s[m.end():], re.I):
+                    continue
+                if any(x.start < m.end() and x.end > c.object.end for x in methods if x is not c.object) \
+                        or any(o.start >= c.object.end and o.start < m.end() for o in found):
+                    continue
+                out.append(Comparison(at, m.end(), c.subject, c.object, pol, quality, m.group(0).lower(), lo=c.object.end,
+                                      own_quantity=True))
+                break
+        return out
+
     def _compares(self, comparisons, s, datasets, quants, nums, base, settings) -> list[Claim]:  # noqa: ANN001
         out: list[Claim] = []
         for c in comparisons:
             if c.subject is None or c.object is None or c.subject.canon == c.object.canon:
                 continue
-            q = _nearest(quants, c.start, c.end)
+            q = _nearest([x for x in quants if not c.own_quantity or c.start <= x.start <= c.end + 24], c.start, c.end)
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
             if q is None and implied is not None:  # "three times faster than B": throughput
                 q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
             lo = max(c.lo, c.subject.end)
-            diff = next((n for n in nums if n.role == "diff" and lo <= n.start
-                         and not re.search(r";|\.\s", s[lo:n.start])), None)
+            diff = next((n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
+                         and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))), None)
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon, relation=">" if up else "<",
@@ -445,11 +481,17 @@ class ClaimExtractor:
                 subj = prior[-1] if prior else (later[0] if later else None)
                 if subj is None:
                     continue
+                if len(prior) >= 2 and _AND_JOIN.match(re.sub(r"\([^()]*\)", "", s[prior[-2].end:subj.start])) \
+                        and prior[-2].canon != subj.canon:
+                    continue  # "A (82.4%) and B (81.1%) lead the table": two methods are no single best
                 stop = min((t for t in triggers if t > m.start()), default=len(s))
                 ahead = [x for x in quants if m.end() <= x.start < stop]  # "the lowest FID", "fastest, at 169 img/s"
                 q = ahead[0].canon if ahead else _nearest(quants, m.start(), m.end())
-                if q is None and word in IMPLIED_QUANTITY:
-                    q = next((k for k in self.lex.quantities if quantity_family(k) == IMPLIED_QUANTITY[word]), None)
+                family = IMPLIED_QUANTITY.get(word)
+                if family is None and word in ("smallest", "largest", "biggest") and _MODEL_AFTER.match(s[m.end():]):
+                    family = "params"  # "the smallest model"
+                if q is None and family is not None:
+                    q = next((k for k in self.lex.quantities if quantity_family(k) == family), None)
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
@@ -476,6 +518,11 @@ class ClaimExtractor:
         for sent in split_sentences(text):
             claims.extend(self.sentence_claims(sent))
         return claims
+
+
+def _bare(rx: re.Pattern[str]) -> str:
+    """A comparative pattern without its leading "[^.;]{0,40}?" (matched right where the word is)."""
+    return rx.pattern.split("?", 1)[1] if rx.pattern.startswith("[^.;]") else rx.pattern
 
 
 def _plural(kind: str, alias: str) -> str:

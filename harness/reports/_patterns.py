@@ -14,6 +14,8 @@ _LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|thresho
 _DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s)?\s*"
                          r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|"
                          r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge|short|shy)\b", re.I)
+# "1.2 points", "2.6 pp": points are a difference, never a value
+_POINTS_AFTER = re.compile(r"^\s*(?:percentage[\s-]+points?|points?|pts?|pp|p\.p\.)(?![\w-])", re.I)
 # "a budget of 30M parameters", "if the budget is 30M": a limit named before its number is no value
 _LIMIT_BEFORE = re.compile(r"\b(?:budget|limit|cap|ceiling|threshold|constraint|maximum)\s+(?:is\s+|of\s+|=\s*|:\s*|at\s+|"
                            r"(?:is\s+)?set\s+(?:at|to)\s+)?(?:about|roughly|around|~)?\s*$", re.I)
@@ -27,7 +29,7 @@ _CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A
 _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\bgap\s+of|\bmargin\b[^.;]{0,60}?\b(?:is|of)|\blead\s+of|\bimprovement\s+of)"
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 _PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$",
@@ -38,8 +40,8 @@ _RANGE_JOIN = re.compile(r"^\s*[kK%]?\s*(?:and|to|-|–)\s*$", re.I)
 # a sentence whose subject is a pronoun: its numbers before the first named method belong to nobody it names
 _PRONOUN_START = re.compile(r"^\W*(?:it|its|they|their|this|these|those|both|the\s+(?:former|latter))\b", re.I)
 # "Compared with B, A is lighter": the comparison's object comes first
-_FRONTED = re.compile(r"\b(?:compared\s+(?:with|to)|relative\s+to|next\s+to|set\s+against)\s*$", re.I)
-_COMPARATIVE = [(r"more\s+accurate|better|stronger", 1, True), (r"less\s+accurate|worse|weaker", -1, True),
+_FRONTED = re.compile(r"\b(?:compared\s+(?:with|to)|relative\s+to|next\s+to|set\s+against|against|versus|vs\.?)\s+(?:the\s+)?$", re.I)
+_COMPARATIVE = [(r"more\s+accurate|better|stronger|gains?|improves?", 1, True), (r"less\s+accurate|worse|weaker", -1, True),
                 (r"higher|more|greater|larger|faster|quicker|heavier|bigger", 1, False),
                 (r"lower|less|smaller|fewer|slower|lighter|cheaper", -1, False)]
 _COMPARATIVE_RE = [(re.compile(rf"[^.;]{{0,40}}?(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
@@ -66,6 +68,7 @@ _OF_THE_TWO = re.compile(r"\bthe\s+(better|stronger|worse|weaker|higher|lower|fa
 
 _NUM_WORD = r"(?:\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)"
 _MULTIPLE = rf"{_NUM_WORD}\s*(?:times|x|×)|twice|double|{_NUM_WORD}-?fold"
+_POSSESSIVE_NEXT = r"(?=\s+(?:that\s+of\s+)?(?:the\s+)?[A-Z][\w\-]*(?:\s+[\w\-]+)?['’]s?\s)"
 _FRACTION = r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|tenth)|(?:two|three)\s+(?:thirds|quarters|fifths)"
 # Comparison words: (pattern, polarity, reads through quality). Passive forms come first.
 _COMPARE = [
@@ -74,14 +77,17 @@ _COMPARE = [
     (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over",
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?",
      1, True),
     (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
      r"second\s+(?:only\s+)?to|(?:deficit|disadvantage)\s+(?:to|against|relative\s+to|versus|vs\.?)", -1, True),
     # ratios: "eight times the throughput of B", "twice as many parameters as B", "a fifth of B's", "half the speed of B"
-    (rf"(?:{_MULTIPLE})\s+(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)", 1, False),
-    (rf"(?:{_FRACTION})\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)", -1, False),
+    # ... "double B's throughput", "half B's"
+    (rf"(?:{_MULTIPLE})(?:\s+(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)|{_POSSESSIVE_NEXT})",
+     1, False),
+    (rf"(?:{_FRACTION})(?:\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)|"
+     rf"{_POSSESSIVE_NEXT})", -1, False),
     (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|exceed(?:s|ed)?", 1, False),
     (r"(?:lower|less|smaller|fewer|slower|lighter)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
 ]
@@ -127,3 +133,21 @@ _SUBJ_GAP = re.compile(r"^\s*(?:(?:both|each|all|also|clearly|consistently|comfo
                        re.I)
 # "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
 _VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")
+# "A is less accurate than B but 40% faster": a second comparative, without "than", shares the comparison's methods
+_ELIDED = re.compile(r"^[^;.]{0,25}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|"
+                     r"nearly|almost|[\d.,]+\s*(?:%|x|×|times|points?|pp)?)\s+)*", re.I)
+# "outperformed on COCO by B", "A, beaten only by B": a participle read as a passive
+_PARTICIPLE = re.compile(r"^(?:out\w+ed|beaten|surpassed|overtaken|eclipsed|bettered|topped|exceeded|edged\s+(?:out|past))$", re.I)
+_AUX_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:(?:\w+ly|only|just|also|still|even)\s+)?$", re.I)
+_BY_BEFORE = re.compile(r"\bby\s+(?:the\s+)?$", re.I)
+# "A beats B on COCO by 1.2", "A beats B (52.0 vs 50.8), a margin of 1.2": a difference stated after the object
+# (the same clause, no other comparative joined by "but"/"and": "A beats B but is 40% faster")
+_DIFF_AFTER_OBJECT = re.compile(r"^(?:(?!\b(?:but|while|whereas|and|yet|though)\b)[^,;()]){0,50}$|"
+                                r"^\s*\([^()]*\)\s*,?\s*(?:by|with|a\s+(?:gap|margin|lead|deficit|difference)\s+of)\s*"
+                                r"(?:about|roughly|around|nearly|almost|just|only|~|≈)?\s*$", re.I)
+# "A matches B at 48.3", "A is level with B": one value for both
+_TIE_VERB = re.compile(r"^\s*(?:(?:exactly|essentially|almost|nearly)\s+)?(?:match(?:es|ed)?|equals?|equall?ed|ties?\s+with|"
+                       r"tied\s+with|(?:is|are)\s+(?:level|tied|on\s+par|even)\s+with|draws?\s+level\s+with)\s+(?:the\s+)?$", re.I)
+# "the smallest model": a size superlative before a word for a model is about parameters
+_MODEL_AFTER = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:models?|networks?|backbones?|architectures?|variants?|encoders?|detectors?)\b",
+                          re.I)

@@ -182,3 +182,40 @@ def test_a_method_after_a_verb_is_its_object_not_a_compared_subject() -> None:
     assert got == set()
     assert ("compare", "BrioNet", "CeltaNet", ">", None, "Params (M)", None, None, None) in claims(
         "BrioNet has more parameters than CeltaNet [P1, Table 2].")
+
+
+def test_a_participle_is_passive_with_its_auxiliary_or_its_agent() -> None:
+    assert claims("BrioNet is outperformed on PubMed by CeltaNet [P1, Table 1].") == {
+        ("compare", "BrioNet", "CeltaNet", "<", None, None, "PubMed", None, None)}
+    assert ("compare", "AltoNet", "CeltaNet", "<", None, None, "Cora", None, None) in claims(
+        "AltoNet, surpassed only by CeltaNet, reaches 80.2 on Cora [P1, Table 1].")
+    assert ("compare", "AltoNet", "CeltaNet", ">", None, None, "Cora", None, None) in claims(
+        "AltoNet surpassed CeltaNet on Cora [P1, Table 1].")
+
+
+def test_a_second_comparative_without_than_and_a_tie_verb() -> None:
+    got = claims("CeltaNet is slightly less accurate than AltoNet but roughly 30% faster [P1, Table 2].")
+    assert got == {("compare", "CeltaNet", "AltoNet", "<", None, None, None, None, None),
+                   ("compare", "CeltaNet", "AltoNet", ">", 30.0, "Throughput (img/s)", None, None, None)}
+    assert claims("On PubMed BrioNet matches CeltaNet at 79.3 [P1, Table 1].") == {
+        ("value", "BrioNet", None, "=", 79.3, None, "PubMed", None, None),
+        ("value", "CeltaNet", None, "=", 79.3, None, "PubMed", None, None)}
+
+
+def test_points_are_differences_and_a_difference_belongs_to_its_own_comparison() -> None:
+    assert claims("The gap between AltoNet and BrioNet is 0.9 points on Cora [P1, Table 1].") == set()
+    got = claims("AltoNet's lead over BrioNet narrows to 0.4 points at 16 layers [P1, Figure 2].")
+    assert got == {("compare", "AltoNet", "BrioNet", ">", 0.4, None, None, "number of layers", 16.0)}
+    got = claims("Relative to the MLP baseline, CeltaNet gains 6.2 points on Cora [P1, Table 1].")
+    assert got == {("compare", "CeltaNet", "MLP baseline", ">", 6.2, None, "Cora", None, None)}
+    assert ("compare", "BrioNet", "AltoNet", ">", 1.1, None, "PubMed", None, None) in claims(
+        "BrioNet leads AltoNet by 1.1 points on PubMed [P1, Table 1].")
+
+
+def test_ratios_before_a_possessive_and_ranks_of_two_methods_or_of_a_model_size() -> None:
+    assert ("compare", "AltoNet", "BrioNet", ">", None, "Throughput (img/s)", None, None, None) in claims(
+        "AltoNet pushes 900 img/s, about twice BrioNet's rate [P1, Table 2].")
+    got = claims("AltoNet (81.0) and CeltaNet (80.6) top the Cora column [P1, Table 1].")
+    assert not any(c[0] == "rank" for c in got)
+    assert ("rank", "BrioNet", None, "min", None, "Params (M)", None, None, None) in claims(
+        "BrioNet is the smallest model in the study [P1, Table 2].")
