@@ -31,7 +31,7 @@ from ._patterns import (
     _POINT_COMPOUND, _SETTING_SUPERLATIVE, _TIE_WORD, _TRAJECTORY_BEFORE, _AGAINST_ALL, _CLAUSE_SETTING_AFTER,
     _CLAUSE_SETTING_BEFORE, _HEDGED, _LABEL_JOIN, _LIMIT_BEFORE, _NEGATED, _SETTING_COMPOUND, _VERB_COMPARE,
     _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
-    _ELIDED, _MODEL_AFTER, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB,
+    _ELIDED, _MODEL_AFTER, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
 )
 
 
@@ -183,7 +183,8 @@ class ClaimExtractor:
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
             num = Number(raw, m.start, m.end, "value", unit, _slack(m.text))
-            if _RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or _LIMIT_BEFORE.search(s[max(0, m.start - 40):m.start]):
+            if (_RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or _LIMIT_BEFORE.search(s[max(0, m.start - 40):m.start])
+                    or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
             near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
                 r"[\s%kK]*(?:[a-z\-]+\s+){0,2}", s[m.end:sp.start], re.I)]
@@ -206,7 +207,7 @@ class ClaimExtractor:
                     and _AT_JOIN.match(s[a.end:b.start]) and _BARE_END.match(s[b.end:])):
                 b.role, b.x_label = "setting", first.x_label
         for n in out:  # "..., and at 160k it has reached 81.9": a clause opened by "at N" names a setting of the axis
-            if (first is not None and n.role == "value" and n.unit == first.unit
+            if (first is not None and n.role in ("value", "diff") and n.unit == first.unit
                     and _CLAUSE_SETTING_BEFORE.search(s[:n.start])
                     and _CLAUSE_SETTING_AFTER.match(re.sub(r"^[kKM%]", "", s[n.end:]))):
                 n.role, n.x_label = "setting", first.x_label
@@ -321,7 +322,7 @@ class ClaimExtractor:
         if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
             return labelled[-1].canon
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
-        after = [d for d in datasets if n.end <= d.start < nxt]
+        after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])]
         if after:
             return after[0].canon
         before = [d for d in datasets if d.end <= n.start]
@@ -430,7 +431,7 @@ class ClaimExtractor:
             if lead is None:
                 continue
             at = c.object.end + lead.end()
-            for rx, pol, quality in _COMPARATIVE_RE:
+            for rx, pol, quality in [*_COMPARATIVE_RE, *_ELIDED_VERB]:
                 m = re.compile(rf"(?:{_bare(rx)})(?![\w-])", re.I).match(s, at)
                 if m is None or re.match(r"\s+than\b", s[m.end():], re.I):
                     continue
@@ -457,9 +458,10 @@ class ClaimExtractor:
                          and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))), None)
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
-            out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon, relation=">" if up else "<",
-                             quantity=q, dataset=_dataset_near(datasets, c.start),
-                             value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
+            for d in _datasets_near(s, datasets, c.start):  # "beats B on both X and Y": one claim per dataset
+                out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
+                                 relation=">" if up else "<", quantity=q, dataset=d,
+                                 value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
         return out
 
     def _ranks(self, s, methods, datasets, quants, base, settings, spans) -> list[Claim]:  # noqa: ANN001
@@ -495,8 +497,8 @@ class ClaimExtractor:
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
-                out.append(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q,
-                                 dataset=_dataset_near(datasets, m.start()), **mine))
+                out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q, dataset=d,
+                                 **mine) for d in _datasets_near(s, datasets, m.start()))
         return out
 
     def leftovers(self, sent: Sentence, claims: list[Claim]) -> list[str]:
@@ -576,6 +578,21 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
         return right
     before = [n for n in settings if n.end <= start]
     return before[-1] if before else settings[0]
+
+
+def _datasets_near(s: str, datasets: list[Span], at: int) -> list[str | None]:
+    """The dataset a comparison or rank is about, or every dataset of a coordination it sits in ("first on X and Y")."""
+    one = _dataset_near(datasets, at)
+    if one is None:
+        return [None]
+    pick = min((d for d in datasets if d.canon == one), key=lambda d: abs(d.start - at))
+    i = datasets.index(pick)
+    lo = hi = i
+    while lo > 0 and _DATASET_JOIN.match(s[datasets[lo - 1].end:datasets[lo].start]):
+        lo -= 1
+    while hi + 1 < len(datasets) and _DATASET_JOIN.match(s[datasets[hi].end:datasets[hi + 1].start]):
+        hi += 1
+    return list(dict.fromkeys(d.canon for d in datasets[lo:hi + 1]))
 
 
 def _dataset_near(datasets: list[Span], at: int) -> str | None:

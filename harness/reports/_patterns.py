@@ -42,12 +42,12 @@ _PRONOUN_START = re.compile(r"^\W*(?:it|its|they|their|this|these|those|both|the
 # "Compared with B, A is lighter": the comparison's object comes first
 _FRONTED = re.compile(r"\b(?:compared\s+(?:with|to)|relative\s+to|next\s+to|set\s+against|against|versus|vs\.?)\s+(?:the\s+)?$", re.I)
 _COMPARATIVE = [(r"more\s+accurate|better|stronger|gains?|improves?", 1, True), (r"less\s+accurate|worse|weaker", -1, True),
-                (r"higher|more|greater|larger|faster|quicker|heavier|bigger", 1, False),
+                (r"higher|more|greater|larger|faster|quicker|heavier|bigger|costlier", 1, False),
                 (r"lower|less|smaller|fewer|slower|lighter|cheaper", -1, False)]
 _COMPARATIVE_RE = [(re.compile(rf"[^.;]{{0,40}}?(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
-                          "slower": "throughput", "cheaper": "gflops"}
+                          "slower": "throughput", "cheaper": "gflops", "costlier": "gflops", "expensive": "gflops"}
 _SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at)?\s*$", re.I)
 # "the lowest label rate, 1%": a superlative of the setting itself; the number in apposition is the setting
 _SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortest|longest|fewest|most|least|"
@@ -77,7 +77,8 @@ _COMPARE = [
     (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?",
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|"
+     r"(?:wins?|won)\s+(?:over|against)",
      1, True),
     (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
@@ -88,8 +89,9 @@ _COMPARE = [
      1, False),
     (rf"(?:{_FRACTION})(?:\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)|"
      rf"{_POSSESSIVE_NEXT})", -1, False),
-    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|exceed(?:s|ed)?", 1, False),
-    (r"(?:lower|less|smaller|fewer|slower|lighter)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
+    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|"
+     r"exceed(?:s|ed)?", 1, False),
+    (r"(?:lower|less|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
 ]
 # "lower than any other curve": a rank (above), not a comparison with a named method
 _AGAINST_ALL = re.compile(r"^\s*(?:any|every|all|each|the\s+(?:rest|others|other\s+\w+))\b", re.I)
@@ -104,7 +106,9 @@ _COMPARE_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p,
 _THAN_ALL = r"\s+(?:[\w%()\-/]+\s+){0,3}?than\s+(?:any|every|all|each)\b(?:\s+(?:of\s+the\s+)?others?)?"
 _RANK = [
     (rf"(?:better|stronger|more\s+accurate){_THAN_ALL}|(?:clear\s+|outright\s+)?(?:leader|winner|front-?runner)|"
-     r"(?:best|top|strongest)-(?:performing|scoring|ranked)|unbeaten|unmatched|unrivall?ed|unsurpassed|"
+     r"(?:best|top|strongest)-(?:performing|scoring|ranked)|(?:no|none\s+of\s+the)\s+(?:other\s+)?(?:[\w\-]+\s+){1,2}?"
+     r"(?:beats?|outperforms?|surpass(?:es)?|betters?|tops?|overtakes?)|"
+     r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|unbeaten|unmatched|unrivall?ed|unsurpassed|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
@@ -134,7 +138,7 @@ _SUBJ_GAP = re.compile(r"^\s*(?:(?:both|each|all|also|clearly|consistently|comfo
 # "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
 _VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")
 # "A is less accurate than B but 40% faster": a second comparative, without "than", shares the comparison's methods
-_ELIDED = re.compile(r"^[^;.]{0,25}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|"
+_ELIDED = re.compile(r"^(?:[^;.()]|\([^()]*\)){0,40}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|"
                      r"nearly|almost|[\d.,]+\s*(?:%|x|×|times|points?|pp)?)\s+)*", re.I)
 # "outperformed on COCO by B", "A, beaten only by B": a participle read as a passive
 _PARTICIPLE = re.compile(r"^(?:out\w+ed|beaten|surpassed|overtaken|eclipsed|bettered|topped|exceeded|edged\s+(?:out|past))$", re.I)
@@ -151,3 +155,13 @@ _TIE_VERB = re.compile(r"^\s*(?:(?:exactly|essentially|almost|nearly)\s+)?(?:mat
 # "the smallest model": a size superlative before a word for a model is about parameters
 _MODEL_AFTER = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:models?|networks?|backbones?|architectures?|variants?|encoders?|detectors?)\b",
                           re.I)
+# "... but leads in quality": comparison verbs that may follow a comparison with its methods elided
+_ELIDED_VERB = [(re.compile(r"(?<![\w-])(?:leads?|wins?)(?![\w-])", re.I), 1, True),
+                (re.compile(r"(?<![\w-])(?:trails?|lags?)(?![\w-])", re.I), -1, True)]
+# "fails to go below an FID of 15", "more than 80%": a bound named before its number is no value
+_BOUND_BEFORE = re.compile(r"\b(?:below|above|under|over|beyond|exceeds?|exceeding|more\s+than|less\s+than|fewer\s+than|"
+                           r"at\s+least|at\s+most|up\s+to)\s+(?:an?\s+[\w\-/%()]+\s+of\s+)?(?:about|roughly|~)?\s*$", re.I)
+# where a clause ends: a dataset after it is not the number's ("(3.8 vs. 5.2) but worse on ImageNet 64")
+_CLAUSE_BREAK = re.compile(r";|\b(?:but|while|whereas|yet)\b|\)\s*,")
+# "on both X and Y", "on X, Y and Z": datasets in one coordination
+_DATASET_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?:on\s+)?$", re.I)

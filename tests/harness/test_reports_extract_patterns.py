@@ -219,3 +219,30 @@ def test_ratios_before_a_possessive_and_ranks_of_two_methods_or_of_a_model_size(
     assert not any(c[0] == "rank" for c in got)
     assert ("rank", "BrioNet", None, "min", None, "Params (M)", None, None, None) in claims(
         "BrioNet is the smallest model in the study [P1, Table 2].")
+
+
+def test_a_clause_keeps_its_dataset_and_a_coordination_of_datasets_is_one_claim_each() -> None:
+    got = claims("AltoNet is better than BrioNet on Cora (71.0 vs. 69.8) but worse on PubMed [P1, Table 1].")
+    assert got == {("value", "AltoNet", None, "=", 71.0, None, "Cora", None, None),
+                   ("value", "BrioNet", None, "=", 69.8, None, "Cora", None, None),
+                   ("compare", "AltoNet", "BrioNet", ">", None, None, "Cora", None, None),
+                   ("compare", "AltoNet", "BrioNet", "<", None, None, "PubMed", None, None)}
+    assert claims("CeltaNet ranks first on Cora and PubMed [P1, Table 1].") == {
+        ("rank", "CeltaNet", None, "max", None, None, "Cora", None, None),
+        ("rank", "CeltaNet", None, "max", None, None, "PubMed", None, None)}
+
+
+def test_no_method_beats_a_wins_on_and_a_bound_named_before_its_number() -> None:
+    assert claims("On PubMed, no other model beats CeltaNet [P1, Table 1].") == {
+        ("rank", "CeltaNet", None, "max", None, None, "PubMed", None, None)}
+    assert claims("BrioNet wins on Cora [P1, Table 1].") == {("rank", "BrioNet", None, "max", None, None, "Cora", None, None)}
+    assert claims("The MLP baseline never climbs above an accuracy of 60 [P1, Figure 1].") == set()
+
+
+def test_a_clause_opened_by_by_n_and_a_comparative_elided_after_and() -> None:
+    got = claims("After 2 layers CeltaNet is at 70.1; by 8 it has reached 74.6 [P1, Figure 2].")
+    assert got == {("value", "CeltaNet", None, "=", 70.1, None, None, "number of layers", 2.0),
+                   ("value", "CeltaNet", None, "=", 74.6, None, None, "number of layers", 8.0)}
+    got = claims("BrioNet is lighter than AltoNet (9M vs 25M parameters) and faster [P1, Table 2].")
+    assert ("compare", "BrioNet", "AltoNet", "<", None, "Params (M)", None, None, None) in got
+    assert ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None) in got
