@@ -32,6 +32,7 @@ from ._patterns import (
     _CLAUSE_SETTING_BEFORE, _HEDGED, _LABEL_JOIN, _LIMIT_BEFORE, _NEGATED, _SETTING_COMPOUND, _VERB_COMPARE,
     _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
     _ELIDED, _MODEL_AFTER, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
+    _AGENT_AFTER, _CLAUSE_START, _PARTICIPLE_AFTER,
 )
 
 
@@ -262,7 +263,8 @@ class ClaimExtractor:
             paired = i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start])
             tied = (_AND_JOIN.match(s[a.end:b.start])
                     and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start])))
-            if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired
+            compared = any(c.object is a or c.object is b for c in comparisons)  # "faster than both A and B, ..."
+            if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired and not compared
                     and not any(b.end <= v.start < n.start for v in values)
                     and not any(one.get(id(v)) is a for v in values)):
                 owners[id(n)] = [a, b]
@@ -311,7 +313,14 @@ class ClaimExtractor:
                     continue
             prior = [m for m in methods if m.end <= n.start]
             owners_after = [m for m in methods if m.start >= n.end and not re.search(r"[;:]", s[n.end:m.start])]
-            if prior:
+            brk = max((b.end() for b in _CLAUSE_START.finditer(s, 0, n.start)), default=0)
+            by = next((c for c in comparisons if prior and c.subject is not None and c.object is prior[-1]
+                       and c.end <= prior[-1].start), None)
+            if owners_after and not any(brk <= m.start for m in prior) and _AGENT_AFTER.match(s[n.end:owners_after[0].start]):
+                owners[id(n)] = owners_after[0]  # "..., while the worst (64.3) belongs to the MLP baseline"
+            elif by is not None and _PARTICIPLE_AFTER.match(s[prior[-1].end:n.start]):
+                owners[id(n)] = by.subject  # "A is faster than B, processing about 5,200 nodes/s": A's
+            elif prior:
                 owners[id(n)] = prior[-1]
             elif owners_after and not pronoun:  # "It reaches 45.0, ahead of B": 45.0 is not B's
                 owners[id(n)] = owners_after[0]
@@ -364,6 +373,15 @@ class ClaimExtractor:
                 out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None, obj[0] if obj else None, pol, quality,
                                       m.group(0).lower()))
                 pol = rx_pol
+        for c in list(out):  # "both smaller and faster than B": each comparative compares
+            if c.word.endswith("than") and c.subject is not None and c.object is not None:
+                for rx, pol, quality in _COMPARATIVE_RE:
+                    m = re.search(rf"(?:{_bare(rx)})(?![\w-])\s*(?:,|and|or)\s*$", s[c.subject.end:c.start], re.I)
+                    if m is not None:
+                        at = c.subject.end + m.start()
+                        out.append(Comparison(at, c.subject.end + m.end(), c.subject, c.object, pol, quality,
+                                              m.group(0).split()[0].lower().strip(","), own_quantity=True))
+                        break
         out = self._coordinated(s, sorted(out, key=lambda c: c.start), methods)
         out += self._elided(s, out, methods)
         for i, o in enumerate(methods):  # "Compared with B, A is lighter": object first, comparative without "than"
@@ -477,7 +495,8 @@ class ClaimExtractor:
                 if any(sp.kind == "setting" and sp.start >= m.end() and re.fullmatch(r"\s*", s[m.end():sp.start])
                        for sp in spans):
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
-                clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()), 0)
+                clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()),
+                                   max((b.end() for b in _CLAUSE_START.finditer(s, 0, m.start())), default=0))
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
                 later = [x for x in methods if x.start >= m.end()]
                 subj = prior[-1] if prior else (later[0] if later else None)

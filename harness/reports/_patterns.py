@@ -47,7 +47,8 @@ _COMPARATIVE = [(r"more\s+accurate|better|stronger|gains?|improves?", 1, True), 
 _COMPARATIVE_RE = [(re.compile(rf"[^.;]{{0,40}}?(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
-                          "slower": "throughput", "cheaper": "gflops", "costlier": "gflops", "expensive": "gflops"}
+                          "slower": "throughput", "cheaper": "gflops", "costlier": "gflops", "expensive": "gflops",
+                          "smaller": "params", "larger": "params", "bigger": "params"}
 _SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at)?\s*$", re.I)
 # "the lowest label rate, 1%": a superlative of the setting itself; the number in apposition is the setting
 _SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortest|longest|fewest|most|least|"
@@ -109,7 +110,7 @@ _RANK = [
      r"(?:best|top|strongest)-(?:performing|scoring|ranked)|(?:no|none\s+of\s+the)\s+(?:other\s+)?(?:[\w\-]+\s+){1,2}?"
      r"(?:beats?|outperforms?|surpass(?:es)?|betters?|tops?|overtakes?)|"
      r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|unbeaten|unmatched|unrivall?ed|unsurpassed|"
-     r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
+     r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
     (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
@@ -165,3 +166,10 @@ _BOUND_BEFORE = re.compile(r"\b(?:below|above|under|over|beyond|exceeds?|exceedi
 _CLAUSE_BREAK = re.compile(r";|\b(?:but|while|whereas|yet)\b|\)\s*,")
 # "on both X and Y", "on X, Y and Z": datasets in one coordination
 _DATASET_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?:on\s+)?$", re.I)
+# ", while", ", whereas", ", but", ";": a new clause, with its own subject
+_CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
+# "(64.3) belongs to the MLP baseline", "is held by B": a value whose method comes after it
+_AGENT_AFTER = re.compile(r"^\s*\)?\s*(?:(?:belongs?|belonged|goes|went|falls?)\s+to|(?:is|was)\s+(?:held|set|reached|achieved|"
+                          r"posted|obtained)\s+by)\s+(?:the\s+)?$", re.I)
+# "A is faster than B, processing 5,200 nodes/s": a participle after the object speaks of the subject
+_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?,\s*(?:[a-z]+ing|with)\b[^,;()]*$", re.I)

@@ -246,3 +246,18 @@ def test_a_clause_opened_by_by_n_and_a_comparative_elided_after_and() -> None:
     got = claims("BrioNet is lighter than AltoNet (9M vs 25M parameters) and faster [P1, Table 2].")
     assert ("compare", "BrioNet", "AltoNet", "<", None, "Params (M)", None, None, None) in got
     assert ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None) in got
+
+
+def test_coordinated_comparatives_share_than_and_a_value_follows_its_clause() -> None:
+    assert claims("BrioNet is both smaller and faster than AltoNet [P1, Table 2].") == {
+        ("compare", "BrioNet", "AltoNet", "<", None, "Params (M)", None, None, None),
+        ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None)}
+    got = claims("The top Cora score (81.5) goes to CeltaNet, while the lowest (58.0) belongs to the MLP baseline "
+                 "[P1, Table 1].")
+    assert got == {("value", "CeltaNet", None, "=", 81.5, None, "Cora", None, None),
+                   ("value", "MLP baseline", None, "=", 58.0, None, "Cora", None, None),
+                   ("rank", "CeltaNet", None, "max", None, None, "Cora", None, None),
+                   ("rank", "MLP baseline", None, "min", None, None, "Cora", None, None)}
+    got = claims("AltoNet is faster than both BrioNet and CeltaNet, handling about 900 img/s [P1, Table 2].")
+    assert ("value", "AltoNet", None, "=", 900.0, "Throughput (img/s)", None, None, None) in got
+    assert not any(c[0] == "value" and c[1] != "AltoNet" for c in got)
