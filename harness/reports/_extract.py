@@ -31,7 +31,7 @@ from ._patterns import (
     _POINT_COMPOUND, _SETTING_SUPERLATIVE, _TIE_WORD, _TRAJECTORY_BEFORE, _AGAINST_ALL, _CLAUSE_SETTING_AFTER,
     _CLAUSE_SETTING_BEFORE, _HEDGED, _LABEL_JOIN, _LIMIT_BEFORE, _NEGATED, _SETTING_COMPOUND, _VERB_COMPARE,
     _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
-    _ELIDED, _MODEL_AFTER, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
+    _ELIDED, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
     _AGENT_AFTER, _CLAUSE_START, _PARTICIPLE_AFTER,
 )
 
@@ -509,8 +509,6 @@ class ClaimExtractor:
                 ahead = [x for x in quants if m.end() <= x.start < stop]  # "the lowest FID", "fastest, at 169 img/s"
                 q = ahead[0].canon if ahead else _nearest(quants, m.start(), m.end())
                 family = IMPLIED_QUANTITY.get(word)
-                if family is None and word in ("smallest", "largest", "biggest") and _MODEL_AFTER.match(s[m.end():]):
-                    family = "params"  # "the smallest model"
                 if q is None and family is not None:
                     q = next((k for k in self.lex.quantities if quantity_family(k) == family), None)
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)

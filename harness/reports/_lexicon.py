@@ -21,9 +21,8 @@ QUANTITY_WORDS: dict[str, list[str]] = {
     "fid": ["fid"],
 }
 # Superlatives that imply their quantity when the sentence names none.
-IMPLIED_QUANTITY = {"lightest": "params", "heaviest": "params", "leanest": "params", "slimmest": "params",
-                    "fastest": "throughput", "quickest": "throughput", "slowest": "throughput", "cheapest": "gflops",
-                    "least expensive": "gflops", "most expensive": "gflops", "costliest": "gflops", "most costly": "gflops"}
+IMPLIED_QUANTITY = {"lightest": "params", "heaviest": "params", "fastest": "throughput", "slowest": "throughput",
+                    "cheapest": "gflops"}
 _PAREN = re.compile(r"\s*\([^()]*\)\s*$")
 _SUFFIX = re.compile(r"\s*\((?:ours|full)\)\s*$", re.I)
 

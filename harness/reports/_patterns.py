@@ -47,8 +47,7 @@ _COMPARATIVE = [(r"more\s+accurate|better|stronger|gains?|improves?", 1, True), 
 _COMPARATIVE_RE = [(re.compile(rf"[^.;]{{0,40}}?(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
-                          "slower": "throughput", "cheaper": "gflops", "costlier": "gflops", "expensive": "gflops",
-                          "smaller": "params", "larger": "params", "bigger": "params"}
+                          "slower": "throughput", "cheaper": "gflops"}
 _SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at)?\s*$", re.I)
 # "the lowest label rate, 1%": a superlative of the setting itself; the number in apposition is the setting
 _SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortest|longest|fewest|most|least|"
@@ -153,9 +152,6 @@ _DIFF_AFTER_OBJECT = re.compile(r"^(?:(?!\b(?:but|while|whereas|and|yet|though)\
 # "A matches B at 48.3", "A is level with B": one value for both
 _TIE_VERB = re.compile(r"^\s*(?:(?:exactly|essentially|almost|nearly)\s+)?(?:match(?:es|ed)?|equals?|equall?ed|ties?\s+with|"
                        r"tied\s+with|(?:is|are)\s+(?:level|tied|on\s+par|even)\s+with|draws?\s+level\s+with)\s+(?:the\s+)?$", re.I)
-# "the smallest model": a size superlative before a word for a model is about parameters
-_MODEL_AFTER = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:models?|networks?|backbones?|architectures?|variants?|encoders?|detectors?)\b",
-                          re.I)
 # "... but leads in quality": comparison verbs that may follow a comparison with its methods elided
 _ELIDED_VERB = [(re.compile(r"(?<![\w-])(?:leads?|wins?)(?![\w-])", re.I), 1, True),
                 (re.compile(r"(?<![\w-])(?:trails?|lags?)(?![\w-])", re.I), -1, True)]
