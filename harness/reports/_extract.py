@@ -32,7 +32,8 @@ from ._patterns import (
     _CLAUSE_SETTING_BEFORE, _HEDGED, _LABEL_JOIN, _LIMIT_BEFORE, _NEGATED, _SETTING_COMPOUND, _VERB_COMPARE,
     _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
     _ELIDED, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
-    _AGENT_AFTER, _CLAUSE_START, _PARTICIPLE_AFTER,
+    _AGENT_AFTER, _CLAUSE_START, _COMPARATIVE_LEAD, _DIFFERENCE_NOUN, _LIST_JOIN,
+    _SETTING_LIST_JOIN, _VALUE_RANGE_BEFORE, _PARTICIPLE_AFTER,
 )
 
 
@@ -216,6 +217,14 @@ class ClaimExtractor:
             if (b.role == "setting" and _RANGE_BEFORE.search(s[max(0, a.start - 12):a.start])
                     and _RANGE_JOIN.match(s[a.end:b.start])):
                 a.role = b.role = "range"
+            elif (a.role == b.role == "value" and _RANGE_JOIN.match(s[a.end:b.start])
+                  and _VALUE_RANGE_BEFORE.search(s[max(0, a.start - 30):a.start])):
+                a.role = b.role = "range"  # "ranges between 70 and 75": a range, not two values
+        for a, b in zip(out, out[1:]):  # "at label rates of 5% and 20%", "at 2 and 8 layers": a list of settings
+            if {a.role, b.role} == {"setting", "value"} and a.unit == b.unit and _SETTING_LIST_JOIN.match(s[a.end:b.start]):
+                x_label = a.x_label if a.role == "setting" else b.x_label
+                a.role = b.role = "setting"
+                a.x_label = b.x_label = x_label
         return out
 
     # ---- claims -----------------------------------------------------------------------------
@@ -238,8 +247,11 @@ class ClaimExtractor:
         values = [n for n in nums if n.role == "value"]
         comparisons = self._comparisons(s, methods)
         owners = self._owners(s, values, methods, comparisons)
-        for n in values:
-            at = _setting_for(s, n.start, n.end, settings)
+        # "At label rates of 5% and 20%, A scores 70.2 and 79.9, respectively": the settings pair with the values
+        paired = (re.search(r"\brespectively\b", s, re.I) is not None and len(settings) == len(values) >= 2
+                  and all(x.end <= values[0].start for x in settings))
+        for i, n in enumerate(values):
+            at = settings[i] if paired else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
@@ -337,7 +349,7 @@ class ClaimExtractor:
         before = [d for d in datasets if d.end <= n.start]
         if before:
             return before[-1].canon
-        distinct = {d.canon for d in datasets}
+        distinct = {d.canon for d in datasets if not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
     def _direction(self, quantity: str | None) -> bool:
@@ -432,9 +444,17 @@ class ClaimExtractor:
             if c.subject is None or not _SUBJ_GAP.match(s[c.subject.end:c.start]):
                 continue
             prior = [x for x in methods if x.end <= c.subject.start]
-            if prior and prior[-1].canon != c.subject.canon and _AND_JOIN.match(s[prior[-1].end:c.subject.start]) \
-                    and not any(o.object is prior[-1] for o in out):
-                more.append(Comparison(c.start, c.end, prior[-1], c.object, c.pol, c.quality, c.word, lo=c.lo))
+            chain: list[Span] = []
+            right, anded = c.subject, False
+            for x in reversed(prior):  # "A, B and C all beat D"
+                gap = s[x.end:right.start]
+                if x.canon == right.canon or not _LIST_JOIN.match(gap) or any(o.object is x for o in out):
+                    break
+                anded = anded or bool(re.search(r"\band\b", gap))
+                chain.append(x)
+                right = x
+            if anded:
+                more.extend(Comparison(c.start, c.end, x, c.object, c.pol, c.quality, c.word, lo=c.lo) for x in chain)
         return out + more
 
     def _elided(self, s: str, found: list[Comparison], methods: list[Span]) -> list[Comparison]:
@@ -495,6 +515,8 @@ class ClaimExtractor:
                 if any(sp.kind == "setting" and sp.start >= m.end() and re.fullmatch(r"\s*", s[m.end():sp.start])
                        for sp in spans):
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
+                if _DIFFERENCE_NOUN.match(s[m.end():]):
+                    continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
                 clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()),
                                    max((b.end() for b in _CLAUSE_START.finditer(s, 0, m.start())), default=0))
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
@@ -507,7 +529,12 @@ class ClaimExtractor:
                     continue  # "A (82.4%) and B (81.1%) lead the table": two methods are no single best
                 stop = min((t for t in triggers if t > m.start()), default=len(s))
                 ahead = [x for x in quants if m.end() <= x.start < stop]  # "the lowest FID", "fastest, at 169 img/s"
-                q = ahead[0].canon if ahead else _nearest(quants, m.start(), m.end())
+                prev = max((t for t in triggers if t < m.start()), default=-1)
+                # not a quantity of the next superlative ("most accurate ..., and the fewest parameters") nor of the
+                # previous one ("the lowest FID, and the fastest"); one named before both is both's ("In parameters, ...")
+                taken = next((x for x in quants if prev < x.start < m.start()), None) if prev >= 0 else None
+                own = [x for x in quants if x.start < stop and x is not taken]
+                q = ahead[0].canon if ahead else _nearest(own, m.start(), m.end())
                 family = IMPLIED_QUANTITY.get(word)
                 if q is None and family is not None:
                     q = next((k for k in self.lex.quantities if quantity_family(k) == family), None)
@@ -540,14 +567,15 @@ class ClaimExtractor:
 
 
 def _bare(rx: re.Pattern[str]) -> str:
-    """A comparative pattern without its leading "[^.;]{0,40}?" (matched right where the word is)."""
-    return rx.pattern.split("?", 1)[1] if rx.pattern.startswith("[^.;]") else rx.pattern
+    """A comparative pattern without its leading stretch of clause (matched right where the word is)."""
+    return rx.pattern.removeprefix(_COMPARATIVE_LEAD)
 
 
 def _plural(kind: str, alias: str) -> str:
-    """The pattern of a name; a quantity word may be plural ("their accuracies", "FIDs"), a method or dataset not."""
+    """The pattern of a name; a quantity or setting word may be plural ("their accuracies", "label rates"), a method or
+    dataset name not."""
     pat = _flex(alias)
-    if kind != "quantity" or not alias[-1:].isalpha():
+    if kind not in ("quantity", "setting") or not alias[-1:].isalpha():
         return pat
     return pat[:-1] + "(?:y|ies)" if alias.endswith("y") else pat + "(?:s|es)?"
 
@@ -598,7 +626,9 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
 
 
 def _datasets_near(s: str, datasets: list[Span], at: int) -> list[str | None]:
-    """The dataset a comparison or rank is about, or every dataset of a coordination it sits in ("first on X and Y")."""
+    """The dataset a comparison or rank is about, or every dataset of a coordination it sits in ("first on X and Y");
+    not one named after a later clause starts ("the highest throughput but the lowest accuracy on CiteSeer")."""
+    datasets = [d for d in datasets if d.start < at or not _CLAUSE_BREAK.search(s[at:d.start])]
     one = _dataset_near(datasets, at)
     if one is None:
         return [None]

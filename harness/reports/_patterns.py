@@ -44,7 +44,9 @@ _FRONTED = re.compile(r"\b(?:compared\s+(?:with|to)|relative\s+to|next\s+to|set\
 _COMPARATIVE = [(r"more\s+accurate|better|stronger|gains?|improves?", 1, True), (r"less\s+accurate|worse|weaker", -1, True),
                 (r"higher|more|greater|larger|faster|quicker|heavier|bigger|costlier", 1, False),
                 (r"lower|less|smaller|fewer|slower|lighter|cheaper", -1, False)]
-_COMPARATIVE_RE = [(re.compile(rf"[^.;]{{0,40}}?(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
+# up to 40 characters of the clause before the word (a decimal point is no sentence end: "is 0.6 points more accurate")
+_COMPARATIVE_LEAD = r"(?:[^.;]|(?<=\d)\.(?=\d)){0,40}?"
+_COMPARATIVE_RE = [(re.compile(rf"{_COMPARATIVE_LEAD}(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
                           "slower": "throughput", "cheaper": "gflops"}
@@ -78,7 +80,7 @@ _COMPARE = [
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
      r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|"
-     r"(?:wins?|won)\s+(?:over|against)",
+     r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
     (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
@@ -169,3 +171,12 @@ _AGENT_AFTER = re.compile(r"^\s*\)?\s*(?:(?:belongs?|belonged|goes|went|falls?)\
                           r"posted|obtained)\s+by)\s+(?:the\s+)?$", re.I)
 # "A is faster than B, processing 5,200 nodes/s": a participle after the object speaks of the subject
 _PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?,\s*(?:[a-z]+ing|with)\b[^,;()]*$", re.I)
+# "the largest gap", "the biggest improvement": a superlative of a difference ranks no method
+_DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|improvement|gain|drop|decline|jump|spread|lead|"
+                              r"boost|change|increase|decrease)s?\b", re.I)
+# "A, B and C all beat D": a list of subjects
+_LIST_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|,?\s*and\s+)(?:the\s+)?$", re.I)
+# "at 2 and 8 layers", "label rates of 5% and 20%": settings in a list
+_SETTING_LIST_JOIN = re.compile(r"^\s*%?\s*(?:,|,?\s*and|,?\s*or)\s*$", re.I)
+# "ranges between 70 and 75", "varies from 60 to 66": a range of values
+_VALUE_RANGE_BEFORE = re.compile(r"(?:\bbetween|\b(?:rang\w*|var(?:y|ies|ied|ying)|spann?\w*)\s+(?:from\s+)?)\s*$", re.I)

@@ -262,3 +262,28 @@ def test_coordinated_comparatives_share_than_and_a_value_follows_its_clause() ->
     got = claims("AltoNet is faster than both BrioNet and CeltaNet, handling about 900 img/s [P1, Table 2].")
     assert ("value", "AltoNet", None, "=", 900.0, "Throughput (img/s)", None, None, None) in got
     assert not any(c[0] == "value" and c[1] != "AltoNet" for c in got)
+
+
+def test_a_superlative_takes_its_own_quantity_and_a_difference_is_ranked_by_none() -> None:
+    assert claims("AltoNet is the most accurate on Cora, and it also has the fewest parameters (3.1M) [P1, Table 2].") == {
+        ("value", "AltoNet", None, "=", 3.1, "Params (M)", "Cora", None, None),
+        ("rank", "AltoNet", None, "max", None, None, "Cora", None, None),
+        ("rank", "AltoNet", None, "min", None, "Params (M)", "Cora", None, None)}
+    got = claims("AltoNet has the highest throughput (900 img/s) but the lowest accuracy on Cora [P1, Table 2].")
+    assert ("rank", "AltoNet", None, "max", None, "Throughput (img/s)", None, None, None) in got
+    assert ("rank", "AltoNet", None, "min", None, "accuracy (%)", "Cora", None, None) in got
+    assert claims("The largest gap, 12.0 points, separates CeltaNet from the MLP baseline [P1, Table 1].") == set()
+
+
+def test_ranges_lists_of_settings_and_lists_of_subjects() -> None:
+    assert claims("BrioNet's accuracy ranges between 70 and 74 on PubMed [P1, Table 1].") == set()
+    assert claims("At label rates of 5% and 10%, AltoNet reaches 66.0 and 71.2, respectively [P1, Figure 1].") == {
+        ("value", "AltoNet", None, "=", 66.0, None, None, "label rate (%)", 5.0),
+        ("value", "AltoNet", None, "=", 71.2, None, None, "label rate (%)", 10.0)}
+    assert {c[1:4] for c in claims("AltoNet, BrioNet and CeltaNet all beat the MLP baseline [P1, Table 1].")} == {
+        ("AltoNet", "MLP baseline", ">"), ("BrioNet", "MLP baseline", ">"), ("CeltaNet", "MLP baseline", ">")}
+    assert claims("CeltaNet comes first on PubMed, followed by AltoNet [P1, Table 1].") == {
+        ("rank", "CeltaNet", None, "max", None, None, "PubMed", None, None),
+        ("compare", "CeltaNet", "AltoNet", ">", None, None, "PubMed", None, None)}
+    assert claims("Against BrioNet, AltoNet is 0.6 points more accurate on Cora [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", 0.6, None, "Cora", None, None)}
