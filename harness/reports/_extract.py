@@ -486,7 +486,13 @@ class ClaimExtractor:
         for c in comparisons:
             if c.subject is None or c.object is None or c.subject.canon == c.object.canon:
                 continue
-            q = _nearest([x for x in quants if not c.own_quantity or c.start <= x.start <= c.end + 24], c.start, c.end)
+            if c.own_quantity:
+                q = _nearest([x for x in quants if c.start <= x.start <= c.end + 24], c.start, c.end)
+            else:  # the quantity its own clause names after it ("lags B by 1.4 AP"), else the nearest
+                stop = min([o.start for o in comparisons if o.start > c.end]
+                           + [b.start() for b in _CLAUSE_START.finditer(s, c.end)] + [len(s)])
+                ahead = [x for x in quants if c.end <= x.start < stop]
+                q = ahead[0].canon if ahead else _nearest(quants, c.start, c.end)
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
             if q is None and implied is not None:  # "three times faster than B": throughput
                 q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
@@ -529,15 +535,12 @@ class ClaimExtractor:
                     continue  # "A (82.4%) and B (81.1%) lead the table": two methods are no single best
                 stop = min((t for t in triggers if t > m.start()), default=len(s))
                 ahead = [x for x in quants if m.end() <= x.start < stop]  # "the lowest FID", "fastest, at 169 img/s"
-                prev = max((t for t in triggers if t < m.start()), default=-1)
-                # not a quantity of the next superlative ("most accurate ..., and the fewest parameters") nor of the
-                # previous one ("the lowest FID, and the fastest"); one named before both is both's ("In parameters, ...")
-                taken = next((x for x in quants if prev < x.start < m.start()), None) if prev >= 0 else None
-                own = [x for x in quants if x.start < stop and x is not taken]
-                q = ahead[0].canon if ahead else _nearest(own, m.start(), m.end())
+                # its own quantity: the one ahead of it, else the one its word implies ("the lowest FID, and the
+                # fastest"), else the nearest one not past the next superlative ("most accurate ..., and the fewest
+                # parameters": none; "the best accuracy (72.9) ..., while the worst (64.3)": accuracy)
                 family = IMPLIED_QUANTITY.get(word)
-                if q is None and family is not None:
-                    q = next((k for k in self.lex.quantities if quantity_family(k) == family), None)
+                implied = next((k for k in self.lex.quantities if quantity_family(k) == family), None) if family else None
+                q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})

@@ -30,7 +30,7 @@ _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
 _DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
-                          r"\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
+                          r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 _PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$",
                         re.I)
@@ -56,7 +56,7 @@ _SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortes
                                   r"deepest|shallowest)\s+$", re.I)
 _APPOSITION = re.compile(r"^\s*,\s*$")
 # "from 78.2 at 50 epochs to 83.1 at 300": a bare number after "at" that follows a value is a second setting
-_AT_JOIN = re.compile(r"^\s*%?\s*\)?\s*(?:at|after|with|by)\s+$", re.I)
+_AT_JOIN = re.compile(r"^\s*%?\s*\)?\s*(?:at|after|with|by)\s+(?:(?:only|just|about|roughly)\s+)?$", re.I)
 _BARE_END = re.compile(r"^\s*(?:[.,;:)\]]|$|and\b|while\b|whereas\b|but\b|\[)", re.I)
 # "A and B tie at 74.1", "Both A and B score 61.2": one value for two methods
 _TIE_WORD = re.compile(r"\b(?:ties?|tied|tying|both|each|level|equal(?:ly)?|the\s+same|alike)\b", re.I)
@@ -82,7 +82,7 @@ _COMPARE = [
      r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|"
      r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
-    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|lag(?:s|ged|ging)?|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
      r"second\s+(?:only\s+)?to|(?:deficit|disadvantage)\s+(?:to|against|relative\s+to|versus|vs\.?)", -1, True),
     # ratios: "eight times the throughput of B", "twice as many parameters as B", "a fifth of B's", "half the speed of B"
@@ -110,7 +110,8 @@ _RANK = [
     (rf"(?:better|stronger|more\s+accurate){_THAN_ALL}|(?:clear\s+|outright\s+)?(?:leader|winner|front-?runner)|"
      r"(?:best|top|strongest)-(?:performing|scoring|ranked)|(?:no|none\s+of\s+the)\s+(?:other\s+)?(?:[\w\-]+\s+){1,2}?"
      r"(?:beats?|outperforms?|surpass(?:es)?|betters?|tops?|overtakes?)|"
-     r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|unbeaten|unmatched|unrivall?ed|unsurpassed|"
+     r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|"
+     r"(?:outperforms?|beats?|surpass(?:es)?|tops?)\s+(?:every|all|each)\s+(?:of\s+)?(?:the\s+)?others?\b|unbeaten|unmatched|unrivall?ed|unsurpassed|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
@@ -140,7 +141,7 @@ _SUBJ_GAP = re.compile(r"^\s*(?:(?:both|each|all|also|clearly|consistently|comfo
 # "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
 _VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")
 # "A is less accurate than B but 40% faster": a second comparative, without "than", shares the comparison's methods
-_ELIDED = re.compile(r"^(?:[^;.()]|\([^()]*\)){0,40}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|"
+_ELIDED = re.compile(r"^(?:[^;.()]|\([^()]*\)){0,40}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|(?!(?:leads?|wins?|trails?|lags?)\b)[a-z]+s|"
                      r"nearly|almost|[\d.,]+\s*(?:%|x|×|times|points?|pp)?)\s+)*", re.I)
 # "outperformed on COCO by B", "A, beaten only by B": a participle read as a passive
 _PARTICIPLE = re.compile(r"^(?:out\w+ed|beaten|surpassed|overtaken|eclipsed|bettered|topped|exceeded|edged\s+(?:out|past))$", re.I)
@@ -148,7 +149,7 @@ _AUX_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:(?
 _BY_BEFORE = re.compile(r"\bby\s+(?:the\s+)?$", re.I)
 # "A beats B on COCO by 1.2", "A beats B (52.0 vs 50.8), a margin of 1.2": a difference stated after the object
 # (the same clause, no other comparative joined by "but"/"and": "A beats B but is 40% faster")
-_DIFF_AFTER_OBJECT = re.compile(r"^(?:(?!\b(?:but|while|whereas|and|yet|though)\b)[^,;()]){0,50}$|"
+_DIFF_AFTER_OBJECT = re.compile(r"^(?:(?!\b(?:but|while|whereas|and|yet|though)\b)(?:[^,;()]|\([^()]*\))){0,60}$|"
                                 r"^\s*\([^()]*\)\s*,?\s*(?:by|with|a\s+(?:gap|margin|lead|deficit|difference)\s+of)\s*"
                                 r"(?:about|roughly|around|nearly|almost|just|only|~|≈)?\s*$", re.I)
 # "A matches B at 48.3", "A is level with B": one value for both
@@ -159,7 +160,8 @@ _ELIDED_VERB = [(re.compile(r"(?<![\w-])(?:leads?|wins?)(?![\w-])", re.I), 1, Tr
                 (re.compile(r"(?<![\w-])(?:trails?|lags?)(?![\w-])", re.I), -1, True)]
 # "fails to go below an FID of 15", "more than 80%": a bound named before its number is no value
 _BOUND_BEFORE = re.compile(r"\b(?:below|above|under|over|beyond|exceeds?|exceeding|more\s+than|less\s+than|fewer\s+than|"
-                           r"at\s+least|at\s+most|up\s+to)\s+(?:an?\s+[\w\-/%()]+\s+of\s+)?(?:about|roughly|~)?\s*$", re.I)
+                           r"at\s+least|at\s+most|up\s+to|clears?|cleared|cross(?:es|ed)?|break(?:s)?|broke|"
+                           r"surpass(?:es|ed)?|tops|topped)\s+(?:an?\s+[\w\-/%()]+\s+of\s+)?(?:about|roughly|~)?\s*$", re.I)
 # where a clause ends: a dataset after it is not the number's ("(3.8 vs. 5.2) but worse on ImageNet 64")
 _CLAUSE_BREAK = re.compile(r";|\b(?:but|while|whereas|yet)\b|\)\s*,")
 # "on both X and Y", "on X, Y and Z": datasets in one coordination

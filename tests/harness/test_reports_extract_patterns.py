@@ -287,3 +287,21 @@ def test_ranges_lists_of_settings_and_lists_of_subjects() -> None:
         ("compare", "CeltaNet", "AltoNet", ">", None, None, "PubMed", None, None)}
     assert claims("Against BrioNet, AltoNet is 0.6 points more accurate on Cora [P1, Table 1].") == {
         ("compare", "AltoNet", "BrioNet", ">", 0.6, None, "Cora", None, None)}
+
+
+def test_a_comparison_takes_the_quantity_of_its_clause_and_bounds_are_no_values() -> None:
+    got = claims("BrioNet, despite its 40M parameters, lags CeltaNet by 1.2 mIoU on Cora [P1, Table 1].")
+    assert ("compare", "BrioNet", "CeltaNet", "<", 1.2, "mIoU (%)", "Cora", None, None) in got
+    assert claims("Both AltoNet and CeltaNet clear 80 on PubMed [P1, Table 1].") == set()
+    assert claims("AltoNet outperforms every other model on PubMed, at 81.3 [P1, Table 1].") == {
+        ("value", "AltoNet", None, "=", 81.3, None, "PubMed", None, None),
+        ("rank", "AltoNet", None, "max", None, None, "PubMed", None, None)}
+
+
+def test_a_further_gain_a_setting_after_only_and_a_verb_before_an_elided_comparative() -> None:
+    assert claims("At 8 layers, CeltaNet gains a further 1.5 points over its 4-layer result [P1, Figure 2].") == set()
+    got = claims("AltoNet needs 8 layers to reach 75.0, while BrioNet gets to 73.9 after only 2 [P1, Figure 2].")
+    assert got == {("value", "AltoNet", None, "=", 75.0, None, None, "number of layers", 8.0),
+                   ("value", "BrioNet", None, "=", 73.9, None, None, "number of layers", 2.0)}
+    assert ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None) in claims(
+        "BrioNet is 1.1 points behind AltoNet but runs 2.5 times faster [P1, Table 2].")
