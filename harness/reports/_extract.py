@@ -33,7 +33,7 @@ from ._patterns import (
     _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
     _ELIDED, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
     _AGENT_AFTER, _CLAUSE_START, _COMPARATIVE_LEAD, _DIFFERENCE_NOUN, _LIST_JOIN,
-    _SETTING_LIST_JOIN, _VALUE_RANGE_BEFORE, _PARTICIPLE_AFTER,
+    _SETTING_LIST_JOIN, _VALUE_RANGE_BEFORE, _COUNT_AFTER, _HYPER_BEFORE, _PARTICIPLE_AFTER,
 )
 
 
@@ -194,6 +194,10 @@ class ClaimExtractor:
                 _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
                 or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]
             hit = (near or before)
+            count = _COUNT_AFTER.match(rest)
+            if not hit and (_HYPER_BEFORE.search(s[max(0, m.start - 30):m.start]) or (count is not None and not any(
+                    sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):
+                continue  # "300 queries", "3 seeds", "a batch size of 16": a count or a hyperparameter, not a result
             named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
             if hit:
                 num.role, num.x_label = "setting", hit[0].canon

@@ -182,3 +182,14 @@ _LIST_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|,?\s*and\s+)(
 _SETTING_LIST_JOIN = re.compile(r"^\s*%?\s*(?:,|,?\s*and|,?\s*or)\s*$", re.I)
 # "ranges between 70 and 75", "varies from 60 to 66": a range of values
 _VALUE_RANGE_BEFORE = re.compile(r"(?:\bbetween|\b(?:rang\w*|var(?:y|ies|ied|ying)|spann?\w*)\s+(?:from\s+)?)\s*$", re.I)
+# "300 queries.", "6 decoder layers and": a number before a plural noun the episode does not name counts things
+_COUNT_AFTER = re.compile(r"^\s*(?!(?:on|at|in|for|with|to|from|after|and|or|while|but|vs|versus|than|of|by|when|across|over|"
+                          r"under|per|is|was|are|were|the|a|an)\b)(?:[a-z\-]+\s+)?(?!(?:its|this|is|was|has|as|thus|plus|"
+                          r"across|versus|whereas|less|unless|does|always|us|points?|pts|times|percent)\b)[a-z]+s\b"
+                          # not a verb ("46.51 puts it", "88.7 edges past") nor a rate ("nodes per second")
+                          r"(?!\s*(?:/|per\b|it\b|its\b|the\b|an?\b|past\b|out\b|ahead\b|behind\b|up\b|down\b|them\b|"
+                          r"to\b|into\b|on\b|by\b|in\b|at\b|from\b|for\b))")
+# "a batch size of 16", "learning rate 0.001": a training hyperparameter
+_HYPER_BEFORE = re.compile(r"\b(?:batch\s+size|learning\s+rate|weight\s+decay|momentum|dropout|patch\s+size|kernel\s+size|"
+                           r"stride|(?:embedding|hidden)\s+(?:size|dim\w*)|warm-?up|seeds?|queries|heads)\s*(?:of|=|:|is)?\s*$",
+                           re.I)

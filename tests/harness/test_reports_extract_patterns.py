@@ -305,3 +305,10 @@ def test_a_further_gain_a_setting_after_only_and_a_verb_before_an_elided_compara
                    ("value", "BrioNet", None, "=", 73.9, None, None, "number of layers", 2.0)}
     assert ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None) in claims(
         "BrioNet is 1.1 points behind AltoNet but runs 2.5 times faster [P1, Table 2].")
+
+
+def test_counts_and_hyperparameters_are_no_values() -> None:
+    assert claims("AltoNet uses 3 attention heads and 64 hidden units [P1].") == set()
+    assert claims("BrioNet was trained with a batch size of 256 [P1].") == set()
+    assert claims("CeltaNet's PubMed score of 79.9 puts it ahead of the MLP baseline [P1, Table 1].") >= {
+        ("value", "CeltaNet", None, "=", 79.9, None, "PubMed", None, None)}
