@@ -33,7 +33,7 @@ from ._patterns import (
     _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
     _ELIDED, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
     _AGENT_AFTER, _CLAUSE_START, _COMPARATIVE_LEAD, _DIFFERENCE_NOUN, _LIST_JOIN,
-    _SETTING_LIST_JOIN, _VALUE_RANGE_BEFORE, _COUNT_AFTER, _HYPER_BEFORE, _PARTICIPLE_AFTER,
+    _SETTING_LIST_JOIN, _VALUE_RANGE_BEFORE, _COUNT_AFTER, _HYPER_BEFORE, _NOT_A_RESULT, _UNSTATED, _PARTICIPLE_AFTER,
 )
 
 
@@ -373,7 +373,8 @@ class ClaimExtractor:
                 word = m.group(0).strip()
                 if _AGAINST_ALL.match(s[m.end():]):
                     continue  # "lower than any other curve": a rank
-                if _NEGATED.search(s[:m.start()]) or (_HEDGED.search(s[:m.start()]) and _VERB_COMPARE.match(word)):
+                if (_NEGATED.search(s[:m.start()]) or (_HEDGED.search(s[:m.start()]) and _VERB_COMPARE.match(word))
+                        or _UNSTATED.search(_clause_before(s, m.start()))):
                     continue  # "does not beat B", "nearly catches B"
                 subj = [x for x in methods if x.end <= m.start()]
                 if (subj and re.fullmatch(r"(?:more|less)\s+than", word, re.I)
@@ -520,8 +521,9 @@ class ClaimExtractor:
                 word = m.group(0).lower()
                 if re.match(r"(?:fast|slow|quick)(?:est|er\b)", word) and _TRAJECTORY_BEFORE.search(s[:m.start()]):
                     continue  # "converges fastest": how a curve moves, not a throughput
-                if _NEGATED.search(re.sub(r"(?:the|a|an)\s+$", "", s[:m.start()], flags=re.I)):
-                    continue  # "is not the best": no rank is stated
+                if (_NEGATED.search(re.sub(r"(?:the|a|an)\s+$", "", s[:m.start()], flags=re.I))
+                        or _UNSTATED.search(_clause_before(s, m.start())) or _NOT_A_RESULT.match(s[m.end():])):
+                    continue  # "is not the best", "neither A nor B is the best", "the best choice for": no rank
                 if any(sp.kind == "setting" and sp.start >= m.end() and re.fullmatch(r"\s*", s[m.end():sp.start])
                        for sp in spans):
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
@@ -571,6 +573,12 @@ class ClaimExtractor:
         for sent in split_sentences(text):
             claims.extend(self.sentence_claims(sent))
         return claims
+
+
+def _clause_before(s: str, at: int) -> str:
+    """The text of the clause that `at` is in, up to `at`."""
+    start = max([0] + [b.end() for b in re.finditer(r"[;:]|,\s*(?:while|whereas|but)\b", s[:at])])
+    return s[start:at]
 
 
 def _bare(rx: re.Pattern[str]) -> str:

@@ -111,12 +111,13 @@ _RANK = [
      r"(?:best|top|strongest)-(?:performing|scoring|ranked)|(?:no|none\s+of\s+the)\s+(?:other\s+)?(?:[\w\-]+\s+){1,2}?"
      r"(?:beats?|outperforms?|surpass(?:es)?|betters?|tops?|overtakes?)|"
      r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|"
-     r"(?:outperforms?|beats?|surpass(?:es)?|tops?)\s+(?:every|all|each)\s+(?:of\s+)?(?:the\s+)?others?\b|unbeaten|unmatched|unrivall?ed|unsurpassed|"
+     r"(?:outperforms?|beats?|surpass(?:es)?|tops?)\s+(?:every|all|each)\s+(?:of\s+)?(?:the\s+)?others?\b|"
+     r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
     (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
-     r"least\s+accurate|worst|weakest|last\s+place|"
+     r"least\s+accurate|worst|weakest|last\s+place|(?:at|to)\s+the\s+bottom\s+of|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:dead\s+)?last", -1, True),
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|highest|largest|heaviest|fastest|quickest|"
      r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
@@ -192,4 +193,9 @@ _COUNT_AFTER = re.compile(r"^\s*(?!(?:on|at|in|for|with|to|from|after|and|or|whi
 # "a batch size of 16", "learning rate 0.001": a training hyperparameter
 _HYPER_BEFORE = re.compile(r"\b(?:batch\s+size|learning\s+rate|weight\s+decay|momentum|dropout|patch\s+size|kernel\s+size|"
                            r"stride|(?:embedding|hidden)\s+(?:size|dim\w*)|warm-?up|seeds?|queries|heads)\s*(?:of|=|:|is)?\s*$",
+                           re.I)
+# "Neither A nor B beats C", "it is unclear whether A beats B": the clause states no comparison or rank
+_UNSTATED = re.compile(r"\bneither\b[^;]*\bnor\b|\bwhether\b", re.I)
+# "the best choice for", "the best trade-off": a recommendation, not a rank on a quantity
+_NOT_A_RESULT = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:choice|option|pick|candidate|fit|bet|trade-?offs?|balance|compromise)\b",
                            re.I)

@@ -312,3 +312,12 @@ def test_counts_and_hyperparameters_are_no_values() -> None:
     assert claims("BrioNet was trained with a batch size of 256 [P1].") == set()
     assert claims("CeltaNet's PubMed score of 79.9 puts it ahead of the MLP baseline [P1, Table 1].") >= {
         ("value", "CeltaNet", None, "=", 79.9, None, "PubMed", None, None)}
+
+
+def test_neither_nor_whether_and_a_recommendation_state_no_rank_or_comparison() -> None:
+    assert claims("Neither AltoNet nor BrioNet is the best model on Cora [P1, Table 1].") == set()
+    assert claims("Neither AltoNet nor BrioNet beats CeltaNet on PubMed [P1, Table 1].") == set()
+    assert claims("It is unclear whether BrioNet outperforms AltoNet on Cora [P1, Table 1].") == set()
+    assert claims("For a small budget, BrioNet is the best choice [P1, Table 2].") == set()
+    assert claims("The MLP baseline sits at the bottom of the PubMed column [P1, Table 1].") == {
+        ("rank", "MLP baseline", None, "min", None, None, "PubMed", None, None)}
