@@ -55,6 +55,7 @@ class Number:
     unit: str | None = None
     slack: float = 0.0  # half a unit of the last printed digit
     x_label: str | None = None
+    thousands: bool = False  # written with a glued "k" ("1.2k img/s")
 
 
 @dataclass
@@ -184,7 +185,7 @@ class ClaimExtractor:
             glued = re.match(r"[kKM%]?", after).group(0)  # type: ignore[union-attr]
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
-            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text))
+            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"))
             if (_RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or _LIMIT_BEFORE.search(s[max(0, m.start - 40):m.start])
                     or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
@@ -229,6 +230,9 @@ class ClaimExtractor:
                 x_label = a.x_label if a.role == "setting" else b.x_label
                 a.role = b.role = "setting"
                 a.x_label = b.x_label = x_label
+        for n in out:  # "1.2k img/s" is 1200 (a setting's "40k iterations" stays on its axis, which counts in k)
+            if n.thousands and n.role in ("value", "diff"):
+                n.value, n.slack = n.value * 1000, n.slack * 1000
         return out
 
     # ---- claims -----------------------------------------------------------------------------
@@ -259,7 +263,7 @@ class ClaimExtractor:
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
-                                    quantity=_nearest(quants, n.start, n.end),
+                                    quantity=_nearest(_own_quantities(s, n, quants, methods, values), n.start, n.end),
                                     dataset=self._dataset_for(s, n, nums, datasets), **mine))
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
@@ -381,9 +385,9 @@ class ClaimExtractor:
                         and _VERB_BEFORE.search(s[:subj[-1].start])):
                     continue  # "hurts A more than B"
                 obj = [x for x in methods if x.start >= m.end() and not re.search(r"[;.]", s[m.end():x.start])]
-                if re.fullmatch(r"lead(?:s|ing)?", word, re.I) and not (obj and re.fullmatch(r"\s*(?:the\s+)?",
+                if re.fullmatch(r"lead(?:s|ing)?|edg(?:es|ed|ing)", word, re.I) and not (obj and re.fullmatch(r"\s*(?:the\s+)?",
                                                                                              s[m.end():obj[0].start], re.I)):
-                    continue  # "leads B by 0.8" compares; "leads with 55.96" ranks
+                    continue  # "leads B by 0.8" and "edges B" compare; "leads with 55.96" ranks, "graph edges" nothing
                 if _PARTICIPLE.match(word) and (_AUX_BEFORE.search(s[:m.start()])
                                                 or (obj and _BY_BEFORE.search(s[m.end():obj[0].start]))):
                     pol = -pol  # "is outperformed on COCO by B", "A, beaten only by B"
@@ -573,6 +577,13 @@ class ClaimExtractor:
         for sent in split_sentences(text):
             claims.extend(self.sentence_claims(sent))
         return claims
+
+
+def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], values: list[Number]) -> list[Span]:
+    """The quantities a value may carry: not one named after another method and its own number ("A is the most
+    accurate (82.2) and B the fastest (1.2k img/s)": 82.2 is no throughput); "82.2 and 81.4 mIoU" share theirs."""
+    return [q for q in quants if q.start < n.end or not (any(n.end <= x.start < q.start for x in methods)
+                                                          and any(n.end <= v.start < q.start for v in values))]
 
 
 def _clause_before(s: str, at: int) -> str:

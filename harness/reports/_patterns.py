@@ -8,7 +8,7 @@ _SKIP_ROLES = {"identifier", "reference", "citation", "ordinal", "uncertainty", 
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|vs|et al|fig|figs|approx|cf|resp|no|eq|sec|tab)|\b[A-Z])\.$", re.I)
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\[(*\"“A-Z0-9-])")
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*[-*+•]\s+|^\s*\d{1,2}[.)]\s+")
-_RATIO_AFTER = re.compile(r"^\s*(?:x|×|times|-?fold)\b", re.I)
+_RATIO_AFTER = re.compile(r"^\s*(?:x\b|×|times\b|-?fold\b)", re.I)
 _LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|threshold|constraint|ceiling|or\s+less|"
                           r"or\s+fewer|at\s+most)\b", re.I)
 _DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s)?\s*"
@@ -79,7 +79,7 @@ _COMPARE = [
     (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|"
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|edg(?:es|ed|ing)|"
      r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
     (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|lag(?:s|ged|ging)?|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
@@ -111,13 +111,14 @@ _RANK = [
      r"(?:best|top|strongest)-(?:performing|scoring|ranked)|(?:no|none\s+of\s+the)\s+(?:other\s+)?(?:[\w\-]+\s+){1,2}?"
      r"(?:beats?|outperforms?|surpass(?:es)?|betters?|tops?|overtakes?)|"
      r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|"
-     r"(?:outperforms?|beats?|surpass(?:es)?|tops?)\s+(?:every|all|each)\s+(?:of\s+)?(?:the\s+)?others?\b|"
+     r"(?:outperforms?|beats?|surpass(?:es)?|tops?|leads?|is\s+ahead\s+of)\s+(?:every|all|each)\b|"
      r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
     (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
      r"least\s+accurate|worst|weakest|last\s+place|(?:at|to)\s+the\s+bottom\s+of|"
+     r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|is\s+outperformed\s+by)\s+(?:every|all|each)\b|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:dead\s+)?last", -1, True),
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|highest|largest|heaviest|fastest|quickest|"
      r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
@@ -162,7 +163,7 @@ _ELIDED_VERB = [(re.compile(r"(?<![\w-])(?:leads?|wins?)(?![\w-])", re.I), 1, Tr
 # "fails to go below an FID of 15", "more than 80%": a bound named before its number is no value
 _BOUND_BEFORE = re.compile(r"\b(?:below|above|under|over|beyond|exceeds?|exceeding|more\s+than|less\s+than|fewer\s+than|"
                            r"at\s+least|at\s+most|up\s+to|clears?|cleared|cross(?:es|ed)?|break(?:s)?|broke|"
-                           r"surpass(?:es|ed)?|tops|topped)\s+(?:an?\s+[\w\-/%()]+\s+of\s+)?(?:about|roughly|~)?\s*$", re.I)
+                           r"surpass(?:es|ed)?|tops|topped|pass(?:es|ed)?)\s+(?:an?\s+[\w\-/%()]+\s+of\s+)?(?:about|roughly|~)?\s*$", re.I)
 # where a clause ends: a dataset after it is not the number's ("(3.8 vs. 5.2) but worse on ImageNet 64")
 _CLAUSE_BREAK = re.compile(r";|\b(?:but|while|whereas|yet)\b|\)\s*,")
 # "on both X and Y", "on X, Y and Z": datasets in one coordination

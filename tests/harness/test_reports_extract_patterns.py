@@ -321,3 +321,18 @@ def test_neither_nor_whether_and_a_recommendation_state_no_rank_or_comparison() 
     assert claims("For a small budget, BrioNet is the best choice [P1, Table 2].") == set()
     assert claims("The MLP baseline sits at the bottom of the PubMed column [P1, Table 1].") == {
         ("rank", "MLP baseline", None, "min", None, None, "PubMed", None, None)}
+
+
+def test_thousands_ratio_signs_bounds_and_ranks_against_all() -> None:
+    assert claims("BrioNet handles 1.5k img/s, roughly 2.5× the throughput of AltoNet [P1, Table 2].") == {
+        ("value", "BrioNet", None, "=", 1500.0, "Throughput (img/s)", None, None, None),
+        ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None)}
+    assert claims("AltoNet is still at 61.0 with 2 layers, while CeltaNet has already passed 70 [P1, Figure 2].") == {
+        ("value", "AltoNet", None, "=", 61.0, None, None, "number of layers", 2.0)}
+    got = claims("CeltaNet is the most accurate on Cora (81.5) and BrioNet the fastest (1.5k img/s) [P1, Table 2].")
+    assert ("value", "CeltaNet", None, "=", 81.5, None, "Cora", None, None) in got
+    assert claims("The MLP baseline trails all three graph models on PubMed [P1, Table 1].") == {
+        ("rank", "MLP baseline", None, "min", None, None, "PubMed", None, None)}
+    assert claims("CeltaNet (80.9 on PubMed) edges AltoNet (80.5) [P1, Table 1].") >= {
+        ("compare", "CeltaNet", "AltoNet", ">", None, None, "PubMed", None, None)}
+    assert claims("Graphs with many edges slow BrioNet down [P1].") == set()
