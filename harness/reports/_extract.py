@@ -33,7 +33,7 @@ from ._patterns import (
     _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
     _ELIDED, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
     _AGENT_AFTER, _CLAUSE_START, _COMPARATIVE_LEAD, _DIFFERENCE_NOUN, _LIST_JOIN,
-    _SETTING_LIST_JOIN, _VALUE_RANGE_BEFORE, _COUNT_AFTER, _HYPER_BEFORE, _NOT_A_RESULT, _UNSTATED, _PARTICIPLE_AFTER,
+    _SETTING_LIST_JOIN, _VALUE_RANGE_BEFORE, _COUNT_AFTER, _HYPER_BEFORE, _NOT_A_RESULT, _UNSTATED, _ANAPHOR, _GOVERNED, _FRONTED_SUBJECT, _PARTICIPLE_AFTER,
 )
 
 
@@ -44,6 +44,7 @@ class Span:
     canon: str
     start: int
     end: int
+    pronoun: bool = False  # "it", "its", "the former": a method the sentence named before
 
 
 @dataclass
@@ -162,6 +163,17 @@ class ClaimExtractor:
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 taken.append(m.span())
                 out.append(Span("method", m.group(0), m.start(), m.end()))
+        named = sorted((sp for sp in out if sp.kind == "method"), key=lambda sp: sp.start)
+        for m in _ANAPHOR.finditer(s):  # "A ...; its score is 81.4", "the former needs 210 GFLOPs, the latter 35"
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            before = _distinct([x for x in named if x.end <= m.start()])
+            if m.group(0).lower().startswith("the"):
+                ref = (before[-2] if "former" in m.group(0).lower() else before[-1]) if len(before) >= 2 else None
+            else:  # "it", "its": the sentence's subject, the first method no preposition governs
+                ref = next((x for x in before if not _GOVERNED.search(s[max(0, x.start - 16):x.start])), None)
+            if ref is not None:
+                out.append(Span("method", ref.canon, m.start(), m.end(), pronoun=True))
         return sorted(out, key=lambda sp: sp.start)
 
     def numbers(self, s: str, spans: list[Span]) -> list[Number]:
@@ -331,7 +343,9 @@ class ClaimExtractor:
                 if len(prior) >= 2:
                     owners[id(n)], owners[id(nxt)] = prior[-2], prior[-1]
                     continue
-            prior = [m for m in methods if m.end <= n.start]
+            # "with B just behind it (50.27)": a pronoun compared with owns no number; the value is B's
+            prior = [m for m in methods if m.end <= n.start
+                     and not (m.pronoun and any(c.end <= m.start and not s[c.end:m.start].strip() for c in comparisons))]
             owners_after = [m for m in methods if m.start >= n.end and not re.search(r"[;:]", s[n.end:m.start])]
             brk = max((b.end() for b in _CLAUSE_START.finditer(s, 0, n.start)), default=0)
             by = next((c for c in comparisons if prior and c.subject is not None and c.object is prior[-1]
@@ -391,8 +405,9 @@ class ClaimExtractor:
                 if _PARTICIPLE.match(word) and (_AUX_BEFORE.search(s[:m.start()])
                                                 or (obj and _BY_BEFORE.search(s[m.end():obj[0].start]))):
                     pol = -pol  # "is outperformed on COCO by B", "A, beaten only by B"
-                out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None, obj[0] if obj else None, pol, quality,
-                                      m.group(0).lower()))
+                # "B is just behind it": a pronoun object gives no comparison (the labelling rule; a pronoun subject does)
+                out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None,
+                                      obj[0] if obj and not obj[0].pronoun else None, pol, quality, m.group(0).lower()))
                 pol = rx_pol
         for c in list(out):  # "both smaller and faster than B": each comparative compares
             if c.word.endswith("than") and c.subject is not None and c.object is not None:
@@ -408,7 +423,7 @@ class ClaimExtractor:
         for i, o in enumerate(methods):  # "Compared with B, A is lighter": object first, comparative without "than"
             if not _FRONTED.search(s[max(0, o.start - 30):o.start]):
                 continue
-            subj = next((x for x in methods[i + 1:] if re.fullmatch(r"\s*,\s*(?:the\s+)?", s[o.end:x.start], re.I)), None)
+            subj = next((x for x in methods[i + 1:] if _FRONTED_SUBJECT.fullmatch(s[o.end:x.start])), None)
             if subj is None or any(c.subject is subj and c.object is not None for c in out):
                 continue
             for rx, pol, quality in _COMPARATIVE_RE:

@@ -200,3 +200,9 @@ _UNSTATED = re.compile(r"\bneither\b[^;]*\bnor\b|\bwhether\b", re.I)
 # "the best choice for", "the best trade-off": a recommendation, not a rank on a quantity
 _NOT_A_RESULT = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:choice|option|pick|candidate|fit|bet|trade-?offs?|balance|compromise)\b",
                            re.I)
+# pronouns that stand for a method the same sentence named before them
+_ANAPHOR = re.compile(r"(?<![\w-])(?:the\s+(?:former|latter)|it|its)(?![\w-])", re.I)
+# a method right after a preposition is no sentence subject ("Compared with B, A ...")
+_GOVERNED = re.compile(r"\b(?:with|to|than|of|over|behind|against|versus|vs\.?|by|from|on|unlike|like)\s+(?:the\s+)?$", re.I)
+# "Compared with B, A is ...", "Compared with B's 81.4, A's 82.2 is higher": what stands between the object and the subject
+_FRONTED_SUBJECT = re.compile(r"\s*(?:['’]s\s+[\d.,]+\s*%?(?:\s*[A-Za-z/()%]+)?)?\s*,\s*(?:the\s+)?", re.I)

@@ -336,3 +336,20 @@ def test_thousands_ratio_signs_bounds_and_ranks_against_all() -> None:
     assert claims("CeltaNet (80.9 on PubMed) edges AltoNet (80.5) [P1, Table 1].") >= {
         ("compare", "CeltaNet", "AltoNet", ">", None, None, "PubMed", None, None)}
     assert claims("Graphs with many edges slow BrioNet down [P1].") == set()
+
+
+def test_pronouns_stand_for_the_sentence_subject_and_the_former_and_latter() -> None:
+    assert claims("AltoNet trails CeltaNet on Cora; its PubMed score is 80.1 [P1, Table 1].") >= {
+        ("value", "AltoNet", None, "=", 80.1, None, "PubMed", None, None)}
+    assert claims("AltoNet and BrioNet differ in size: the former has 25M parameters, the latter 9M [P1, Table 2].") == {
+        ("value", "AltoNet", None, "=", 25.0, "Params (M)", None, None, None),
+        ("value", "BrioNet", None, "=", 9.0, "Params (M)", None, None, None)}
+    got = claims("BrioNet is quick, but its accuracy of 70.0 on Cora is the lowest of the three [P1, Table 1].")
+    assert ("rank", "BrioNet", None, "min", None, "accuracy (%)", "Cora", None, None) in got
+    # a pronoun object gives no comparison, and the number after it is the subject's
+    assert claims("CeltaNet leads at 81.0, with AltoNet just behind it (80.6) [P1, Table 1].") == {
+        ("value", "CeltaNet", None, "=", 81.0, None, None, None, None),
+        ("value", "AltoNet", None, "=", 80.6, None, None, None, None),
+        ("rank", "CeltaNet", None, "max", None, None, None, None, None)}
+    assert ("compare", "AltoNet", "BrioNet", ">", 0.9, None, None, None, None) in claims(
+        "Compared with BrioNet's 70.2, AltoNet's 71.1 is higher by 0.9 [P1, Table 1].")
