@@ -1,5 +1,6 @@
 """Claims from report text, deterministically: sentences that state numbers, rankings and comparisons about
-named methods become atomic `Claim`s carrying the citations of their sentence (phrasing patterns: `_patterns.py`).
+named methods become atomic `Claim`s carrying the citations of their sentence (phrasing patterns: `_patterns.py`;
+comparison words and the methods they link, with coordination and ellipsis: `_compare.py`).
 
 Per sentence: citations are read and blanked out (`_citations`); methods, datasets, quantities and setting
 words are found with the episode's lexicon (`_lexicon`); numbers and their units come from the answer
@@ -23,28 +24,18 @@ from harness.scoring.numbers import find_mentions
 from tools import EvidenceUnit
 
 from ._citations import Citation, parse_citations
+from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import IMPLIED_QUANTITY, Lexicon, quantity_aliases, quantity_family, setting_keywords
 from ._patterns import (
-    IMPLIED_BY_COMPARATIVE, _ABBREV, _CAMEL, _COMPARATIVE_RE, _COMPARE_RE, _DIFF_AFTER, _DIFF_BEFORE, _FOR_AFTER,
-    _FRONTED, _LIMIT_AFTER, _MARKUP, _PAIR_JOIN, _PRONOUN_START, _RANGE_BEFORE, _RANGE_JOIN, _RANK_RE, _RATIO_AFTER,
-    _SETTING_BEFORE_JOIN, _SKIP_ROLES, _SPLIT, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END, _COMPARATIVE, _OF_THE_TWO,
-    _POINT_COMPOUND, _SETTING_SUPERLATIVE, _TIE_WORD, _TRAJECTORY_BEFORE, _AGAINST_ALL, _CLAUSE_SETTING_AFTER,
-    _CLAUSE_SETTING_BEFORE, _HEDGED, _LABEL_JOIN, _LIMIT_BEFORE, _NEGATED, _SETTING_COMPOUND, _VERB_COMPARE,
-    _COORD_GAP, _FROM_BEFORE, _OBJ_END, _OBJ_JOIN, _SUBJ_GAP, _VERB_BEFORE, _AUX_BEFORE, _BY_BEFORE, _DIFF_AFTER_OBJECT,
-    _ELIDED, _PARTICIPLE, _POINTS_AFTER, _TIE_VERB, _BOUND_BEFORE, _CLAUSE_BREAK, _ELIDED_VERB, _DATASET_JOIN,
-    _AGENT_AFTER, _CLAUSE_START, _COMPARATIVE_LEAD, _DIFFERENCE_NOUN, _LIST_JOIN,
-    _SETTING_LIST_JOIN, _VALUE_RANGE_BEFORE, _COUNT_AFTER, _HYPER_BEFORE, _NOT_A_RESULT, _UNSTATED, _ANAPHOR, _GOVERNED, _FRONTED_SUBJECT, _PARTICIPLE_AFTER,
+    IMPLIED_BY_COMPARATIVE, _ABBREV, _AGENT_AFTER, _ANAPHOR, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END,
+    _BOUND_BEFORE, _CAMEL, _CLAUSE_BREAK, _CLAUSE_SETTING_AFTER, _CLAUSE_SETTING_BEFORE, _CLAUSE_START, _COMPARE_RE,
+    _COUNT_AFTER, _DATASET_JOIN, _DIFFERENCE_NOUN, _DIFF_AFTER, _DIFF_AFTER_OBJECT, _DIFF_BEFORE, _FOR_AFTER,
+    _FROM_BEFORE, _GOVERNED, _HYPER_BEFORE, _LABEL_JOIN, _LIMIT_AFTER, _LIMIT_BEFORE, _MARKUP, _NEGATED,
+    _NOT_A_RESULT, _PAIR_JOIN, _PARTICIPLE_AFTER, _POINTS_AFTER, _POINT_COMPOUND, _PRONOUN_START, _RANGE_BEFORE,
+    _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
+    _SETTING_SUPERLATIVE, _SKIP_ROLES, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
+    _VALUE_RANGE_BEFORE,
 )
-
-
-
-@dataclass
-class Span:
-    kind: str  # method | dataset | quantity | setting
-    canon: str
-    start: int
-    end: int
-    pronoun: bool = False  # "it", "its", "the former": a method the sentence named before
 
 
 @dataclass
@@ -57,21 +48,6 @@ class Number:
     slack: float = 0.0  # half a unit of the last printed digit
     x_label: str | None = None
     thousands: bool = False  # written with a glued "k" ("1.2k img/s")
-
-
-@dataclass
-class Comparison:
-    """A comparison word (or a fronted "compared with B, A is ...") and the methods it links."""
-
-    start: int
-    end: int
-    subject: Span | None
-    object: Span | None
-    pol: int
-    quality: bool
-    word: str
-    lo: int = -1  # where its stated difference may start (after the previous object in a coordination)
-    own_quantity: bool = False  # its quantity only where it stands ("but 40% faster"), not the sentence's nearest
 
 
 @dataclass
@@ -265,7 +241,7 @@ class ClaimExtractor:
                     x_label=setting.x_label if setting else None, x=setting.value if setting else None)
         claims: list[Claim] = []
         values = [n for n in nums if n.role == "value"]
-        comparisons = self._comparisons(s, methods)
+        comparisons = find_comparisons(s, methods)
         owners = self._owners(s, values, methods, comparisons)
         # "At label rates of 5% and 20%, A scores 70.2 and 79.9, respectively": the settings pair with the values
         paired = (re.search(r"\brespectively\b", s, re.I) is not None and len(settings) == len(values) >= 2
@@ -380,131 +356,6 @@ class ClaimExtractor:
         d = self.lex.result_direction
         return True if d is None else d
 
-    def _comparisons(self, s: str, methods: list[Span]) -> list[Comparison]:
-        """Every comparison word with the methods it links (subject None for a pronoun: "It trails B")."""
-        out: list[Comparison] = []
-        for rx, rx_pol, quality in _COMPARE_RE:
-            pol = rx_pol
-            for m in rx.finditer(s):
-                if any(c.start <= m.start() < c.end or c.start < m.end() <= c.end for c in out):
-                    continue
-                word = m.group(0).strip()
-                if _AGAINST_ALL.match(s[m.end():]):
-                    continue  # "lower than any other curve": a rank
-                if (_NEGATED.search(s[:m.start()]) or (_HEDGED.search(s[:m.start()]) and _VERB_COMPARE.match(word))
-                        or _UNSTATED.search(_clause_before(s, m.start()))):
-                    continue  # "does not beat B", "nearly catches B"
-                subj = [x for x in methods if x.end <= m.start()]
-                if (subj and re.fullmatch(r"(?:more|less)\s+than", word, re.I)
-                        and _VERB_BEFORE.search(s[:subj[-1].start])):
-                    continue  # "hurts A more than B"
-                obj = [x for x in methods if x.start >= m.end() and not re.search(r"[;.]", s[m.end():x.start])]
-                if re.fullmatch(r"lead(?:s|ing)?|edg(?:es|ed|ing)", word, re.I) and not (obj and re.fullmatch(r"\s*(?:the\s+)?",
-                                                                                             s[m.end():obj[0].start], re.I)):
-                    continue  # "leads B by 0.8" and "edges B" compare; "leads with 55.96" ranks, "graph edges" nothing
-                if _PARTICIPLE.match(word) and (_AUX_BEFORE.search(s[:m.start()])
-                                                or (obj and _BY_BEFORE.search(s[m.end():obj[0].start]))):
-                    pol = -pol  # "is outperformed on COCO by B", "A, beaten only by B"
-                # "B is just behind it": a pronoun object gives no comparison (the labelling rule; a pronoun subject does)
-                out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None,
-                                      obj[0] if obj and not obj[0].pronoun else None, pol, quality, m.group(0).lower()))
-                pol = rx_pol
-        for c in list(out):  # "both smaller and faster than B": each comparative compares
-            if c.word.endswith("than") and c.subject is not None and c.object is not None:
-                for rx, pol, quality in _COMPARATIVE_RE:
-                    m = re.search(rf"(?:{_bare(rx)})(?![\w-])\s*(?:,|and|or)\s*$", s[c.subject.end:c.start], re.I)
-                    if m is not None:
-                        at = c.subject.end + m.start()
-                        out.append(Comparison(at, c.subject.end + m.end(), c.subject, c.object, pol, quality,
-                                              m.group(0).split()[0].lower().strip(","), own_quantity=True))
-                        break
-        out = self._coordinated(s, sorted(out, key=lambda c: c.start), methods)
-        out += self._elided(s, out, methods)
-        for i, o in enumerate(methods):  # "Compared with B, A is lighter": object first, comparative without "than"
-            if not _FRONTED.search(s[max(0, o.start - 30):o.start]):
-                continue
-            subj = next((x for x in methods[i + 1:] if _FRONTED_SUBJECT.fullmatch(s[o.end:x.start])), None)
-            if subj is None or any(c.subject is subj and c.object is not None for c in out):
-                continue
-            for rx, pol, quality in _COMPARATIVE_RE:
-                m = rx.match(s, subj.end)
-                if m is not None:
-                    word = m.group(0).split()[-1].lower()
-                    out.append(Comparison(subj.end, m.end(), subj, o, pol, quality, word))
-                    break
-        for m in _OF_THE_TWO.finditer(s):  # "so A is the better of the two": the object is the other method named
-            subj = [x for x in methods if x.end <= m.start()]
-            others = {x.canon: x for x in methods if subj and x.canon != subj[-1].canon}
-            if not subj or len(others) != 1:
-                continue
-            word = m.group(1).lower()
-            pol, quality = next((p, q) for rx, p, q in _COMPARATIVE if re.fullmatch(rx, word, re.I))
-            out.append(Comparison(m.start(), m.end(), subj[-1], next(iter(others.values())), pol, quality,
-                                  word.split()[-1]))
-        return sorted(out, key=lambda c: c.start)
-
-    def _coordinated(self, s: str, found: list[Comparison], methods: list[Span]) -> list[Comparison]:
-        """Coordination: "ahead of B at 57.6 and well clear of C" (the second word's subject is the first's), "beats
-        both B and C" (one comparison per object), "A and B both outperform C" (one per subject)."""
-        for prev, c in zip(found, found[1:]):
-            if (prev.object is not None and c.subject is prev.object and prev.subject is not None
-                    and _COORD_GAP.match(s[prev.object.end:c.start])):
-                c.subject, c.lo = prev.subject, prev.object.end
-        out: list[Comparison] = []
-        for c in found:
-            out.append(c)
-            if c.object is None:
-                continue
-            last = c.object
-            for x in methods:
-                if x.start < last.end:
-                    continue
-                if not (_OBJ_JOIN.match(s[last.end:x.start]) and _OBJ_END.match(s[x.end:])) or x.canon == last.canon:
-                    break
-                out.append(Comparison(c.start, c.end, c.subject, x, c.pol, c.quality, c.word, lo=last.end))
-                last = x
-        more: list[Comparison] = []
-        for c in out:
-            if c.subject is None or not _SUBJ_GAP.match(s[c.subject.end:c.start]):
-                continue
-            prior = [x for x in methods if x.end <= c.subject.start]
-            chain: list[Span] = []
-            right, anded = c.subject, False
-            for x in reversed(prior):  # "A, B and C all beat D"
-                gap = s[x.end:right.start]
-                if x.canon == right.canon or not _LIST_JOIN.match(gap) or any(o.object is x for o in out):
-                    break
-                anded = anded or bool(re.search(r"\band\b", gap))
-                chain.append(x)
-                right = x
-            if anded:
-                more.extend(Comparison(c.start, c.end, x, c.object, c.pol, c.quality, c.word, lo=c.lo) for x in chain)
-        return out + more
-
-    def _elided(self, s: str, found: list[Comparison], methods: list[Span]) -> list[Comparison]:
-        """"A is less accurate than B but 40% faster": a comparative without "than" after a comparison, with no method
-        between, compares the same two methods."""
-        out: list[Comparison] = []
-        for c in found:
-            if c.subject is None or c.object is None or c.object.start < c.end:
-                continue
-            tail = s[c.object.end:]
-            lead = _ELIDED.match(tail)
-            if lead is None:
-                continue
-            at = c.object.end + lead.end()
-            for rx, pol, quality in [*_COMPARATIVE_RE, *_ELIDED_VERB]:
-                m = re.compile(rf"(?:{_bare(rx)})(?![\w-])", re.I).match(s, at)
-                if m is None or re.match(r"\s+than\b", s[m.end():], re.I):
-                    continue
-                if any(x.start < m.end() and x.end > c.object.end for x in methods if x is not c.object) \
-                        or any(o.start >= c.object.end and o.start < m.end() for o in found):
-                    continue
-                out.append(Comparison(at, m.end(), c.subject, c.object, pol, quality, m.group(0).lower(), lo=c.object.end,
-                                      own_quantity=True))
-                break
-        return out
-
     def _compares(self, comparisons, s, datasets, quants, nums, base, settings) -> list[Claim]:  # noqa: ANN001
         out: list[Claim] = []
         for c in comparisons:
@@ -601,17 +452,6 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
                                                           and any(n.end <= v.start < q.start for v in values))]
 
 
-def _clause_before(s: str, at: int) -> str:
-    """The text of the clause that `at` is in, up to `at`."""
-    start = max([0] + [b.end() for b in re.finditer(r"[;:]|,\s*(?:while|whereas|but)\b", s[:at])])
-    return s[start:at]
-
-
-def _bare(rx: re.Pattern[str]) -> str:
-    """A comparative pattern without its leading stretch of clause (matched right where the word is)."""
-    return rx.pattern.removeprefix(_COMPARATIVE_LEAD)
-
-
 def _plural(kind: str, alias: str) -> str:
     """The pattern of a name; a quantity or setting word may be plural ("their accuracies", "label rates"), a method or
     dataset name not."""
@@ -638,14 +478,6 @@ def _unique(cites: list[Citation]) -> list[Citation]:
     for c in cites:
         seen.setdefault(c.key, c)
     return list(seen.values())
-
-
-def _distinct(spans: list[Span]) -> list[Span]:
-    out: list[Span] = []
-    for sp in spans:
-        if not out or out[-1].canon != sp.canon:
-            out.append(sp)
-    return out
 
 
 def _nearest(spans: list[Span], start: int, end: int) -> str | None:
