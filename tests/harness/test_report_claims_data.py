@@ -30,7 +30,8 @@ NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def citations_in(text: str) -> tuple[list[str], list[str]]:
-    """The sentence's citations as claim labels ('P0123 table:1'), and the brackets that try to cite but are malformed."""
+    """The sentence's citations as claim labels ('P0123 table:1'), and its brackets that try to cite but are
+    malformed."""
     labels: list[str] = []
     bad: list[str] = []
     for inner in re.findall(r"\[([^\]]*)\]", text):
@@ -114,7 +115,8 @@ def claim_set_problems(data: object) -> list[str]:
             if extra:
                 out.append(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
             if "cites" not in cl or "kind" not in cl or "subject" not in cl:
-                out.append(f"{where}: missing field(s) {', '.join(k for k in ('kind', 'subject', 'cites') if k not in cl)}")
+                lacks = ", ".join(k for k in ("kind", "subject", "cites") if k not in cl)
+                out.append(f"{where}: missing field(s) {lacks}")
                 continue
             labels = [CITE_LABEL.fullmatch(c) if isinstance(c, str) else None for c in cl["cites"]]
             if not all(labels):
@@ -165,8 +167,9 @@ def test_heldout4_is_a_new_held_out_set_of_at_least_70_sentences_over_five_new_c
     empty = sum(1 for s in sentences if not s["claims"])
     assert 0.10 <= empty / len(sentences) <= 0.25  # sentences that state no checkable claim
     older = [json.loads(p.read_text(encoding="utf-8")) for p in SETS if p != HELDOUT4]
-    old_names = {n for d in older for c in d["contexts"].values() for f in ("papers", "methods", "datasets") for n in c[f]}
-    new_names = {n for c in data["contexts"].values() for f in ("papers", "methods", "datasets") for n in c[f]}
+    fields = ("papers", "methods", "datasets")
+    old_names = {n for d in older for c in d["contexts"].values() for f in fields for n in c[f]}
+    new_names = {n for c in data["contexts"].values() for f in fields for n in c[f]}
     assert not new_names & old_names
     old_texts = {s["text"] for d in older for s in d["sentences"]}
     assert not {s["text"] for s in sentences} & old_texts
@@ -174,13 +177,15 @@ def test_heldout4_is_a_new_held_out_set_of_at_least_70_sentences_over_five_new_c
 
 BREAKS = [
     # (what is broken, how, the problem it must produce)
-    ("a claim without cites", lambda d: d["sentences"][0]["claims"][0].pop("cites"), "O01 claim 1: missing field(s) cites"),
+    ("a claim without cites", lambda d: d["sentences"][0]["claims"][0].pop("cites"),
+     "O01 claim 1: missing field(s) cites"),
     ("a cite label not in the documented form", lambda d: d["sentences"][0]["claims"][1].update(cites=["P0421 tab:1"]),
      "O01 claim 2: cites ['P0421 tab:1'] do not all read"),
     ("a malformed citation in the text",
      lambda d: d["sentences"][0].update(text=d["sentences"][0]["text"].replace("[P0421, Table 1]", "[P0421 Table 1]")),
      "O01: malformed citation [P0421 Table 1] in the text"),
-    ("a claim citing less than its sentence", lambda d: _sentence(d, "O16")["claims"][0].update(cites=["P0421 table:1"]),
+    ("a claim citing less than its sentence",
+     lambda d: _sentence(d, "O16")["claims"][0].update(cites=["P0421 table:1"]),
      "O16 claim 1: cites ['P0421 table:1'], but the sentence cites ['P0421 table:1', 'P0421 table:2']"),
     ("a citation of a paper outside the context",
      lambda d: d["sentences"][0].update(text=d["sentences"][0]["text"].replace("P0421", "P0999")),
@@ -189,7 +194,8 @@ BREAKS = [
      "O01 claim 1: subject 'QuilConformer' is not a method of context O"),
     ("a subject the sentence does not name", lambda d: d["sentences"][0]["claims"][0].update(subject="FennelRNNT"),
      "O01 claim 1: subject 'FennelRNNT' is not named in the sentence"),
-    ("a misspelt field", lambda d: d["sentences"][0]["claims"][0].update(datset="TED-LIUM 3"), "O01 claim 1: unknown field(s) datset"),
+    ("a misspelt field", lambda d: d["sentences"][0]["claims"][0].update(datset="TED-LIUM 3"),
+     "O01 claim 1: unknown field(s) datset"),
     ("a setting not printed in the sentence", lambda d: _sentence(d, "O09")["claims"][0].update(x=100),
      "O09 claim 1: x 100 is not printed in the sentence"),
     ("a value not printed in the sentence", lambda d: d["sentences"][0]["claims"][1].update(value=1.8),
@@ -198,7 +204,8 @@ BREAKS = [
      "O05 claim 1: not a valid claim: Value error, a compare claim has relation '>' or '<' and an object"),
     ("a dataset outside the context", lambda d: d["sentences"][0]["claims"][0].update(dataset="LibriSpeech dev-clean"),
      "O01 claim 1: dataset 'LibriSpeech dev-clean' is not a dataset of context O"),
-    ("a setting without its axis", lambda d: _sentence(d, "O09")["claims"][0].pop("x_label"), "O09 claim 1: x_label and x go together"),
+    ("a setting without its axis", lambda d: _sentence(d, "O09")["claims"][0].pop("x_label"),
+     "O09 claim 1: x_label and x go together"),
     ("a duplicate id", lambda d: d["sentences"][1].update(id="O01"), "O01: duplicate id"),
     ("a sentence without claims field", lambda d: d["sentences"][2].pop("claims"), "O03: missing field(s) claims"),
     ("an unknown context", lambda d: d["sentences"][0].update(context="Z"), "O01: unknown context 'Z'"),
@@ -212,7 +219,8 @@ def _sentence(d: dict, sid: str) -> dict:
 
 
 @pytest.mark.parametrize("what,break_it,problem", BREAKS, ids=[b[0] for b in BREAKS])
-def test_a_malformed_copy_of_heldout4_is_refused_naming_the_sentence_and_field(what, break_it, problem) -> None:  # noqa: ANN001
+def test_a_malformed_copy_of_heldout4_is_refused_naming_the_sentence_and_field(  # noqa: ANN001
+        what, break_it, problem) -> None:
     good = json.loads(HELDOUT4.read_text(encoding="utf-8"))
     bad = copy.deepcopy(good)
     break_it(bad)
@@ -223,5 +231,6 @@ def test_a_malformed_copy_of_heldout4_is_refused_naming_the_sentence_and_field(w
 def test_citations_are_read_in_the_documented_syntax_only() -> None:
     assert citations_in("A [P0123, Figure 2] and [P0123, Table 1; P0456] and [P0123].") == (
         ["P0123 figure:2", "P0123 table:1", "P0456 text", "P0123 text"], [])
-    assert citations_in("as shown [12] or [P0123 Fig 2] or [P0123, figure 2]")[1] == ["[12]", "[P0123 Fig 2]", "[P0123, figure 2]"]
+    malformed = citations_in("as shown [12] or [P0123 Fig 2] or [P0123, figure 2]")[1]
+    assert malformed == ["[12]", "[P0123 Fig 2]", "[P0123, figure 2]"]
     assert citations_in("an aside [sic] is no citation") == ([], [])
