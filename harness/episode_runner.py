@@ -40,6 +40,7 @@ from .agent import (
     agent_protocol_problems,
 )
 from .episode import Episode
+from .episodes_io import CUE_IMAGE_MAX_BYTES, cue_image_bytes_problem
 from .memory import EpisodeMemory
 from .rundir import RunDir
 from .safe_paths import PathOutside, resolve_inside
@@ -276,7 +277,10 @@ class EpisodeRunner:
             src = resolve_inside(self.episodes_dir, name)
             if not src.is_file():  # not a FIFO or a device a swap put there since validation
                 raise OSError(f"{name!r} is not a regular file in {self.episodes_dir}")
-            data = src.read_bytes()
+            with src.open("rb") as fh:  # bounded: a file grown since validation is not read whole
+                data = fh.read(CUE_IMAGE_MAX_BYTES + 1)
+            if (why := cue_image_bytes_problem(data[:16], len(data))) is not None:
+                raise OSError(why)
         except (PathOutside, OSError) as e:
             raise _EpisodeStop("pipeline", f"cue image not used: {e}") from None
         suffix = Path(name).suffix.lower()

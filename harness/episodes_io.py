@@ -252,16 +252,33 @@ def _step_problems(where: str, step: Any, catalog: Catalog | None) -> list[tuple
     return []
 
 
+CUE_IMAGE_MAX_BYTES = 20 * 1024 * 1024  # what OpenAI-style endpoints accept per image; a cue is a cropped figure
+_IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"), (b"GIF87a", "GIF"), (b"GIF89a", "GIF"))
+
+
+def cue_image_bytes_problem(head: bytes, size: int) -> str | None:
+    """Why these bytes are not a cue image we send to a model, or None: at most CUE_IMAGE_MAX_BYTES, and a PNG,
+    JPEG, GIF or WebP file by its first bytes (an episode file from elsewhere may name anything)."""
+    if size > CUE_IMAGE_MAX_BYTES:
+        return f"cue image is {size / 2**20:.1f} MiB; the limit is {CUE_IMAGE_MAX_BYTES // 2**20} MiB"
+    if not (any(head.startswith(m) for m, _ in _IMAGE_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")):
+        return "cue image is not a PNG, JPEG, GIF or WebP file (by its first bytes)"
+    return None
+
+
 def cue_image_problem(image: str, base_dir: Path) -> str | None:
     """Why a cue image cannot be used, or None: it must be a file inside the episode file's folder, named by a
-    relative path that neither climbs out (`..`) nor leaves through a symlink (the file is sent to the model)."""
+    relative path that neither climbs out (`..`) nor leaves through a symlink (the file is sent to the model),
+    and an image of bounded size (cue_image_bytes_problem)."""
     try:
         real = resolve_inside(base_dir, image)
     except PathOutside as e:
         return f"cue image {e}: an episode file names only images inside its own folder"
     if not real.is_file():
         return f"image file not found: {base_dir / image}"
-    return None
+    with real.open("rb") as fh:
+        head = fh.read(16)
+    return cue_image_bytes_problem(head, real.stat().st_size)
 
 
 def episode_reference_problems(ep: Episode, *, base_dir: Path, catalog: Catalog | None) -> list[tuple[str, str]]:

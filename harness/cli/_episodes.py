@@ -55,7 +55,17 @@ def validate(
     catalog: Annotated[Optional[Path], typer.Option(help="catalog.json to check papers against (default: the built sandbox's)")] = None,
 ) -> None:
     """Check an episode file; print OK or every problem (file:line: episode: field: what), exit 2 on problems."""
-    cat = load_catalog_if_built(catalog)
+    unbuilt: str | None = None
+    if catalog is None:  # the corpus the file's `source` fields name, as `epi run` and `epi episodes audit` take it
+        from sandbox.corpus.select import CorpusMismatch, corpus_for_episodes
+
+        try:
+            corpus = corpus_for_episodes(file, None)
+        except CorpusMismatch as e:  # the file's corpus is not built: check its structure, say how to check the rest
+            unbuilt = str(e)
+        else:
+            catalog = None if corpus is None else corpus / "catalog.json"
+    cat = None if unbuilt else load_catalog_if_built(catalog)
     eps = _load_or_user_error(file, cat)
     for ep in eps.episodes:
         for field, msg in checklist_coverage_problems(ep):
@@ -63,6 +73,7 @@ def validate(
     against = (
         f"papers, figures and tables checked against {catalog or paths.catalog_path()}"
         if cat is not None
+        else f"structure only: papers, figures and tables were not checked: {unbuilt}" if unbuilt
         else "structure only: the sandbox is not built, so papers, figures and tables were not checked (run `epi sandbox build`)"
     )
     annotated = sum(bool(t.reads or t.derivation) for ep in eps.episodes for t in ep.turns)

@@ -1,5 +1,6 @@
 """Claims from report text, deterministically: sentences that state numbers, rankings and comparisons about
-named methods become atomic `Claim`s carrying the citations of their sentence (phrasing patterns: `_patterns.py`).
+named methods become atomic `Claim`s carrying the citations of their sentence (phrasing patterns: `_patterns.py`;
+comparison words and the methods they link, with coordination and ellipsis: `_compare.py`).
 
 Per sentence: citations are read and blanked out (`_citations`); methods, datasets, quantities and setting
 words are found with the episode's lexicon (`_lexicon`); numbers and their units come from the answer
@@ -23,22 +24,18 @@ from harness.scoring.numbers import find_mentions
 from tools import EvidenceUnit
 
 from ._citations import Citation, parse_citations
+from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import IMPLIED_QUANTITY, Lexicon, quantity_aliases, quantity_family, setting_keywords
 from ._patterns import (
-    IMPLIED_BY_COMPARATIVE, _ABBREV, _CAMEL, _COMPARATIVE_RE, _COMPARE_RE, _DIFF_AFTER, _DIFF_BEFORE, _FOR_AFTER,
-    _FRONTED, _LIMIT_AFTER, _MARKUP, _PAIR_JOIN, _PRONOUN_START, _RANGE_BEFORE, _RANGE_JOIN, _RANK_RE, _RATIO_AFTER,
-    _SETTING_BEFORE_JOIN, _SKIP_ROLES, _SPLIT, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END, _COMPARATIVE, _OF_THE_TWO,
-    _POINT_COMPOUND, _SETTING_SUPERLATIVE, _TIE_WORD, _TRAJECTORY_BEFORE,
+    IMPLIED_BY_COMPARATIVE, _ABBREV, _AGENT_AFTER, _ANAPHOR, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END,
+    _BOUND_BEFORE, _CAMEL, _CLAUSE_BREAK, _CLAUSE_SETTING_AFTER, _CLAUSE_SETTING_BEFORE, _CLAUSE_START, _COMPARE_RE,
+    _COUNT_AFTER, _DATASET_JOIN, _DIFFERENCE_NOUN, _DIFF_AFTER, _DIFF_AFTER_OBJECT, _DIFF_BEFORE, _FOR_AFTER,
+    _FROM_BEFORE, _GOVERNED, _HYPER_BEFORE, _LABEL_JOIN, _LIMIT_AFTER, _LIMIT_BEFORE, _MARKUP, _NEGATED,
+    _NOT_A_RESULT, _PAIR_JOIN, _PARTICIPLE_AFTER, _POINTS_AFTER, _POINT_COMPOUND, _PRONOUN_START, _RANGE_BEFORE,
+    _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
+    _SETTING_SUPERLATIVE, _SKIP_ROLES, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
+    _VALUE_RANGE_BEFORE,
 )
-
-
-
-@dataclass
-class Span:
-    kind: str  # method | dataset | quantity | setting
-    canon: str
-    start: int
-    end: int
 
 
 @dataclass
@@ -50,19 +47,7 @@ class Number:
     unit: str | None = None
     slack: float = 0.0  # half a unit of the last printed digit
     x_label: str | None = None
-
-
-@dataclass
-class Comparison:
-    """A comparison word (or a fronted "compared with B, A is ...") and the methods it links."""
-
-    start: int
-    end: int
-    subject: Span | None
-    object: Span | None
-    pol: int
-    quality: bool
-    word: str
+    thousands: bool = False  # written with a glued "k" ("1.2k img/s")
 
 
 @dataclass
@@ -130,7 +115,9 @@ class ClaimExtractor:
             for k in setting_keywords(x):
                 pats.append(("setting", x, k))
         pats.sort(key=lambda p: -len(p[2]))
-        self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_flex(alias)}(?![\w-])", re.I)) for kind, canon, alias in pats]
+        self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k}
+        self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
+                      for kind, canon, alias in pats]
         # "the FCN-style curve" for "FCN-style baseline": a baseline named by its head before a word for its plot entry
         for m in lex.methods:
             head = re.sub(r"[\s\-]+baseline$", "", m, flags=re.I)
@@ -152,6 +139,17 @@ class ClaimExtractor:
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 taken.append(m.span())
                 out.append(Span("method", m.group(0), m.start(), m.end()))
+        named = sorted((sp for sp in out if sp.kind == "method"), key=lambda sp: sp.start)
+        for m in _ANAPHOR.finditer(s):  # "A ...; its score is 81.4", "the former needs 210 GFLOPs, the latter 35"
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            before = _distinct([x for x in named if x.end <= m.start()])
+            if m.group(0).lower().startswith("the"):
+                ref = (before[-2] if "former" in m.group(0).lower() else before[-1]) if len(before) >= 2 else None
+            else:  # "it", "its": the sentence's subject, the first method no preposition governs
+                ref = next((x for x in before if not _GOVERNED.search(s[max(0, x.start - 16):x.start])), None)
+            if ref is not None:
+                out.append(Span("method", ref.canon, m.start(), m.end(), pronoun=True))
         return sorted(out, key=lambda sp: sp.start)
 
     def numbers(self, s: str, spans: list[Span]) -> list[Number]:
@@ -159,6 +157,11 @@ class ClaimExtractor:
         out: list[Number] = []
         for m in find_mentions(s):
             compound = m.role == "identifier" and _POINT_COMPOUND.match(s[m.end:]) is not None  # "a 3.5-point deficit"
+            joined = _SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier" else None
+            axis = self._setting_words.get(joined.group(1).lower()) if joined else None
+            if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
+                out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
+                continue
             if (m.role in _SKIP_ROLES and not compound) or any(sp.start <= m.start < sp.end for sp in spans
                                                                 if sp.kind != "setting"):
                 continue
@@ -170,8 +173,9 @@ class ClaimExtractor:
             glued = re.match(r"[kKM%]?", after).group(0)  # type: ignore[union-attr]
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
-            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text))
-            if _RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest):
+            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"))
+            if (_RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or _LIMIT_BEFORE.search(s[max(0, m.start - 40):m.start])
+                    or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
             near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
                 r"[\s%kK]*(?:[a-z\-]+\s+){0,2}", s[m.end:sp.start], re.I)]
@@ -179,10 +183,14 @@ class ClaimExtractor:
                 _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
                 or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]
             hit = (near or before)
+            count = _COUNT_AFTER.match(rest)
+            if not hit and (_HYPER_BEFORE.search(s[max(0, m.start - 30):m.start]) or (count is not None and not any(
+                    sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):
+                continue  # "300 queries", "3 seeds", "a batch size of 16": a count or a hyperparameter, not a result
             named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
             if hit:
                 num.role, num.x_label = "setting", hit[0].canon
-            elif (_DIFF_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+            elif (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
                   or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
                 num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6"
             elif m.role == "bound":
@@ -193,10 +201,26 @@ class ClaimExtractor:
             if (first is not None and a.role == "value" and b.role == "value" and b.unit is None
                     and _AT_JOIN.match(s[a.end:b.start]) and _BARE_END.match(s[b.end:])):
                 b.role, b.x_label = "setting", first.x_label
+        for n in out:  # "..., and at 160k it has reached 81.9": a clause opened by "at N" names a setting of the axis
+            if (first is not None and n.role in ("value", "diff") and n.unit == first.unit
+                    and _CLAUSE_SETTING_BEFORE.search(s[:n.start])
+                    and _CLAUSE_SETTING_AFTER.match(re.sub(r"^[kKM%]", "", s[n.end:]))):
+                n.role, n.x_label = "setting", first.x_label
         for a, b in zip(out, out[1:]):  # "between 320 and 1024 pixels": a range, not one setting
             if (b.role == "setting" and _RANGE_BEFORE.search(s[max(0, a.start - 12):a.start])
                     and _RANGE_JOIN.match(s[a.end:b.start])):
                 a.role = b.role = "range"
+            elif (a.role == b.role == "value" and _RANGE_JOIN.match(s[a.end:b.start])
+                  and _VALUE_RANGE_BEFORE.search(s[max(0, a.start - 30):a.start])):
+                a.role = b.role = "range"  # "ranges between 70 and 75": a range, not two values
+        for a, b in zip(out, out[1:]):  # "at label rates of 5% and 20%", "at 2 and 8 layers": a list of settings
+            if {a.role, b.role} == {"setting", "value"} and a.unit == b.unit and _SETTING_LIST_JOIN.match(s[a.end:b.start]):
+                x_label = a.x_label if a.role == "setting" else b.x_label
+                a.role = b.role = "setting"
+                a.x_label = b.x_label = x_label
+        for n in out:  # "1.2k img/s" is 1200 (a setting's "40k iterations" stays on its axis, which counts in k)
+            if n.thousands and n.role in ("value", "diff"):
+                n.value, n.slack = n.value * 1000, n.slack * 1000
         return out
 
     # ---- claims -----------------------------------------------------------------------------
@@ -217,14 +241,17 @@ class ClaimExtractor:
                     x_label=setting.x_label if setting else None, x=setting.value if setting else None)
         claims: list[Claim] = []
         values = [n for n in nums if n.role == "value"]
-        comparisons = self._comparisons(s, methods)
+        comparisons = find_comparisons(s, methods)
         owners = self._owners(s, values, methods, comparisons)
-        for n in values:
-            at = _setting_for(s, n.start, n.end, settings)
+        # "At label rates of 5% and 20%, A scores 70.2 and 79.9, respectively": the settings pair with the values
+        paired = (re.search(r"\brespectively\b", s, re.I) is not None and len(settings) == len(values) >= 2
+                  and all(x.end <= values[0].start for x in settings))
+        for i, n in enumerate(values):
+            at = settings[i] if paired else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
-                                    quantity=_nearest(quants, n.start, n.end),
+                                    quantity=_nearest(_own_quantities(s, n, quants, methods, values), n.start, n.end),
                                     dataset=self._dataset_for(s, n, nums, datasets), **mine))
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
@@ -242,9 +269,11 @@ class ClaimExtractor:
             a, b = prior[-2], prior[-1]
             gap = s[b.end:n.start]
             paired = i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start])
-            if (a.canon != b.canon and _AND_JOIN.match(s[a.end:b.start]) and not paired
+            tied = (_AND_JOIN.match(s[a.end:b.start])
+                    and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start])))
+            compared = any(c.object is a or c.object is b for c in comparisons)  # "faster than both A and B, ..."
+            if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired and not compared
                     and not any(b.end <= v.start < n.start for v in values)
-                    and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start]))
                     and not any(one.get(id(v)) is a for v in values)):
                 owners[id(n)] = [a, b]
         return owners
@@ -254,6 +283,9 @@ class ClaimExtractor:
         if re.search(r"\brespectively\b", s, re.I):
             first = values[0].start if values else 0
             listed = _distinct([m for m in methods if m.end <= first])
+            after = _distinct([m for m in methods if values and m.start >= values[-1].end])
+            if values and len(listed) < len(values) and len(after) == len(values):
+                listed = after  # "their scores are 75.5 and 70.0, A and B respectively"
             if values and len(listed) >= len(values):
                 for n, m in zip(values, listed[-len(values):]):
                     owners[id(n)] = m
@@ -275,32 +307,47 @@ class ClaimExtractor:
                             and c.end <= n.start and not any(max(c.end, c.object.end) <= x.start < n.start for x in methods)),
                            None)
                 if cmp is not None:
-                    if cmp.subject is not None:
-                        owners[id(n)] = cmp.subject
-                    owners[id(nxt)] = cmp.object
+                    first_, second = cmp.subject, cmp.object
+                    if _FROM_BEFORE.search(s[:n.start]):  # "A improves on B, from 9.7 to 6.6": from B's to A's
+                        first_, second = second, first_
+                    for num, who in ((n, first_), (nxt, second)):
+                        if who is not None:
+                            owners[id(num)] = who
                     done |= {id(n), id(nxt)}
                     continue
                 prior = _distinct([m for m in methods if m.end <= n.start])
                 if len(prior) >= 2:
                     owners[id(n)], owners[id(nxt)] = prior[-2], prior[-1]
                     continue
-            prior = [m for m in methods if m.end <= n.start]
+            # "with B just behind it (50.27)": a pronoun compared with owns no number; the value is B's
+            prior = [m for m in methods if m.end <= n.start
+                     and not (m.pronoun and any(c.end <= m.start and not s[c.end:m.start].strip() for c in comparisons))]
             owners_after = [m for m in methods if m.start >= n.end and not re.search(r"[;:]", s[n.end:m.start])]
-            if prior:
+            brk = max((b.end() for b in _CLAUSE_START.finditer(s, 0, n.start)), default=0)
+            by = next((c for c in comparisons if prior and c.subject is not None and c.object is prior[-1]
+                       and c.end <= prior[-1].start), None)
+            if owners_after and not any(brk <= m.start for m in prior) and _AGENT_AFTER.match(s[n.end:owners_after[0].start]):
+                owners[id(n)] = owners_after[0]  # "..., while the worst (64.3) belongs to the MLP baseline"
+            elif by is not None and _PARTICIPLE_AFTER.match(s[prior[-1].end:n.start]):
+                owners[id(n)] = by.subject  # "A is faster than B, processing about 5,200 nodes/s": A's
+            elif prior:
                 owners[id(n)] = prior[-1]
             elif owners_after and not pronoun:  # "It reaches 45.0, ahead of B": 45.0 is not B's
                 owners[id(n)] = owners_after[0]
         return owners
 
     def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span]) -> str | None:
+        labelled = [d for d in datasets if d.end <= n.start and _LABEL_JOIN.match(s[d.end:n.start])]
+        if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
+            return labelled[-1].canon
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
-        after = [d for d in datasets if n.end <= d.start < nxt]
+        after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])]
         if after:
             return after[0].canon
         before = [d for d in datasets if d.end <= n.start]
         if before:
             return before[-1].canon
-        distinct = {d.canon for d in datasets}
+        distinct = {d.canon for d in datasets if not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
     def _direction(self, quantity: str | None) -> bool:
@@ -309,56 +356,31 @@ class ClaimExtractor:
         d = self.lex.result_direction
         return True if d is None else d
 
-    def _comparisons(self, s: str, methods: list[Span]) -> list[Comparison]:
-        """Every comparison word with the methods it links (subject None for a pronoun: "It trails B")."""
-        out: list[Comparison] = []
-        for rx, pol, quality in _COMPARE_RE:
-            for m in rx.finditer(s):
-                if any(c.start <= m.start() < c.end or c.start < m.end() <= c.end for c in out):
-                    continue
-                subj = [x for x in methods if x.end <= m.start()]
-                obj = [x for x in methods if x.start >= m.end() and not re.search(r"[;.]", s[m.end():x.start])]
-                out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None, obj[0] if obj else None, pol, quality,
-                                      m.group(0).lower()))
-        for i, o in enumerate(methods):  # "Compared with B, A is lighter": object first, comparative without "than"
-            if not _FRONTED.search(s[max(0, o.start - 30):o.start]):
-                continue
-            subj = next((x for x in methods[i + 1:] if re.fullmatch(r"\s*,\s*(?:the\s+)?", s[o.end:x.start], re.I)), None)
-            if subj is None or any(c.subject is subj and c.object is not None for c in out):
-                continue
-            for rx, pol, quality in _COMPARATIVE_RE:
-                m = rx.match(s, subj.end)
-                if m is not None:
-                    word = m.group(0).split()[-1].lower()
-                    out.append(Comparison(subj.end, m.end(), subj, o, pol, quality, word))
-                    break
-        for m in _OF_THE_TWO.finditer(s):  # "so A is the better of the two": the object is the other method named
-            subj = [x for x in methods if x.end <= m.start()]
-            others = {x.canon: x for x in methods if subj and x.canon != subj[-1].canon}
-            if not subj or len(others) != 1:
-                continue
-            word = m.group(1).lower()
-            pol, quality = next((p, q) for rx, p, q in _COMPARATIVE if re.fullmatch(rx, word, re.I))
-            out.append(Comparison(m.start(), m.end(), subj[-1], next(iter(others.values())), pol, quality,
-                                  word.split()[-1]))
-        return sorted(out, key=lambda c: c.start)
-
     def _compares(self, comparisons, s, datasets, quants, nums, base, settings) -> list[Claim]:  # noqa: ANN001
         out: list[Claim] = []
         for c in comparisons:
             if c.subject is None or c.object is None or c.subject.canon == c.object.canon:
                 continue
-            q = _nearest(quants, c.start, c.end)
-            if q is None and c.word in IMPLIED_BY_COMPARATIVE:
-                q = next((k for k in self.lex.quantities if quantity_family(k) == IMPLIED_BY_COMPARATIVE[c.word]), None)
+            if c.own_quantity:
+                q = _nearest([x for x in quants if c.start <= x.start <= c.end + 24], c.start, c.end)
+            else:  # the quantity its own clause names after it ("lags B by 1.4 AP"), else the nearest
+                stop = min([o.start for o in comparisons if o.start > c.end]
+                           + [b.start() for b in _CLAUSE_START.finditer(s, c.end)] + [len(s)])
+                ahead = [x for x in quants if c.end <= x.start < stop]
+                q = ahead[0].canon if ahead else _nearest(quants, c.start, c.end)
+            implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
+            if q is None and implied is not None:  # "three times faster than B": throughput
+                q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
-            diff = next((n for n in nums if n.role == "diff" and c.subject.end <= n.start
-                         and not re.search(r";|\.\s", s[c.subject.end:n.start])), None)
+            lo = max(c.lo, c.subject.end)
+            diff = next((n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
+                         and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))), None)
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
-            out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon, relation=">" if up else "<",
-                             quantity=q, dataset=_dataset_near(datasets, c.start),
-                             value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
+            for d in _datasets_near(s, datasets, c.start):  # "beats B on both X and Y": one claim per dataset
+                out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
+                                 relation=">" if up else "<", quantity=q, dataset=d,
+                                 value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
         return out
 
     def _ranks(self, s, methods, datasets, quants, base, settings, spans) -> list[Claim]:  # noqa: ANN001
@@ -367,27 +389,39 @@ class ClaimExtractor:
         for rx, pol, quality in _RANK_RE:
             for m in rx.finditer(s):
                 word = m.group(0).lower()
-                if re.fullmatch(r"(?:fast|slow|quick)est", word) and _TRAJECTORY_BEFORE.search(s[:m.start()]):
+                if re.match(r"(?:fast|slow|quick)(?:est|er\b)", word) and _TRAJECTORY_BEFORE.search(s[:m.start()]):
                     continue  # "converges fastest": how a curve moves, not a throughput
+                if (_NEGATED.search(re.sub(r"(?:the|a|an)\s+$", "", s[:m.start()], flags=re.I))
+                        or _UNSTATED.search(_clause_before(s, m.start())) or _NOT_A_RESULT.match(s[m.end():])):
+                    continue  # "is not the best", "neither A nor B is the best", "the best choice for": no rank
                 if any(sp.kind == "setting" and sp.start >= m.end() and re.fullmatch(r"\s*", s[m.end():sp.start])
                        for sp in spans):
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
-                clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()), 0)
+                if _DIFFERENCE_NOUN.match(s[m.end():]):
+                    continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
+                clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()),
+                                   max((b.end() for b in _CLAUSE_START.finditer(s, 0, m.start())), default=0))
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
                 later = [x for x in methods if x.start >= m.end()]
                 subj = prior[-1] if prior else (later[0] if later else None)
                 if subj is None:
                     continue
+                if len(prior) >= 2 and _AND_JOIN.match(re.sub(r"\([^()]*\)", "", s[prior[-2].end:subj.start])) \
+                        and prior[-2].canon != subj.canon:
+                    continue  # "A (82.4%) and B (81.1%) lead the table": two methods are no single best
                 stop = min((t for t in triggers if t > m.start()), default=len(s))
                 ahead = [x for x in quants if m.end() <= x.start < stop]  # "the lowest FID", "fastest, at 169 img/s"
-                q = ahead[0].canon if ahead else _nearest(quants, m.start(), m.end())
-                if q is None and word in IMPLIED_QUANTITY:
-                    q = next((k for k in self.lex.quantities if quantity_family(k) == IMPLIED_QUANTITY[word]), None)
+                # its own quantity: the one ahead of it, else the one its word implies ("the lowest FID, and the
+                # fastest"), else the nearest one not past the next superlative ("most accurate ..., and the fewest
+                # parameters": none; "the best accuracy (72.9) ..., while the worst (64.3)": accuracy)
+                family = IMPLIED_QUANTITY.get(word)
+                implied = next((k for k in self.lex.quantities if quantity_family(k) == family), None) if family else None
+                q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
-                out.append(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q,
-                                 dataset=_dataset_near(datasets, m.start()), **mine))
+                out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q, dataset=d,
+                                 **mine) for d in _datasets_near(s, datasets, m.start()))
         return out
 
     def leftovers(self, sent: Sentence, claims: list[Claim]) -> list[str]:
@@ -411,6 +445,22 @@ class ClaimExtractor:
         return claims
 
 
+def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], values: list[Number]) -> list[Span]:
+    """The quantities a value may carry: not one named after another method and its own number ("A is the most
+    accurate (82.2) and B the fastest (1.2k img/s)": 82.2 is no throughput); "82.2 and 81.4 mIoU" share theirs."""
+    return [q for q in quants if q.start < n.end or not (any(n.end <= x.start < q.start for x in methods)
+                                                          and any(n.end <= v.start < q.start for v in values))]
+
+
+def _plural(kind: str, alias: str) -> str:
+    """The pattern of a name; a quantity or setting word may be plural ("their accuracies", "label rates"), a method or
+    dataset name not."""
+    pat = _flex(alias)
+    if kind not in ("quantity", "setting") or not alias[-1:].isalpha():
+        return pat
+    return pat[:-1] + "(?:y|ies)" if alias.endswith("y") else pat + "(?:s|es)?"
+
+
 def _flex(alias: str) -> str:
     return r"[\s\-]*".join(re.escape(w) for w in re.split(r"[\s\-]+", alias.strip()))
 
@@ -430,14 +480,6 @@ def _unique(cites: list[Citation]) -> list[Citation]:
     return list(seen.values())
 
 
-def _distinct(spans: list[Span]) -> list[Span]:
-    out: list[Span] = []
-    for sp in spans:
-        if not out or out[-1].canon != sp.canon:
-            out.append(sp)
-    return out
-
-
 def _nearest(spans: list[Span], start: int, end: int) -> str | None:
     if not spans:
         return None
@@ -454,6 +496,23 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
         return right
     before = [n for n in settings if n.end <= start]
     return before[-1] if before else settings[0]
+
+
+def _datasets_near(s: str, datasets: list[Span], at: int) -> list[str | None]:
+    """The dataset a comparison or rank is about, or every dataset of a coordination it sits in ("first on X and Y");
+    not one named after a later clause starts ("the highest throughput but the lowest accuracy on CiteSeer")."""
+    datasets = [d for d in datasets if d.start < at or not _CLAUSE_BREAK.search(s[at:d.start])]
+    one = _dataset_near(datasets, at)
+    if one is None:
+        return [None]
+    pick = min((d for d in datasets if d.canon == one), key=lambda d: abs(d.start - at))
+    i = datasets.index(pick)
+    lo = hi = i
+    while lo > 0 and _DATASET_JOIN.match(s[datasets[lo - 1].end:datasets[lo].start]):
+        lo -= 1
+    while hi + 1 < len(datasets) and _DATASET_JOIN.match(s[datasets[hi].end:datasets[hi + 1].start]):
+        hi += 1
+    return list(dict.fromkeys(d.canon for d in datasets[lo:hi + 1]))
 
 
 def _dataset_near(datasets: list[Span], at: int) -> str | None:

@@ -8,16 +8,29 @@ _SKIP_ROLES = {"identifier", "reference", "citation", "ordinal", "uncertainty", 
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|vs|et al|fig|figs|approx|cf|resp|no|eq|sec|tab)|\b[A-Z])\.$", re.I)
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\[(*\"“A-Z0-9-])")
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*[-*+•]\s+|^\s*\d{1,2}[.)]\s+")
-_RATIO_AFTER = re.compile(r"^\s*(?:x|×|times|-?fold)\b", re.I)
+_RATIO_AFTER = re.compile(r"^\s*(?:x\b|×|times\b|-?fold\b)", re.I)
 _LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|threshold|constraint|ceiling|or\s+less|"
                           r"or\s+fewer|at\s+most)\b", re.I)
 _DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s)?\s*"
                          r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|"
-                         r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge)\b", re.I)
+                         r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge|short|shy)\b", re.I)
+# "1.2 points", "2.6 pp": points are a difference, never a value
+_POINTS_AFTER = re.compile(r"^\s*(?:percentage[\s-]+points?|points?|pts?|pp|p\.p\.)(?![\w-])", re.I)
+# "a budget of 30M parameters", "if the budget is 30M": a limit named before its number is no value
+_LIMIT_BEFORE = re.compile(r"\b(?:budget|limit|cap|ceiling|threshold|constraint|maximum)\s+(?:is\s+|of\s+|=\s*|:\s*|at\s+|"
+                           r"(?:is\s+)?set\s+(?:at|to)\s+)?(?:about|roughly|around|~)?\s*$", re.I)
+# "a 12-epoch schedule", "a 16-layer network": a number joined to a setting word is a setting
+_SETTING_COMPOUND = re.compile(r"^-([a-z]+)\b", re.I)
+# "..., and at 160k it has reached 81.9": a bare number after a clause-opening preposition is a setting of the
+# sentence's axis (not "is at 78.0": a verb before "at" makes it a value)
+_CLAUSE_SETTING_BEFORE = re.compile(r"(?:^|[,;]|\b(?:and|but|while|whereas|then))\s*(?:at|after|by|beyond|past)\s+$", re.I)
+_CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A-Z])")
+# "X: 6.21; Y: 11.4": a dataset named right before its value
+_LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bgap\s+of|\bmargin\b[^.;]{0,60}?\b(?:is|of)|\blead\s+of|\bimprovement\s+of)"
-                          r"\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
+                          r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 _PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$",
                         re.I)
@@ -27,11 +40,13 @@ _RANGE_JOIN = re.compile(r"^\s*[kK%]?\s*(?:and|to|-|–)\s*$", re.I)
 # a sentence whose subject is a pronoun: its numbers before the first named method belong to nobody it names
 _PRONOUN_START = re.compile(r"^\W*(?:it|its|they|their|this|these|those|both|the\s+(?:former|latter))\b", re.I)
 # "Compared with B, A is lighter": the comparison's object comes first
-_FRONTED = re.compile(r"\b(?:compared\s+(?:with|to)|relative\s+to|next\s+to|set\s+against)\s*$", re.I)
-_COMPARATIVE = [(r"more\s+accurate|better|stronger", 1, True), (r"less\s+accurate|worse|weaker", -1, True),
-                (r"higher|more|greater|larger|faster|quicker|heavier|bigger", 1, False),
+_FRONTED = re.compile(r"\b(?:compared\s+(?:with|to)|relative\s+to|next\s+to|set\s+against|against|versus|vs\.?)\s+(?:the\s+)?$", re.I)
+_COMPARATIVE = [(r"more\s+accurate|better|stronger|gains?|improves?", 1, True), (r"less\s+accurate|worse|weaker", -1, True),
+                (r"higher|more|greater|larger|faster|quicker|heavier|bigger|costlier", 1, False),
                 (r"lower|less|smaller|fewer|slower|lighter|cheaper", -1, False)]
-_COMPARATIVE_RE = [(re.compile(rf"[^.;]{{0,40}}?(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
+# up to 40 characters of the clause before the word (a decimal point is no sentence end: "is 0.6 points more accurate")
+_COMPARATIVE_LEAD = r"(?:[^.;]|(?<=\d)\.(?=\d)){0,40}?"
+_COMPARATIVE_RE = [(re.compile(rf"{_COMPARATIVE_LEAD}(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
                           "slower": "throughput", "cheaper": "gflops"}
@@ -41,7 +56,7 @@ _SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortes
                                   r"deepest|shallowest)\s+$", re.I)
 _APPOSITION = re.compile(r"^\s*,\s*$")
 # "from 78.2 at 50 epochs to 83.1 at 300": a bare number after "at" that follows a value is a second setting
-_AT_JOIN = re.compile(r"^\s*%?\s*\)?\s*(?:at|after|with|by)\s+$", re.I)
+_AT_JOIN = re.compile(r"^\s*%?\s*\)?\s*(?:at|after|with|by)\s+(?:(?:only|just|about|roughly)\s+)?$", re.I)
 _BARE_END = re.compile(r"^\s*(?:[.,;:)\]]|$|and\b|while\b|whereas\b|but\b|\[)", re.I)
 # "A and B tie at 74.1", "Both A and B score 61.2": one value for two methods
 _TIE_WORD = re.compile(r"\b(?:ties?|tied|tying|both|each|level|equal(?:ly)?|the\s+same|alike)\b", re.I)
@@ -55,31 +70,139 @@ _OF_THE_TWO = re.compile(r"\bthe\s+(better|stronger|worse|weaker|higher|lower|fa
 
 _NUM_WORD = r"(?:\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)"
 _MULTIPLE = rf"{_NUM_WORD}\s*(?:times|x|×)|twice|double|{_NUM_WORD}-?fold"
+_POSSESSIVE_NEXT = r"(?=\s+(?:that\s+of\s+)?(?:the\s+)?[A-Z][\w\-]*(?:\s+[\w\-]+)?['’]s?\s)"
 _FRACTION = r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|tenth)|(?:two|three)\s+(?:thirds|quarters|fifths)"
 # Comparison words: (pattern, polarity, reads through quality). Passive forms come first.
 _COMPARE = [
-    (r"(?:is|are|was|were)\s+(?:\w+\s+)?(?:outperformed|beaten|surpassed|edged\s+out)\s+by", -1, True),
-    (r"outperform(?:s|ed)?|beat(?:s)?|surpass(?:es|ed)?|edg(?:es|ed)\s+out|(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over",
+    (r"(?:is|are|was|were|has\s+been|have\s+been)\s+(?:\w+\s+)?(?:out[a-z]+ed|beaten|surpassed|overtaken|bettered|topped|"
+     r"edged\s+out|eclipsed|exceeded)\s+by", -1, True),
+    (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
+     r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
+     r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|edg(?:es|ed|ing)|"
+     r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
-    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|falls?\s+short\s+of|"
+    (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|lag(?:s|ged|ging)?|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+     r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
      r"second\s+(?:only\s+)?to|(?:deficit|disadvantage)\s+(?:to|against|relative\s+to|versus|vs\.?)", -1, True),
     # ratios: "eight times the throughput of B", "twice as many parameters as B", "a fifth of B's", "half the speed of B"
-    (rf"(?:{_MULTIPLE})\s+(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)", 1, False),
-    (rf"(?:{_FRACTION})\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)", -1, False),
-    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|exceed(?:s|ed)?", 1, False),
-    (r"(?:lower|less|smaller|fewer|slower|lighter)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
+    # ... "double B's throughput", "half B's"
+    (rf"(?:{_MULTIPLE})(?:\s+(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)|{_POSSESSIVE_NEXT})",
+     1, False),
+    (rf"(?:{_FRACTION})(?:\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)|"
+     rf"{_POSSESSIVE_NEXT})", -1, False),
+    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|"
+     r"exceed(?:s|ed)?", 1, False),
+    (r"(?:lower|less|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
 ]
+# "lower than any other curve": a rank (above), not a comparison with a named method
+_AGAINST_ALL = re.compile(r"^\s*(?:any|every|all|each|the\s+(?:rest|others|other\s+\w+))\b", re.I)
+# "does not beat B", "never overtakes B", "fails to surpass B", "is no better than B": no comparison is stated
+_NEGATED = re.compile(r"(?:\b(?:not|never|cannot|fails?\s+to|failed\s+to)|n't)\s+(?:(?:quite|yet|really|always|consistently|"
+                      r"clearly|even|actually|manage\s+to|to)\s+){0,2}$|\bno\s+$", re.I)
+# "nearly catches B", "almost overtakes B": a hedged comparison verb states that it did not happen
+_HEDGED = re.compile(r"\b(?:nearly|almost|narrowly\s+fails\s+to)\s+$", re.I)
+_VERB_COMPARE = re.compile(r"^(?:out|beat|surpass|overt|eclips|edg|pull|trail|exceed|catch|match)", re.I)
 _COMPARE_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARE]
 # Superlatives: (pattern, +1 best/highest, -1 worst/lowest, reads through quality)
+_THAN_ALL = r"\s+(?:[\w%()\-/]+\s+){0,3}?than\s+(?:any|every|all|each)\b(?:\s+(?:of\s+the\s+)?others?)?"
 _RANK = [
-    (r"most\s+accurate|best|strongest|tops|top(?=\s+(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
+    (rf"(?:better|stronger|more\s+accurate){_THAN_ALL}|(?:clear\s+|outright\s+)?(?:leader|winner|front-?runner)|"
+     r"(?:best|top|strongest)-(?:performing|scoring|ranked)|(?:no|none\s+of\s+the)\s+(?:other\s+)?(?:[\w\-]+\s+){1,2}?"
+     r"(?:beats?|outperforms?|surpass(?:es)?|betters?|tops?|overtakes?)|"
+     r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|"
+     r"(?:outperforms?|beats?|surpass(?:es)?|tops?|leads?|is\s+ahead\s+of)\s+(?:every|all|each)\b|"
+     r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|"
+     r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
-    (r"least\s+accurate|worst|weakest|last\s+place|"
+    (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
+     r"least\s+accurate|worst|weakest|last\s+place|(?:at|to)\s+the\s+bottom\s+of|"
+     r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|is\s+outperformed\s+by)\s+(?:every|all|each)\b|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:dead\s+)?last", -1, True),
-    (r"highest|largest|heaviest|fastest|biggest", 1, False),
-    (r"lowest|smallest|fewest|lightest|slowest|cheapest", -1, False),
+    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|highest|largest|heaviest|fastest|quickest|"
+     r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
+    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|lowest|smallest|fewest|lightest|leanest|"
+     r"slimmest|slowest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]
 _RANK_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _RANK]
 _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
+
+# Coordination and clause structure (scorer 13)
+_FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
+# "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
+_COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?)?\s*,?\s*"
+                        r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|"
+                        r"even|much|slightly|only|just)\s+)*$", re.I)
+# "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
+_OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
+_OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)", re.I)
+# "A and B both outperform C": more subjects of one comparison word
+_SUBJ_GAP = re.compile(r"^\s*(?:(?:both|each|all|also|clearly|consistently|comfortably|still|are|remain|stay|sit|well|far)\s+)*$",
+                       re.I)
+# "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
+_VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")
+# "A is less accurate than B but 40% faster": a second comparative, without "than", shares the comparison's methods
+_ELIDED = re.compile(r"^(?:[^;.()]|\([^()]*\)){0,40}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|(?!(?:leads?|wins?|trails?|lags?)\b)[a-z]+s|"
+                     r"nearly|almost|[\d.,]+\s*(?:%|x|×|times|points?|pp)?)\s+)*", re.I)
+# "outperformed on COCO by B", "A, beaten only by B": a participle read as a passive
+_PARTICIPLE = re.compile(r"^(?:out\w+ed|beaten|surpassed|overtaken|eclipsed|bettered|topped|exceeded|edged\s+(?:out|past))$", re.I)
+_AUX_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:(?:\w+ly|only|just|also|still|even)\s+)?$", re.I)
+_BY_BEFORE = re.compile(r"\bby\s+(?:the\s+)?$", re.I)
+# "A beats B on COCO by 1.2", "A beats B (52.0 vs 50.8), a margin of 1.2": a difference stated after the object
+# (the same clause, no other comparative joined by "but"/"and": "A beats B but is 40% faster")
+_DIFF_AFTER_OBJECT = re.compile(r"^(?:(?!\b(?:but|while|whereas|and|yet|though)\b)(?:[^,;()]|\([^()]*\))){0,60}$|"
+                                r"^\s*\([^()]*\)\s*,?\s*(?:by|with|a\s+(?:gap|margin|lead|deficit|difference)\s+of)\s*"
+                                r"(?:about|roughly|around|nearly|almost|just|only|~|≈)?\s*$", re.I)
+# "A matches B at 48.3", "A is level with B": one value for both
+_TIE_VERB = re.compile(r"^\s*(?:(?:exactly|essentially|almost|nearly)\s+)?(?:match(?:es|ed)?|equals?|equall?ed|ties?\s+with|"
+                       r"tied\s+with|(?:is|are)\s+(?:level|tied|on\s+par|even)\s+with|draws?\s+level\s+with)\s+(?:the\s+)?$", re.I)
+# "... but leads in quality": comparison verbs that may follow a comparison with its methods elided
+_ELIDED_VERB = [(re.compile(r"(?<![\w-])(?:leads?|wins?)(?![\w-])", re.I), 1, True),
+                (re.compile(r"(?<![\w-])(?:trails?|lags?)(?![\w-])", re.I), -1, True)]
+# "fails to go below an FID of 15", "more than 80%": a bound named before its number is no value
+_BOUND_BEFORE = re.compile(r"\b(?:below|above|under|over|beyond|exceeds?|exceeding|more\s+than|less\s+than|fewer\s+than|"
+                           r"at\s+least|at\s+most|up\s+to|clears?|cleared|cross(?:es|ed)?|break(?:s)?|broke|"
+                           r"surpass(?:es|ed)?|tops|topped|pass(?:es|ed)?)\s+(?:an?\s+[\w\-/%()]+\s+of\s+)?(?:about|roughly|~)?\s*$", re.I)
+# where a clause ends: a dataset after it is not the number's ("(3.8 vs. 5.2) but worse on ImageNet 64")
+_CLAUSE_BREAK = re.compile(r";|\b(?:but|while|whereas|yet)\b|\)\s*,")
+# "on both X and Y", "on X, Y and Z": datasets in one coordination
+_DATASET_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?:on\s+)?$", re.I)
+# ", while", ", whereas", ", but", ";": a new clause, with its own subject
+_CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
+# "(64.3) belongs to the MLP baseline", "is held by B": a value whose method comes after it
+_AGENT_AFTER = re.compile(r"^\s*\)?\s*(?:(?:belongs?|belonged|goes|went|falls?)\s+to|(?:is|was)\s+(?:held|set|reached|achieved|"
+                          r"posted|obtained)\s+by)\s+(?:the\s+)?$", re.I)
+# "A is faster than B, processing 5,200 nodes/s": a participle after the object speaks of the subject
+_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?,\s*(?:[a-z]+ing|with)\b[^,;()]*$", re.I)
+# "the largest gap", "the biggest improvement": a superlative of a difference ranks no method
+_DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|improvement|gain|drop|decline|jump|spread|lead|"
+                              r"boost|change|increase|decrease)s?\b", re.I)
+# "A, B and C all beat D": a list of subjects
+_LIST_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|,?\s*and\s+)(?:the\s+)?$", re.I)
+# "at 2 and 8 layers", "label rates of 5% and 20%": settings in a list
+_SETTING_LIST_JOIN = re.compile(r"^\s*%?\s*(?:,|,?\s*and|,?\s*or)\s*$", re.I)
+# "ranges between 70 and 75", "varies from 60 to 66": a range of values
+_VALUE_RANGE_BEFORE = re.compile(r"(?:\bbetween|\b(?:rang\w*|var(?:y|ies|ied|ying)|spann?\w*)\s+(?:from\s+)?)\s*$", re.I)
+# "300 queries.", "6 decoder layers and": a number before a plural noun the episode does not name counts things
+_COUNT_AFTER = re.compile(r"^\s*(?!(?:on|at|in|for|with|to|from|after|and|or|while|but|vs|versus|than|of|by|when|across|over|"
+                          r"under|per|is|was|are|were|the|a|an)\b)(?:[a-z\-]+\s+)?(?!(?:its|this|is|was|has|as|thus|plus|"
+                          r"across|versus|whereas|less|unless|does|always|us|points?|pts|times|percent)\b)[a-z]+s\b"
+                          # not a verb ("46.51 puts it", "88.7 edges past") nor a rate ("nodes per second")
+                          r"(?!\s*(?:/|per\b|it\b|its\b|the\b|an?\b|past\b|out\b|ahead\b|behind\b|up\b|down\b|them\b|"
+                          r"to\b|into\b|on\b|by\b|in\b|at\b|from\b|for\b))")
+# "a batch size of 16", "learning rate 0.001": a training hyperparameter
+_HYPER_BEFORE = re.compile(r"\b(?:batch\s+size|learning\s+rate|weight\s+decay|momentum|dropout|patch\s+size|kernel\s+size|"
+                           r"stride|(?:embedding|hidden)\s+(?:size|dim\w*)|warm-?up|seeds?|queries|heads)\s*(?:of|=|:|is)?\s*$",
+                           re.I)
+# "Neither A nor B beats C", "it is unclear whether A beats B": the clause states no comparison or rank
+_UNSTATED = re.compile(r"\bneither\b[^;]*\bnor\b|\bwhether\b", re.I)
+# "the best choice for", "the best trade-off": a recommendation, not a rank on a quantity
+_NOT_A_RESULT = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:choice|option|pick|candidate|fit|bet|trade-?offs?|balance|compromise)\b",
+                           re.I)
+# pronouns that stand for a method the same sentence named before them
+_ANAPHOR = re.compile(r"(?<![\w-])(?:the\s+(?:former|latter)|it|its)(?![\w-])", re.I)
+# a method right after a preposition is no sentence subject ("Compared with B, A ...")
+_GOVERNED = re.compile(r"\b(?:with|to|than|of|over|behind|against|versus|vs\.?|by|from|on|unlike|like)\s+(?:the\s+)?$", re.I)
+# "Compared with B, A is ...", "Compared with B's 81.4, A's 82.2 is higher": what stands between the object and the subject
+_FRONTED_SUBJECT = re.compile(r"\s*(?:['’]s\s+[\d.,]+\s*%?(?:\s*[A-Za-z/()%]+)?)?\s*,\s*(?:the\s+)?", re.I)

@@ -58,7 +58,7 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). A tool call asked for
 # during the fallback request is now a refused `tool_call` event (before: none), so it counts in `refused_calls`;
 # every other number of version 11 is unchanged.
-SCORER_VERSION = "12"
+SCORER_VERSION = "13"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")

@@ -114,3 +114,18 @@ def test_sandbox_v1_runs_on_corpus_v1_from_the_default_setup(tmp_path, capsys, m
                       capsys, monkeypatch, paths.sandbox_dir())
     assert code == 0, lines[:3]
     assert json.loads((tmp_path / "v1" / "run.json").read_text())["corpus"]["version"] == "corpus-1.1"
+
+
+def test_validate_checks_papers_against_the_corpus_the_file_names(
+        sourced_episodes, tiny_sandbox, tmp_path, capsys, monkeypatch) -> None:
+    """`epi episodes validate` takes the corpus as run and audit do (before: 'no paper in the catalog' per reference
+    when the default folder held another corpus); where that corpus is not built it checks the structure and says
+    which command would let it check the papers."""
+    default = _fake_corpus(tmp_path / "sb")
+    (tmp_path / "sb-v1").symlink_to(tiny_sandbox)
+    code, lines = epi(["episodes", "validate", str(sourced_episodes)], capsys, monkeypatch, default)
+    assert code == 0 and lines[-1].startswith("OK:") and str(tmp_path / "sb-v1") in lines[-1], lines[:3]
+    (tmp_path / "sb-v1").unlink()
+    code, lines = epi(["episodes", "validate", str(sourced_episodes)], capsys, monkeypatch, default)
+    assert code == 0 and "no paper" not in "\n".join(lines), lines[:3]
+    assert "structure only" in lines[-1] and f"`epi sandbox build --corpus v1 --seed {TINY_SEED}`" in lines[-1], lines

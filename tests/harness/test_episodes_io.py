@@ -154,7 +154,7 @@ def test_problems_are_capped_with_a_count_of_the_rest(tmp_path):
 
 def test_good_file_with_blank_lines_and_cue_image_loads(tmp_path):
     (tmp_path / "crops").mkdir()
-    (tmp_path / "crops" / "fig1.png").write_bytes(b"\x89PNG")
+    (tmp_path / "crops" / "fig1.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(8))  # a PNG by its first bytes
     ep = _episode("b")
     ep["turns"][0]["cue"]["image"] = "crops/fig1.png"
     f = _write(tmp_path, _episode("a"), "", ep)

@@ -97,3 +97,259 @@ def test_a_curve_that_learns_fastest_and_a_superlative_setting_are_no_ranks() ->
         "AltoNet is the fastest model, at 900 img/s [P1, Table 2].")
     got = claims("At the highest label rate, 20%, BrioNet scores 82.3 [P1, Figure 1].")
     assert got == {("value", "BrioNet", None, "=", 82.3, None, None, "label rate (%)", 20.0)}
+
+
+# Scorer 13 (issue 31 item 3, read off report_claims_heldout3.json's misses as general grammar; new sentences)
+def test_more_comparison_verbs_and_their_passives() -> None:
+    assert claims("On Cora, AltoNet edges past BrioNet [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", None, None, "Cora", None, None)}
+    assert ("compare", "CeltaNet", "AltoNet", ">", None, None, "PubMed", None, None) in claims(
+        "By the end CeltaNet has overtaken AltoNet on PubMed [P1, Figure 1].")
+    assert claims("BrioNet is outscored by CeltaNet on Cora [P1, Table 1].") == {
+        ("compare", "BrioNet", "CeltaNet", "<", None, None, "Cora", None, None)}
+    got = claims("AltoNet posts 70.2 mIoU, 2.5 mIoU short of CeltaNet [P1, Table 1].")
+    assert got == {("value", "AltoNet", None, "=", 70.2, "mIoU (%)", None, None, None),
+                   ("compare", "AltoNet", "CeltaNet", "<", 2.5, "mIoU (%)", None, None, None)}
+
+
+def test_coordination_shares_a_subject_or_an_object() -> None:
+    got = claims("AltoNet reaches 81.0 on Cora, ahead of BrioNet at 79.9 and well clear of CeltaNet (74.2) [P1, Table 1].")
+    assert ("compare", "AltoNet", "BrioNet", ">", None, None, "Cora", None, None) in got
+    assert ("compare", "AltoNet", "CeltaNet", ">", None, None, "Cora", None, None) in got
+    assert not any(c[0] == "compare" and c[1] == "BrioNet" for c in got)
+    assert {c[1:4] for c in claims("CeltaNet outperforms both AltoNet and the MLP baseline on PubMed [P1, Table 1].")} == {
+        ("CeltaNet", "AltoNet", ">"), ("CeltaNet", "MLP baseline", ">")}
+    assert {c[1:4] for c in claims("AltoNet and BrioNet both outperform the MLP baseline [P1, Table 1].")} == {
+        ("AltoNet", "MLP baseline", ">"), ("BrioNet", "MLP baseline", ">")}
+    # a relative clause keeps its own subject; a new clause's method is not one more object
+    assert {c[1:4] for c in claims("AltoNet beats BrioNet, which trails CeltaNet [P1, Table 1].")} == {
+        ("AltoNet", "BrioNet", ">"), ("BrioNet", "CeltaNet", "<")}
+    assert {c[1:4] for c in claims("AltoNet beats BrioNet, and CeltaNet trails the MLP baseline [P1, Table 1].")} == {
+        ("AltoNet", "BrioNet", ">"), ("CeltaNet", "MLP baseline", "<")}
+
+
+def test_a_negated_or_hedged_comparison_or_rank_states_none() -> None:
+    assert claims("On Cora, BrioNet does not beat AltoNet [P1, Table 1].") == set()
+    assert claims("BrioNet is no better than CeltaNet on PubMed [P1, Table 1].") == set()
+    assert claims("CeltaNet nearly overtakes AltoNet at 16 layers [P1, Figure 2].") == set()
+    assert claims("AltoNet is not the best model on Cora [P1, Table 1].") == set()
+    assert ("compare", "AltoNet", "BrioNet", ">", None, "Throughput (img/s)", None, None, None) in claims(
+        "AltoNet runs almost three times faster than BrioNet [P1, Table 2].")
+
+
+def test_more_rank_words() -> None:
+    assert ("rank", "BrioNet", None, "min", None, "Params (M)", None, None, None) in claims(
+        "BrioNet is the leanest model at 4.2M parameters [P1, Table 2].")
+    assert ("rank", "CeltaNet", None, "max", None, None, "Cora", None, None) in claims(
+        "CeltaNet is the clear leader on Cora [P1, Table 1].")
+    assert ("rank", "AltoNet", None, "max", None, "Params (M)", None, None, None) in claims(
+        "AltoNet is the most expensive model, with 61M parameters [P1, Table 2].")
+    got = claims("At 16 layers AltoNet sits at 52.0, lower than any other curve [P1, Figure 2].")
+    assert got == {("value", "AltoNet", None, "=", 52.0, None, None, "number of layers", 16.0),
+                   ("rank", "AltoNet", None, "min", None, None, None, "number of layers", 16.0)}
+
+
+def test_limits_differences_and_settings_named_around_a_number() -> None:
+    assert claims("With a budget of 20M parameters, only BrioNet fits [P1, Table 2].") == set()
+    assert claims("AltoNet gains 6 points between 2 and 8 layers [P1, Figure 2].") == set()
+    assert claims("At a 10% label rate AltoNet and BrioNet are within 0.4 points of each other [P1, Figure 1].") == set()
+    got = claims("In a shallow 4-layer setup, BrioNet reaches 77.0 and CeltaNet only 71.3 [P1, Figure 2].")
+    assert got == {("value", "BrioNet", None, "=", 77.0, None, None, "number of layers", 4.0),
+                   ("value", "CeltaNet", None, "=", 71.3, None, None, "number of layers", 4.0)}
+    got = claims("With 2 layers CeltaNet scores 70.1, and at 8 it has climbed to 74.6 [P1, Figure 2].")
+    assert got == {("value", "CeltaNet", None, "=", 70.1, None, None, "number of layers", 2.0),
+                   ("value", "CeltaNet", None, "=", 74.6, None, None, "number of layers", 8.0)}
+
+
+def test_plural_quantities_from_to_pairs_and_labelled_lists() -> None:
+    want = {("value", "AltoNet", None, "=", 75.5, "accuracy (%)", None, "number of layers", 8.0),
+            ("value", "BrioNet", None, "=", 70.0, "accuracy (%)", None, "number of layers", 8.0)}
+    assert claims("At 8 layers their accuracies are 75.5 and 70.0, AltoNet and BrioNet respectively [P1, Figure 2].") == want
+    got = claims("On 8 layers AltoNet and BrioNet have accuracies of 75.5 and 70.0, respectively [P1, Figure 2].")
+    assert got == {("value", "AltoNet", None, "=", 75.5, "accuracy (%)", None, "number of layers", 8.0),
+                   ("value", "BrioNet", None, "=", 70.0, "accuracy (%)", None, "number of layers", 8.0)}
+    got = claims("CeltaNet improves on BrioNet's PubMed accuracy by 1.5, from 78.0 to 79.5 [P1, Table 1].")
+    assert got == {("compare", "CeltaNet", "BrioNet", ">", 1.5, "accuracy (%)", "PubMed", None, None),
+                   ("value", "BrioNet", None, "=", 78.0, "accuracy (%)", "PubMed", None, None),
+                   ("value", "CeltaNet", None, "=", 79.5, "accuracy (%)", "PubMed", None, None)}
+    assert claims("- AltoNet — PubMed: 80.4; Cora: 71.9 [P1, Table 1]") == {
+        ("value", "AltoNet", None, "=", 80.4, None, "PubMed", None, None),
+        ("value", "AltoNet", None, "=", 71.9, None, "Cora", None, None)}
+
+
+def test_a_method_after_a_verb_is_its_object_not_a_compared_subject() -> None:
+    got = claims("Extra depth hurts BrioNet more than CeltaNet [P1, Figure 2].")
+    assert got == set()
+    assert ("compare", "BrioNet", "CeltaNet", ">", None, "Params (M)", None, None, None) in claims(
+        "BrioNet has more parameters than CeltaNet [P1, Table 2].")
+
+
+def test_a_participle_is_passive_with_its_auxiliary_or_its_agent() -> None:
+    assert claims("BrioNet is outperformed on PubMed by CeltaNet [P1, Table 1].") == {
+        ("compare", "BrioNet", "CeltaNet", "<", None, None, "PubMed", None, None)}
+    assert ("compare", "AltoNet", "CeltaNet", "<", None, None, "Cora", None, None) in claims(
+        "AltoNet, surpassed only by CeltaNet, reaches 80.2 on Cora [P1, Table 1].")
+    assert ("compare", "AltoNet", "CeltaNet", ">", None, None, "Cora", None, None) in claims(
+        "AltoNet surpassed CeltaNet on Cora [P1, Table 1].")
+
+
+def test_a_second_comparative_without_than_and_a_tie_verb() -> None:
+    got = claims("CeltaNet is slightly less accurate than AltoNet but roughly 30% faster [P1, Table 2].")
+    assert got == {("compare", "CeltaNet", "AltoNet", "<", None, None, None, None, None),
+                   ("compare", "CeltaNet", "AltoNet", ">", 30.0, "Throughput (img/s)", None, None, None)}
+    assert claims("On PubMed BrioNet matches CeltaNet at 79.3 [P1, Table 1].") == {
+        ("value", "BrioNet", None, "=", 79.3, None, "PubMed", None, None),
+        ("value", "CeltaNet", None, "=", 79.3, None, "PubMed", None, None)}
+
+
+def test_points_are_differences_and_a_difference_belongs_to_its_own_comparison() -> None:
+    assert claims("The gap between AltoNet and BrioNet is 0.9 points on Cora [P1, Table 1].") == set()
+    got = claims("AltoNet's lead over BrioNet narrows to 0.4 points at 16 layers [P1, Figure 2].")
+    assert got == {("compare", "AltoNet", "BrioNet", ">", 0.4, None, None, "number of layers", 16.0)}
+    got = claims("Relative to the MLP baseline, CeltaNet gains 6.2 points on Cora [P1, Table 1].")
+    assert got == {("compare", "CeltaNet", "MLP baseline", ">", 6.2, None, "Cora", None, None)}
+    assert ("compare", "BrioNet", "AltoNet", ">", 1.1, None, "PubMed", None, None) in claims(
+        "BrioNet leads AltoNet by 1.1 points on PubMed [P1, Table 1].")
+
+
+def test_ratios_before_a_possessive_and_ranks_of_two_methods_or_of_a_model_size() -> None:
+    assert ("compare", "AltoNet", "BrioNet", ">", None, "Throughput (img/s)", None, None, None) in claims(
+        "AltoNet pushes 900 img/s, about twice BrioNet's rate [P1, Table 2].")
+    got = claims("AltoNet (81.0) and CeltaNet (80.6) top the Cora column [P1, Table 1].")
+    assert not any(c[0] == "rank" for c in got)
+    # a rank names the quantity the sentence names (none here), not one guessed from the word
+    assert claims("BrioNet is the smallest model in the study [P1, Table 2].") == {
+        ("rank", "BrioNet", None, "min", None, None, None, None, None)}
+
+
+def test_a_clause_keeps_its_dataset_and_a_coordination_of_datasets_is_one_claim_each() -> None:
+    got = claims("AltoNet is better than BrioNet on Cora (71.0 vs. 69.8) but worse on PubMed [P1, Table 1].")
+    assert got == {("value", "AltoNet", None, "=", 71.0, None, "Cora", None, None),
+                   ("value", "BrioNet", None, "=", 69.8, None, "Cora", None, None),
+                   ("compare", "AltoNet", "BrioNet", ">", None, None, "Cora", None, None),
+                   ("compare", "AltoNet", "BrioNet", "<", None, None, "PubMed", None, None)}
+    assert claims("CeltaNet ranks first on Cora and PubMed [P1, Table 1].") == {
+        ("rank", "CeltaNet", None, "max", None, None, "Cora", None, None),
+        ("rank", "CeltaNet", None, "max", None, None, "PubMed", None, None)}
+
+
+def test_no_method_beats_a_wins_on_and_a_bound_named_before_its_number() -> None:
+    assert claims("On PubMed, no other model beats CeltaNet [P1, Table 1].") == {
+        ("rank", "CeltaNet", None, "max", None, None, "PubMed", None, None)}
+    assert claims("BrioNet wins on Cora [P1, Table 1].") == {("rank", "BrioNet", None, "max", None, None, "Cora", None, None)}
+    assert claims("The MLP baseline never climbs above an accuracy of 60 [P1, Figure 1].") == set()
+
+
+def test_a_clause_opened_by_by_n_and_a_comparative_elided_after_and() -> None:
+    got = claims("After 2 layers CeltaNet is at 70.1; by 8 it has reached 74.6 [P1, Figure 2].")
+    assert got == {("value", "CeltaNet", None, "=", 70.1, None, None, "number of layers", 2.0),
+                   ("value", "CeltaNet", None, "=", 74.6, None, None, "number of layers", 8.0)}
+    got = claims("BrioNet is lighter than AltoNet (9M vs 25M parameters) and faster [P1, Table 2].")
+    assert ("compare", "BrioNet", "AltoNet", "<", None, "Params (M)", None, None, None) in got
+    assert ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None) in got
+
+
+def test_coordinated_comparatives_share_than_and_a_value_follows_its_clause() -> None:
+    assert claims("BrioNet is both smaller and faster than AltoNet [P1, Table 2].") == {
+        ("compare", "BrioNet", "AltoNet", "<", None, None, None, None, None),
+        ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None)}
+    got = claims("The top Cora score (81.5) goes to CeltaNet, while the lowest (58.0) belongs to the MLP baseline "
+                 "[P1, Table 1].")
+    assert got == {("value", "CeltaNet", None, "=", 81.5, None, "Cora", None, None),
+                   ("value", "MLP baseline", None, "=", 58.0, None, "Cora", None, None),
+                   ("rank", "CeltaNet", None, "max", None, None, "Cora", None, None),
+                   ("rank", "MLP baseline", None, "min", None, None, "Cora", None, None)}
+    got = claims("AltoNet is faster than both BrioNet and CeltaNet, handling about 900 img/s [P1, Table 2].")
+    assert ("value", "AltoNet", None, "=", 900.0, "Throughput (img/s)", None, None, None) in got
+    assert not any(c[0] == "value" and c[1] != "AltoNet" for c in got)
+
+
+def test_a_superlative_takes_its_own_quantity_and_a_difference_is_ranked_by_none() -> None:
+    assert claims("AltoNet is the most accurate on Cora, and it also has the fewest parameters (3.1M) [P1, Table 2].") == {
+        ("value", "AltoNet", None, "=", 3.1, "Params (M)", "Cora", None, None),
+        ("rank", "AltoNet", None, "max", None, None, "Cora", None, None),
+        ("rank", "AltoNet", None, "min", None, "Params (M)", "Cora", None, None)}
+    got = claims("AltoNet has the highest throughput (900 img/s) but the lowest accuracy on Cora [P1, Table 2].")
+    assert ("rank", "AltoNet", None, "max", None, "Throughput (img/s)", None, None, None) in got
+    assert ("rank", "AltoNet", None, "min", None, "accuracy (%)", "Cora", None, None) in got
+    assert claims("The largest gap, 12.0 points, separates CeltaNet from the MLP baseline [P1, Table 1].") == set()
+
+
+def test_ranges_lists_of_settings_and_lists_of_subjects() -> None:
+    assert claims("BrioNet's accuracy ranges between 70 and 74 on PubMed [P1, Table 1].") == set()
+    assert claims("At label rates of 5% and 10%, AltoNet reaches 66.0 and 71.2, respectively [P1, Figure 1].") == {
+        ("value", "AltoNet", None, "=", 66.0, None, None, "label rate (%)", 5.0),
+        ("value", "AltoNet", None, "=", 71.2, None, None, "label rate (%)", 10.0)}
+    assert {c[1:4] for c in claims("AltoNet, BrioNet and CeltaNet all beat the MLP baseline [P1, Table 1].")} == {
+        ("AltoNet", "MLP baseline", ">"), ("BrioNet", "MLP baseline", ">"), ("CeltaNet", "MLP baseline", ">")}
+    assert claims("CeltaNet comes first on PubMed, followed by AltoNet [P1, Table 1].") == {
+        ("rank", "CeltaNet", None, "max", None, None, "PubMed", None, None),
+        ("compare", "CeltaNet", "AltoNet", ">", None, None, "PubMed", None, None)}
+    assert claims("Against BrioNet, AltoNet is 0.6 points more accurate on Cora [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", 0.6, None, "Cora", None, None)}
+
+
+def test_a_comparison_takes_the_quantity_of_its_clause_and_bounds_are_no_values() -> None:
+    got = claims("BrioNet, despite its 40M parameters, lags CeltaNet by 1.2 mIoU on Cora [P1, Table 1].")
+    assert ("compare", "BrioNet", "CeltaNet", "<", 1.2, "mIoU (%)", "Cora", None, None) in got
+    assert claims("Both AltoNet and CeltaNet clear 80 on PubMed [P1, Table 1].") == set()
+    assert claims("AltoNet outperforms every other model on PubMed, at 81.3 [P1, Table 1].") == {
+        ("value", "AltoNet", None, "=", 81.3, None, "PubMed", None, None),
+        ("rank", "AltoNet", None, "max", None, None, "PubMed", None, None)}
+
+
+def test_a_further_gain_a_setting_after_only_and_a_verb_before_an_elided_comparative() -> None:
+    assert claims("At 8 layers, CeltaNet gains a further 1.5 points over its 4-layer result [P1, Figure 2].") == set()
+    got = claims("AltoNet needs 8 layers to reach 75.0, while BrioNet gets to 73.9 after only 2 [P1, Figure 2].")
+    assert got == {("value", "AltoNet", None, "=", 75.0, None, None, "number of layers", 8.0),
+                   ("value", "BrioNet", None, "=", 73.9, None, None, "number of layers", 2.0)}
+    assert ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None) in claims(
+        "BrioNet is 1.1 points behind AltoNet but runs 2.5 times faster [P1, Table 2].")
+
+
+def test_counts_and_hyperparameters_are_no_values() -> None:
+    assert claims("AltoNet uses 3 attention heads and 64 hidden units [P1].") == set()
+    assert claims("BrioNet was trained with a batch size of 256 [P1].") == set()
+    assert claims("CeltaNet's PubMed score of 79.9 puts it ahead of the MLP baseline [P1, Table 1].") >= {
+        ("value", "CeltaNet", None, "=", 79.9, None, "PubMed", None, None)}
+
+
+def test_neither_nor_whether_and_a_recommendation_state_no_rank_or_comparison() -> None:
+    assert claims("Neither AltoNet nor BrioNet is the best model on Cora [P1, Table 1].") == set()
+    assert claims("Neither AltoNet nor BrioNet beats CeltaNet on PubMed [P1, Table 1].") == set()
+    assert claims("It is unclear whether BrioNet outperforms AltoNet on Cora [P1, Table 1].") == set()
+    assert claims("For a small budget, BrioNet is the best choice [P1, Table 2].") == set()
+    assert claims("The MLP baseline sits at the bottom of the PubMed column [P1, Table 1].") == {
+        ("rank", "MLP baseline", None, "min", None, None, "PubMed", None, None)}
+
+
+def test_thousands_ratio_signs_bounds_and_ranks_against_all() -> None:
+    assert claims("BrioNet handles 1.5k img/s, roughly 2.5× the throughput of AltoNet [P1, Table 2].") == {
+        ("value", "BrioNet", None, "=", 1500.0, "Throughput (img/s)", None, None, None),
+        ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None)}
+    assert claims("AltoNet is still at 61.0 with 2 layers, while CeltaNet has already passed 70 [P1, Figure 2].") == {
+        ("value", "AltoNet", None, "=", 61.0, None, None, "number of layers", 2.0)}
+    got = claims("CeltaNet is the most accurate on Cora (81.5) and BrioNet the fastest (1.5k img/s) [P1, Table 2].")
+    assert ("value", "CeltaNet", None, "=", 81.5, None, "Cora", None, None) in got
+    assert claims("The MLP baseline trails all three graph models on PubMed [P1, Table 1].") == {
+        ("rank", "MLP baseline", None, "min", None, None, "PubMed", None, None)}
+    assert claims("CeltaNet (80.9 on PubMed) edges AltoNet (80.5) [P1, Table 1].") >= {
+        ("compare", "CeltaNet", "AltoNet", ">", None, None, "PubMed", None, None)}
+    assert claims("Graphs with many edges slow BrioNet down [P1].") == set()
+
+
+def test_pronouns_stand_for_the_sentence_subject_and_the_former_and_latter() -> None:
+    assert claims("AltoNet trails CeltaNet on Cora; its PubMed score is 80.1 [P1, Table 1].") >= {
+        ("value", "AltoNet", None, "=", 80.1, None, "PubMed", None, None)}
+    assert claims("AltoNet and BrioNet differ in size: the former has 25M parameters, the latter 9M [P1, Table 2].") == {
+        ("value", "AltoNet", None, "=", 25.0, "Params (M)", None, None, None),
+        ("value", "BrioNet", None, "=", 9.0, "Params (M)", None, None, None)}
+    got = claims("BrioNet is quick, but its accuracy of 70.0 on Cora is the lowest of the three [P1, Table 1].")
+    assert ("rank", "BrioNet", None, "min", None, "accuracy (%)", "Cora", None, None) in got
+    # a pronoun object gives no comparison, and the number after it is the subject's
+    assert claims("CeltaNet leads at 81.0, with AltoNet just behind it (80.6) [P1, Table 1].") == {
+        ("value", "CeltaNet", None, "=", 81.0, None, None, None, None),
+        ("value", "AltoNet", None, "=", 80.6, None, None, None, None),
+        ("rank", "CeltaNet", None, "max", None, None, None, None, None)}
+    assert ("compare", "AltoNet", "BrioNet", ">", 0.9, None, None, None, None) in claims(
+        "Compared with BrioNet's 70.2, AltoNet's 71.1 is higher by 0.9 [P1, Table 1].")

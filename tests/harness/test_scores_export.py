@@ -57,10 +57,13 @@ def test_read_run_refuses_a_folder_that_is_not_a_run_in_one_line(tmp_path: Path)
 def test_read_run_of_an_unscored_run_says_so_and_writes_nothing(tmp_path: Path):
     ep = episode("E1", "easy", [turn("t1", NUM, [("PE1", "table:1")], checklist=1)])
     run_dir = write_run(tmp_path, [ep], {"E1": TraceBuilder("E1", n_turns=1).turn().answer("1").end().lines()})
+    config = json.loads((run_dir / "run.json").read_text())
+    config["settings"]["max_steps"] = 0  # a setting this version refuses (another version's run.json)
+    (run_dir / "run.json").write_text(json.dumps(config))
     before = sorted(p.name for p in run_dir.iterdir())
     run = harness.read_run(run_dir)
     assert not run.scored and run.episodes() == [] and any("not scored" in n for n in run.notes)
-    assert any("settings.agent" in n for n in run.notes)  # the fixture's agent is no agent of this version
+    assert any("settings.max_steps" in n for n in run.notes) and run.settings is None
     assert sorted(p.name for p in run_dir.iterdir()) == before
 
 

@@ -428,3 +428,61 @@ def test_replay_prints_model_and_tool_text_inert(tiny_sandbox, tiny_episodes, tm
     # an error line that quotes data is inert too
     code, out = epi(["replay", str(rd.path), "no-such" + PAYLOADS["window title"]], capsys, monkeypatch, tiny_sandbox)
     assert code == 2 and "\x1b" not in out and "\\x1b]0;pwned title" in out, out
+
+
+# -- a cue image is an image of bounded size; paper text from `epi paper` is inert ------------------------------
+
+@pytest.mark.parametrize("what, needle", [("oversized", "MiB; the limit is 20 MiB"),
+                                          ("not an image", "not a PNG, JPEG, GIF or WebP")])
+def test_a_cue_image_that_is_huge_or_not_an_image_is_refused_at_validation(what, needle, tiny_sandbox, tiny_episodes,
+                                                                           tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "eps"
+    folder.mkdir()
+    cue = folder / "cue.png"
+    if what == "oversized":  # a PNG header, then 21 MiB of holes: costs no disk, would cost the endpoint 21 MiB
+        cue.write_bytes(CUE_PNG.read_bytes()[:64])
+        os.truncate(cue, 21 * 2**20)
+    else:
+        cue.write_text("#!/bin/sh\necho this is not an image\n")
+    eps, _ = _episode_file(tiny_episodes, folder, "cue.png")
+    code, out = epi(["episodes", "validate", str(eps)], capsys, monkeypatch, tiny_sandbox)
+    assert code == 2 and "Traceback" not in out, out
+    assert f"{eps}:1:" in _one_line(out) and "turns[0].cue.image" in _one_line(out) and needle in _one_line(out), out
+
+
+def test_a_cue_image_grown_after_validation_is_read_bounded_and_fails_its_episode(tmp_path):
+    from types import SimpleNamespace
+
+    from harness.episode_runner import EpisodeRunner, _EpisodeStop
+
+    folder = tmp_path / "eps"
+    folder.mkdir()
+    runner = SimpleNamespace(episodes_dir=folder, run_dir=RunDir(tmp_path / "run"))
+    big = folder / "big.png"
+    big.write_bytes(CUE_PNG.read_bytes())
+    os.truncate(big, 64 * 2**20)
+    with pytest.raises(_EpisodeStop) as stop:
+        EpisodeRunner._copy_cue_image(runner, "big.png", "e", 1)  # type: ignore[arg-type]
+    assert stop.value.bucket == "pipeline" and "the limit is 20 MiB" in stop.value.message
+    assert not (tmp_path / "run").exists() or not any(p.is_file() for p in (tmp_path / "run").rglob("*"))
+
+
+def test_epi_paper_prints_paper_text_inert(tmp_path, capsys, monkeypatch):
+    import pymupdf
+
+    evil = PAYLOADS["window title"] + PAYLOADS["screen clear"] + PAYLOADS["hidden text"]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), "A paper whose captions carry terminal escapes", fontsize=14)
+    page.insert_text((72, 300), f"Table 1: Accuracy {evil} of the methods.", fontsize=9)
+    for i, row in enumerate(["Method  Acc", f"Base{evil}  71.2", "Ours  74.0"]):
+        page.insert_text((72, 320 + 14 * i), row, fontsize=9)
+    pdf = tmp_path / "evil.pdf"
+    doc.save(pdf)
+    assert "\x1b]0;pwned title" in pymupdf.open(pdf)[0].get_text()  # the payload survives text extraction
+    monkeypatch.setenv("COLUMNS", "400")  # one caption per line: the check reads the escaped payload whole
+    for args in (["paper", "inspect", str(pdf)], ["paper", "table", str(pdf), "1"]):
+        code, out = epi(args, capsys, monkeypatch)
+        assert code == 0, out
+        assert "]0;pwned title" in out  # shown as text (the parser or `inert` disarms the escape)...
+        assert not any(c in out for c in "\x1b\x9b\x07")  # ...obeyed nowhere
