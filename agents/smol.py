@@ -22,8 +22,10 @@ on here are pinned by tests/agents/test_smol_pin.py.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Coroutine
 
@@ -83,6 +85,19 @@ _IMAGE_TOKENS = 800
 _HANDOVER_CHARS = 4000
 _QUIET = -1  # smolagents' LogLevel.OFF: everything is in the trace, nothing on the console
 
+
+
+# A smolagents turn holds its thread for the whole turn while its tool calls come back to the event loop, and the tools
+# (the sandbox's search, PDF parsing) use asyncio's default thread pool. Turns in that same pool (min(32, CPUs + 4)
+# threads: 6 on two cores) would take every thread at 6 concurrent episodes and the tools would wait for ever: turns
+# get their own threads (made as needed, up to the largest concurrency a run may have).
+_TURN_THREADS = ThreadPoolExecutor(max_workers=256, thread_name_prefix="smol-turn")
+
+
+async def _in_turn_thread(func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """`asyncio.to_thread` on the turn threads (the context variables go along, as to_thread does)."""
+    ctx = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(_TURN_THREADS, functools.partial(ctx.run, func, *args, **kwargs))
 
 class _Bridge:
     """The thread-safe way from the smolagents worker thread back to the turn's context on the event loop."""
@@ -382,9 +397,9 @@ class _SmolAgentBase(BaseAgent):
         self._opened = view.turn
         bridge.in_loop = True
         try:
-            output = await asyncio.to_thread(agent.run, turn_message_text(view, self.style, image_attached=bool(images)),
-                                             reset=first_run,
-                                             images=images or None, max_steps=OUT_OF_REACH_STEPS)
+            output = await _in_turn_thread(agent.run, turn_message_text(view, self.style, image_attached=bool(images)),
+                                           reset=first_run,
+                                           images=images or None, max_steps=OUT_OF_REACH_STEPS)
         except Exception as e:
             if bridge.provider_error is not None:
                 raise bridge.provider_error from e
@@ -590,7 +605,7 @@ class SmolCodeAgent(_SmolAgentBase):
             return executor(fix_final_answer_code("\n".join(blocks)))
 
         try:
-            out = await asyncio.to_thread(run)
+            out = await _in_turn_thread(run)
         except BudgetExhaustedError:
             raise
         except Exception as e:  # the model's code failed: shown to the model, a step

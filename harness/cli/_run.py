@@ -1,13 +1,11 @@
-"""`epi run` and `epi ablate`: run an agent over an episode set, or a grid of ablations."""
+"""`epi run`: run an agent over an episode set (`epi ablate`, a sweep of runs, is in _ablate.py)."""
 from __future__ import annotations
 
 import asyncio
 import inspect
-import itertools
 import json
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 from rich.console import Console
@@ -15,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..agent import AgentConfig
-from ..settings import DEFAULT_EPISODES, PRESET_HELP, RunSettings, SettingsError, build_settings, load_toml, preset
+from ..settings import PRESET_HELP, RunSettings, SettingsError, build_settings, load_toml, preset
 from ..terminal_text import inert
 from ._apps import UserError, app
 from ._options import parameters, setting_options, settings_layer
@@ -24,17 +22,12 @@ if TYPE_CHECKING:  # the runner pulls in tools, traces and scoring: loaded by th
     from ..executors import RunPlan
     from ..runner import RunRequest
 
-F = {**AgentConfig.model_fields, **RunSettings.model_fields}
-
-
-def _h(name: str) -> str:
-    return F[name].description or ""
-
-
-def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...] = ("run", "--resume")) -> list[Any]:
+def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...] = ("run", "--resume"),
+                   interrupted: Callable[[Any], None] | None = None) -> list[Any]:
     """Run one or more runs as one bag of jobs, with a rich progress bar per run: jobs done,
     episodes answered right so far, time left. SIGINT or SIGTERM: say how far each run got and the exact
-    command (`epi <verb> RUN ...`) that takes it up again, exit 128 + the signal."""
+    command (`epi <verb> RUN ...`) that takes it up again (or let `interrupted` say it, given the
+    RunInterrupted), exit 128 + the signal."""
     from agents import agent_label
 
     from ..run_signals import RunInterrupted
@@ -69,7 +62,7 @@ def _progress_grid(requests: list[RunRequest], quiet: bool, verb: tuple[str, ...
         with prog:
             return asyncio.run(run_grid(requests, progress=on_done, on_start=on_start))
     except RunInterrupted as e:
-        _report_interrupted(e, verb)
+        (interrupted or (lambda e: _report_interrupted(e, verb)))(e)
         raise typer.Exit(e.exit_code) from None
 
 
@@ -184,94 +177,3 @@ def _retry_hint(settings: RunSettings) -> str:
 _fixed = [p for p in inspect.signature(run_cmd).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
 run_cmd.__signature__ = inspect.Signature(_fixed + parameters(_OPTIONS))  # type: ignore[attr-defined]
 app.command("run")(run_cmd)
-
-
-def _split_list(value: str, what: str) -> list[str]:
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    if not items:
-        raise UserError(f"{what}: give a comma-separated list")
-    return items
-
-
-@app.command("ablate")
-def ablate_cmd(
-    agent: str = typer.Option("heuristic", "--agent", "-a", help=_h("agent")),
-    episodes: Path = typer.Option(DEFAULT_EPISODES, "--episodes", "-e", help=_h("episodes")),
-    max_steps: str = typer.Option("10", "--max-steps", help="comma-separated budgets, e.g. 5,10,15"),
-    final_turn_tools: str = typer.Option("off", "--final-turn-tools", help="comma-separated: off,on"),
-    disable_tool: str = typer.Option("none", "--disable-tool", help="comma-separated tool names or none, e.g. none,pdf_rag"),
-    limit: Optional[int] = typer.Option(None, "--limit", help=_h("limit")),
-    concurrency: int = typer.Option(4, "--concurrency", "-j", help=_h("concurrency")),
-    results: Path = typer.Option(Path("results"), "--results", help=_h("results")),
-    name: Optional[str] = typer.Option(None, "--name", help="name of the ablation folder under results/"),
-    model: Optional[str] = typer.Option(None, "--model", help=_h("model")),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help=_h("base_url")),
-    epochs: int = typer.Option(1, "--epochs", help=_h("epochs")),
-    executor: str = typer.Option("local", "--executor", help=_h("executor") + "; the whole grid is one bag of jobs"),
-    ray_address: Optional[str] = typer.Option(None, "--ray-address", help=_h("ray_address")),
-    ray_workers: Optional[int] = typer.Option(None, "--ray-workers", help=_h("ray_workers")),
-    ray_copy_back: bool = typer.Option(False, "--ray-copy-back", help=_h("ray_copy_back")),
-    as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
-) -> None:
-    """Run every combination of budgets, final-turn tools and removed tools; write one comparison."""
-    from ..runner import RunRequest, RunSetupError, check_settings
-
-    budgets = []
-    for b in _split_list(max_steps, "--max-steps"):
-        if not b.isdigit() or int(b) < 1:
-            raise UserError(f"--max-steps: {b!r} is not a budget of at least 1")
-        budgets.append(int(b))
-    ftt = []
-    for v in _split_list(final_turn_tools, "--final-turn-tools"):
-        if v not in ("on", "off"):
-            raise UserError(f"--final-turn-tools: {v!r} must be on or off")
-        ftt.append(v == "on")
-    removed = _split_list(disable_tool, "--disable-tool")
-    from agents import agent_label
-
-    from ..rundir import safe_name
-
-    group = name or f"ablate-{safe_name(agent_label(agent))}-{time.strftime('%Y%m%d-%H%M%S')}"
-    out_root = results / group
-    combos = list(itertools.product(budgets, ftt, removed))
-    try:  # every combination is checked before the first one runs
-        grid = []
-        for steps, tools_on, rm in combos:
-            rid = f"steps{steps}-final{'on' if tools_on else 'off'}-{'no_' + rm if rm != 'none' else 'all'}"
-            settings = build_settings(
-                {
-                    "agent": agent, "episodes": episodes, "max_steps": steps, "final_turn_tools": tools_on,
-                    "disable_tools": [] if rm == "none" else [rm], "limit": limit, "concurrency": concurrency,
-                    "results": out_root, "run_id": rid, "epochs": epochs, "executor": executor,
-                    "ray_address": ray_address, "ray_workers": ray_workers, "ray_copy_back": ray_copy_back,
-                    "agent_config": {"model": model, "base_url": base_url},
-                },
-                source="ablate",
-            )
-            check_settings(settings)
-            grid.append(settings)
-        summaries = _progress_grid([RunRequest(settings) for settings in grid], as_json)
-        # (interrupted: each run's resume command is printed; `epi ablate` itself has no resume)
-        run_dirs = [s.run_dir for s in summaries]
-    except (SettingsError, RunSetupError) as e:
-        raise UserError(str(e)) from None
-    from ..scoring import compare_runs, write_comparison
-    from ..scoring.compare import leaderboard_table, paired_comparisons, report_leaderboard
-
-    path = write_comparison(run_dirs, out_root)
-    # the grid's runs share one episode file: each is paired with the first, so the terminal says which
-    # settings made a detectable difference, not only point estimates
-    scores = compare_runs(run_dirs)
-    paired = paired_comparisons(run_dirs, scores)[0]
-    if as_json:
-        print(json.dumps({"ablation": str(out_root), "runs": [str(r) for r in run_dirs], "comparison": str(path),
-                          "paired": [{"run": c.run, "baseline": c.baseline, "verdict": c.verdict} for c in paired]},
-                         indent=2))
-    else:
-        console = Console() if Console().width >= 140 else Console(width=160)
-        console.print(leaderboard_table(scores))
-        if (reports := report_leaderboard(scores)) is not None:
-            console.print(reports)
-        for c in paired:
-            console.print(c.verdict + ".", highlight=False, markup=False)
-        console.print(f"ablation of {len(run_dirs)} runs in [bold]{out_root}[/]; comparison: {path}")

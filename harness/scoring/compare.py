@@ -220,9 +220,7 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
 
         lines += ["## Reports (apart from ESR and the accuracies)", ""]
         lines += report_table([(n, r.report) for n, r in zip(names, runs) if r.report is not None]) + [""]
-    titles = {"failure_types": "Failure types", "ablation": "Ablations", "budget": "Step budget", "cost": "Cost against success",
-              "process": "Process against outcome"}
-    for key, title in titles.items():
+    for key, title in PLOT_TITLES.items():
         if key in plot_paths:
             lines += [f"## {title}", "", f"![{title}]({plot_paths[key].relative_to(out_dir)})", ""]
     lines += ["## Runs", "", "| Run | Agent | Model | Settings | Labeller | Scorer | Episodes | Errored | Epochs (reducer) | "
@@ -236,6 +234,8 @@ def comparison_markdown(runs: list[RunScores], plot_paths: dict[str, Path], out_
     return "\n".join(lines) + "\n"
 
 
+PLOT_TITLES = {"paired_effects": "Paired effect of each factor", "failure_types": "Failure types", "ablation": "Ablations",
+               "budget": "Step budget", "cost": "Cost against success", "process": "Process against outcome"}
 PROPORTION_NOTE = ("Wilson over episodes (Acc_pre over non-final turns at their effective number: turns of one "
                    "episode are not independent).")
 BOOTSTRAP_NOTE = ("EC: Wilson over evidence units (required units of correct turns) at their effective number (units of "
@@ -250,17 +250,23 @@ def reducer_note(runs: list[RunScores]) -> str:
     return f" Repeated runs: each episode's epochs reduced by `{runs[0].reducer}` (every run alike)."
 
 
-def write_comparison(run_dirs: list[Path], out_dir: Path, *, reducer: str | None = None, baseline: int = 0) -> Path:
+def write_comparison(run_dirs: list[Path], out_dir: Path, *, reducer: str | None = None, baseline: int = 0,
+                     runs: list[RunScores] | None = None, paired: list[str] | None = None,
+                     plot_paths: dict[str, Path] | None = None) -> Path:
     """Write comparison.md and plots/ under out_dir for the given runs; returns the comparison.md path.
-    Every run is paired against run_dirs[baseline]; runs over another episode file are named as not paired."""
+    Every run is paired against run_dirs[baseline]; runs over another episode file are named as not paired.
+    A sweep (`epi ablate`) gives its own `paired` section instead (each cell against its matched cell), its
+    `runs` scored already and its own plots (`plot_paths`, by the keys of `PLOT_TITLES`)."""
     out_dir = Path(out_dir)
     run_dirs = [Path(d) for d in run_dirs]
-    runs = compare_runs(run_dirs, reducer, baseline)
+    if runs is None:
+        runs = compare_runs(run_dirs, reducer, baseline)
     names = run_names(runs)
-    comparisons, skipped = paired_comparisons(run_dirs, runs, baseline)
-    paired = paired_markdown(comparisons, runs[baseline].run_id, skipped) if len(runs) > 1 else []
+    if paired is None:
+        comparisons, skipped = paired_comparisons(run_dirs, runs, baseline)
+        paired = paired_markdown(comparisons, runs[baseline].run_id, skipped) if len(runs) > 1 else []
     pdir = out_dir / "plots"
-    paths: dict[str, Path] = {}
+    paths: dict[str, Path] = dict(plot_paths or {})
     if any(r.all.failures.total() for r in runs):
         paths["failure_types"] = plots.failure_distribution(names, runs, pdir / "failure_types.png")
     if len({r.ablation.label() for r in runs}) > 1:

@@ -256,7 +256,7 @@ def test_an_ablation_of_an_agent_file_stays_in_the_results_folder(agent_file, ti
                      "--limit", "1", "--results", str(tmp_path / "r"), "--json"], capsys, monkeypatch, tiny_sandbox)
     assert code == 0, out
     (group,) = (tmp_path / "r").iterdir()  # named by the class, not by the file's path
-    assert group.name.startswith("ablate-MyAgent-") and (group / "steps2-finaloff-all" / "run.json").is_file()
+    assert group.name.startswith("ablate-MyAgent-") and (group / "all" / "run.json").is_file()
 
 
 def test_a_retry_with_your_own_agent_makes_the_run_in_process():

@@ -121,8 +121,8 @@ def test_a_grid_on_ray_scores_like_the_local_executor(agent, ray_cluster, tiny_e
             assert sa == sb, (run, k)
         if agent == "oracle":
             assert sa["all"]["esr"] == 100.0
-    budget1 = score_epoch(tmp_path / "ray" / "steps1-finaloff-all", 1, tmp_path / "views-1")
-    budget10 = score_epoch(tmp_path / "ray" / "steps10-finaloff-all", 1, tmp_path / "views-10")
+    budget1 = score_epoch(tmp_path / "ray" / "max-steps=1", 1, tmp_path / "views-1")
+    budget10 = score_epoch(tmp_path / "ray" / "max-steps=10", 1, tmp_path / "views-10")
     assert budget1 != budget10, "the three configurations must really differ for the comparison to mean anything"
 
 
