@@ -36,9 +36,10 @@ from ..agent import (
 )
 from .endpoints import Endpoints, TurnGate
 from .http import HttpServer
+from .mcp_server import MCP_PATH, McpTools
 from .process import AgentProcess
 from .protocol import EpisodeLine, ProtocolViolation, dump_line, openai_tools, parse_answer, turn_line
-from .sandbox import BRIDGE_PORT, SCRATCH, bwrap_argv, check_agent_dirs, resolve_command, sandbox_unavailable_reason
+from .sandbox import BRIDGE_PORT, MCP_STDIO, MCP_STDIO_INSIDE, SCRATCH, bwrap_argv, check_agent_dirs, resolve_command, sandbox_unavailable_reason
 
 _BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 CUE_IMAGE_MAX = 32 * 1024 * 1024
@@ -88,6 +89,7 @@ class BridgeAgent(BaseAgent):
         self._proc: AgentProcess | None = None
         self._server: HttpServer | None = None
         self._endpoints: Endpoints | None = None
+        self._mcp: McpTools | None = None
         self._client: Any = None
         self._tmp: Path | None = None
         self._line: asyncio.Task[bytes] | None = None
@@ -151,7 +153,10 @@ class BridgeAgent(BaseAgent):
         self._client = ChatEndpoint(self.config.base_url, api_key(self.config), self.config.request_timeout_s,
                                     verify=tls_context(endpoint_url(self.config.base_url)))
         self._endpoints = Endpoints(token=token, model=model, client=self._client, policy=retry_policy(self.config),
-                                    known_tools={t.name for t in info.tools})
+                                    tools=info.tools)
+        self._mcp = McpTools(self._endpoints, info.tools)
+        await self._mcp.start()
+        self._endpoints.mcp = self._mcp
         self._server = HttpServer(self._endpoints.handle)
         env = {"PATH": _BASE_PATH, "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
         if self.confined:
@@ -173,16 +178,20 @@ class BridgeAgent(BaseAgent):
         if extra_path:
             env["PATH"] = ":".join(extra_path) + ":" + env["PATH"]
         base = f"http://127.0.0.1:{port}/v1"
+        mcp_url = f"http://127.0.0.1:{port}{MCP_PATH}"
+        mcp_script = MCP_STDIO_INSIDE if self.confined else str(MCP_STDIO)
         env.update({"HOME": self._scratch_seen, "TMPDIR": self._scratch_seen if not self.confined else "/tmp",
                     "OPENAI_BASE_URL": base, "OPENAI_API_KEY": token, "EPI_BRIDGE_URL": base,
-                    "EPI_BRIDGE_TOKEN": token, "EPI_MODEL": model, "EPI_BRIDGE_PROTOCOL": "1"})
+                    "EPI_BRIDGE_TOKEN": token, "EPI_MODEL": model, "EPI_BRIDGE_PROTOCOL": "1",
+                    "EPI_MCP_URL": mcp_url, "EPI_MCP_STDIO": mcp_script})
         env.update(agent_environment(self.config.agent_env))
         self._proc = AgentProcess(argv, env=env, cwd=cwd, memory_mb=self.config.agent_memory_mb)
         await self._proc.start()
         await self._proc.send(dump_line(EpisodeLine(
             episode_id=info.episode_id, n_turns=info.n_turns, token=token, base_url=base, model=model,
             tools_url=f"{base}/tools", tool_call_url=f"{base}/tools/call", scratch=self._scratch_seen,
-            tools=openai_tools(info.tools))))
+            tools=openai_tools(info.tools), mcp_url=mcp_url,
+            mcp_stdio={"args": [mcp_script], "env": {"EPI_BRIDGE_URL": base, "EPI_BRIDGE_TOKEN": token}})))
 
     def owns_turn(self, view: TurnView) -> bool:
         return True
@@ -293,6 +302,9 @@ class BridgeAgent(BaseAgent):
         if self._server is not None:
             await self._server.close()
             self._server = None
+        if self._mcp is not None:
+            await self._mcp.close()
+            self._mcp = None
         if self._client is not None:
             await self._client.aclose()
             self._client = None
