@@ -30,6 +30,7 @@ from ..agent import BudgetExhaustedError, ProviderError, TokenUsage, ToolSpec, T
 from ..chat_body import ChatBody
 from ..session import PipelineError
 from .http import Request, Response
+from .messages import RequestReader
 from .protocol import openai_tools
 
 BUDGET_MESSAGE = "budget used up: answer now without tools (send one more request without `tools`)"
@@ -92,6 +93,7 @@ class Endpoints:
         self.gate: TurnGate | None = None
         self.last_ctx: TurnContext | None = None  # for tracing requests that come between turns
         self.refused_unauthorised = 0
+        self.reader = RequestReader()  # the conversation's messages as parsed and encoded, reused request to request
         self.mcp: Any = None  # mcp_server.McpTools, set by the bridge agent: serves /mcp
 
     async def handle(self, req: Request) -> Response:
@@ -138,10 +140,15 @@ class Endpoints:
     async def chat(self, raw: bytes) -> Response:
         gate = self.gate
         ctx = gate.ctx if gate is not None else self.last_ctx
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
+        read = self.reader.read(raw)
+        parts: tuple[bytes, ...] | None = None
+        if read is not None:
+            data, parts = read
+        else:
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                data = None
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             return self._refuse(ctx, None, raw, "the body must be a JSON object with a `messages` list", "bad_request")
         if gate is None or gate.closed.is_set():
@@ -165,9 +172,10 @@ class Endpoints:
             if gate.fallback_used:
                 return self._refuse(ctx, data, raw, TURN_OVER_MESSAGE, "turn_over")
             gate.fallback_used = True
-        return await self._forward(gate, data, tools)
+        return await self._forward(gate, data, tools, parts)
 
-    async def _forward(self, gate: TurnGate, data: dict[str, Any], tools: list[Any]) -> Response:
+    async def _forward(self, gate: TurnGate, data: dict[str, Any], tools: list[Any],
+                       parts: tuple[bytes, ...] | None = None) -> Response:
         from harness.provider import call_with_retries
 
         from agents._wire import token_counts
@@ -175,7 +183,8 @@ class Endpoints:
         ctx = gate.ctx
         if data.get("model") != self.model:
             data["model"] = self.model
-        body = ChatBody.from_request(data)
+        body = (ChatBody.build({k: v for k, v in data.items() if k != "messages"}, parts) if parts is not None
+                else ChatBody.from_request(data))
         # the harness's tools it offered (a program's own, such as smolagents' final_answer, are not the harness's)
         offered = [n for n in _tool_names(tools) if self.known_tools is None or n in self.known_tools]
         await ctx.model_slot()
