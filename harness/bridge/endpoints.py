@@ -199,10 +199,19 @@ class Endpoints:
             gate.fail(e)
             return Response.error(502, f"the model provider failed: {e}", "provider_error", "server_error")
         prompt_tokens, completion_tokens = token_counts(resp)
-        ctx.record_model_call(model=self.model, request=None, body=body, response=resp,
-                              usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
-                              latency_s=self.client.last_latency_s, tools_offered=offered)
-        return Response.json(200, resp)
+        latency = self.client.last_latency_s
+
+        def record() -> None:  # once the response is on its way, before anything else on the loop (http.Response)
+            try:
+                ctx.record_model_call(model=self.model, request=None, body=body, response=resp,
+                                      usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+                                      latency_s=latency, tools_offered=offered)
+            except Exception as e:  # the trace could not be written: the episode ends with the error
+                gate.fail(e)
+
+        out = Response.json(200, resp)
+        out.after = record
+        return out
 
     # -- the tools ------------------------------------------------------------------------------------
     async def tool_call(self, raw: bytes) -> Response:
