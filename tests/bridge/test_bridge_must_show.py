@@ -149,3 +149,16 @@ async def test_a_long_lived_program_takes_episode_after_episode_and_is_labelled(
     assert events(rd, "ep-0", "episode_start")[0].agent == name
     scores = json.loads((rd.path / "scores.json").read_text())
     assert scores["agent"] == name and name in (rd.path / "report.md").read_text()
+
+
+async def test_a_long_lived_program_that_fails_an_episode_is_replaced(model_server, api_key_env, tmp_path):
+    srv = model_server([], default={"content": "Final answer: x"})
+    summary, rd = await run_bridge(srv, api_key_env, f"python {PROGRAMS / 'long_lived.py'}", tmp_path, "none",
+                                   cfg={"agent_long_lived": True, "agent_env": ["LL_DIE_IN=ep-1"]})
+    by_id = {o.episode_id: o for o in summary.outcomes}
+    assert by_id["ep-1"].status == "failed" and by_id["ep-1"].bucket == "model"
+    assert "dying in ep-1" in events(rd, "ep-1", "error")[0].detail
+    first, after = (json.loads(by_id[e].answers[0]) for e in ("ep-0", "ep-2"))
+    assert json.loads(by_id["ep-1"].answers[0])["pid"] == first["pid"]  # the same program took ep-0 and ep-1
+    assert after["pid"] != first["pid"] and after["episodes"] == 1  # a new one took ep-2
+    assert by_id["ep-2"].status == "completed"

@@ -27,6 +27,8 @@ for line in sys.stdin:
         episode, seen = msg, seen + 1
         first_token = first_token or msg["token"]
     elif msg["type"] == "turn":
+        if msg["turn"] == 2 and episode["episode_id"] == os.environ.get("LL_DIE_IN"):
+            sys.exit("dying in " + episode["episode_id"])
         answer = {"pid": process_id, "episodes": seen, "long_lived": episode["long_lived"],
                   "token": models(episode, episode["token"]), "first_token": models(episode, first_token)}
         print(json.dumps({"type": "answer", "turn": msg["turn"], "answer": json.dumps(answer)}), flush=True)
