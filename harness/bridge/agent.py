@@ -10,6 +10,10 @@ the program's answer while the endpoints forward its one request without tools.
 
 Anything the program does wrong ends the episode as the agent's error (AgentProgramError: bucket `model`,
 the tail of its stderr in the trace), never the run.
+
+With `agent_long_lived`, a program (its process, HTTP server and scratch folder: `_Program`) that answered
+every turn of its episode is handed to `pool.py` and takes the run's next episode, with a new token, new
+endpoints and a new MCP server; the server passes each request to the open episode's endpoints.
 """
 from __future__ import annotations
 
@@ -40,7 +44,8 @@ from .http import HttpServer, Request, Response
 from .mcp_server import MCP_PATH, McpTools
 from .process import AgentProcess
 from .protocol import EpisodeLine, ProtocolViolation, dump_line, openai_tools, parse_answer, turn_line
-from .sandbox import BRIDGE_PORT, MCP_STDIO, MCP_STDIO_INSIDE, SCRATCH, bwrap_argv, check_agent_dirs, resolve_command, sandbox_unavailable_reason
+from .sandbox import (BRIDGE_PORT, MCP_STDIO, MCP_STDIO_INSIDE, SCRATCH, bwrap_argv, check_agent_dirs, resolve_command,
+                      sandbox_unavailable_reason)
 
 _BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 CUE_IMAGE_MAX = 32 * 1024 * 1024
@@ -77,7 +82,8 @@ def agent_environment(names: list[str]) -> dict[str, str]:
 
 
 class BridgeAgent(BaseAgent):
-    """Runs `config.agent_cmd` once per episode, confined in bubblewrap where it can be."""
+    """Runs `config.agent_cmd` once per episode (or, `agent_long_lived`, one program for episode after episode),
+    confined in bubblewrap where it can be."""
 
     name = "bridge"
     memory_modes: tuple[MemoryMode, ...] = ("conversation",)  # the program keeps its own memory
@@ -155,7 +161,7 @@ class BridgeAgent(BaseAgent):
         await self._mcp.start()
         self._endpoints.mcp = self._mcp
         program = pool.take(self.config) if self.config.agent_long_lived else None
-        if program is not None and program.proc.returncode is not None:  # it ended after its last episode
+        if program is not None and (program.proc is None or program.proc.returncode is not None):  # it has ended
             await program.close()
             program = None
         if program is None:
@@ -165,6 +171,7 @@ class BridgeAgent(BaseAgent):
         self._proc, self._tmp, self._scratch_seen = program.proc, program.tmp, program.scratch_seen
         self._answered, self._n_turns = 0, info.n_turns
         base, mcp_url, mcp_script = program.base, program.mcp_url, program.mcp_script
+        assert program.proc is not None
         await program.proc.send(dump_line(EpisodeLine(
             episode_id=info.episode_id, n_turns=info.n_turns, token=token, base_url=base, model=model,
             tools_url=f"{base}/tools", tool_call_url=f"{base}/tools/call", scratch=self._scratch_seen,
