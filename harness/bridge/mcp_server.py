@@ -15,7 +15,6 @@ harness/bridge/mcp_stdio.py, which forwards to the same tool endpoint.
 from __future__ import annotations
 
 import asyncio
-from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -43,16 +42,36 @@ class McpTools:
                                           on_call_tool=self._call)
         self.manager = StreamableHTTPSessionManager(self.server, stateless=True, json_response=True,
                                                     max_request_body_size=MAX_BODY)
-        self._stack = AsyncExitStack()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        await self._stack.enter_async_context(self.manager.run())
+        """Run the SDK's session manager in a task of its own for the episode: its anyio task group must be left in
+        the task it was entered in (the runner starts and ends an episode from different tasks)."""
+        started = asyncio.Event()
+
+        async def serve() -> None:
+            async with self.manager.run():
+                started.set()
+                await self._stop.wait()
+
+        self._task = asyncio.ensure_future(serve())
+        ready = asyncio.ensure_future(started.wait())
+        try:
+            await asyncio.wait([self._task, ready], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+        if not started.is_set():
+            await self._task  # it ended before it served: raise what ended it
 
     async def close(self) -> None:
-        try:
-            await asyncio.wait_for(self._stack.aclose(), 5.0)
-        except (asyncio.TimeoutError, Exception):
-            pass
+        self._stop.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, 5.0)
+            except (asyncio.TimeoutError, Exception):
+                pass
+            self._task = None
 
     async def _list(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=self.tools)

@@ -74,3 +74,20 @@ def test_an_mcp_result_carries_the_text_images_provenance_and_refusal():
     assert refused.is_error and refused.meta["epi/refused"] is True
     no_turn = mcp_result(409, {"message": "no turn is open", "code": "no_turn_open"})
     assert no_turn.is_error and no_turn.content[0].text == "not run: no turn is open"
+
+
+async def test_the_mcp_server_is_started_and_closed_from_different_tasks_cleanly():
+    """The runner starts an episode and ends it from different tasks; the SDK's task group must still be left in
+    the task that entered it, and nothing of the episode's MCP server may be left running."""
+    import asyncio
+
+    from harness.agent import ToolSpec
+    from harness.bridge.mcp_server import McpTools
+
+    before = set(asyncio.all_tasks())
+    m = McpTools(None, [ToolSpec(name="web_search", description="d", parameters={"type": "object", "properties": {}})])
+    await asyncio.ensure_future(m.start())
+    task = m._task
+    await asyncio.ensure_future(m.close())
+    assert task is not None and task.done() and task.exception() is None
+    assert set(asyncio.all_tasks()) - before == {asyncio.current_task()} - before
