@@ -71,3 +71,4 @@ for line in sys.stdin:
     text = str(answer or "")
     answer = text.rsplit("Final answer:", 1)[-1].strip() if "Final answer:" in text else text.strip()
     print(json.dumps({"type": "answer", "turn": turn["turn"], "answer": answer}), file=protocol, flush=True)
+run(mcp.__aexit__(None, None, None))
