@@ -60,6 +60,16 @@ def model_server(root: Path) -> Iterator[str]:
         proc.wait()
 
 
+CPU: dict[str, float] = {}  # run name -> CPU seconds of this (the harness's) process during the run
+
+
+def cpu_now() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 async def one_run(root: Path, name: str, base_url: str, steps: int, **agent: object) -> RunDir:
     eps = root / "episodes.jsonl"
     eps.write_text("".join(json.dumps({**_episode(), "id": f"ep-{i}"}) + "\n" for i in range(3)), encoding="utf-8")
@@ -68,7 +78,9 @@ async def one_run(root: Path, name: str, base_url: str, steps: int, **agent: obj
     settings = RunSettings(agent="bridge" if "agent_cmd" in agent else "openai", episodes=eps, results=root / "results",
                            run_id=name, max_steps=steps, disable_tools=NON_SEARCH, concurrency=1, score=False,
                            agent_config=cfg)
+    t0 = cpu_now()
     summary = await run_episodes(settings, world=_CheckWorld(root / "cache"))
+    CPU[name] = cpu_now() - t0
     bad = [o for o in summary.outcomes if o.status != "completed"]
     if bad:
         raise SystemExit(f"{name}: episode {bad[0].episode_id} failed; see {summary.run_dir}")
@@ -140,6 +152,10 @@ async def compare(root: Path, srv: str, steps: int, rounds: int = 1) -> None:
               f"{'ok' if statistics.median(best['model']) < 0.002 else 'MISSED'}; medians of the rounds {rounds_ms('model')} ms)")
         print(f"{label}: added per tool call     {ms(best['tool'])}  (target < 3 ms: "
               f"{'ok' if statistics.median(best['tool']) < 0.003 else 'MISSED'}; medians of the rounds {rounds_ms('tool')} ms)")
+        n = 3 * steps  # model requests (each followed by one tool call) of the tool turns
+        cpu = min(CPU[f"bridge-{mode}-{r}"] for r in range(rounds))
+        print(f"{label}: the harness's CPU per step (a model request and a tool call; it moves little with the load) "
+              f"{cpu / n * 1e3:.3f} ms; in process, harness and agent together, {CPU['inproc'] / n * 1e3:.3f} ms")
 
 
 if __name__ == "__main__":

@@ -12,8 +12,8 @@ Anything the program does wrong ends the episode as the agent's error (AgentProg
 the tail of its stderr in the trace), never the run.
 
 With `agent_long_lived`, a program (its process, HTTP server and scratch folder: `_Program`) that answered
-every turn of its episode is handed to `pool.py` and takes the run's next episode, with a new token, new
-endpoints and a new MCP server; the server passes each request to the open episode's endpoints.
+every turn of its episode is handed to `pool.py` and takes the run's next episode, with a new token and new
+endpoints (and MCP server); the server passes each request to the open episode's endpoints.
 """
 from __future__ import annotations
 
@@ -38,10 +38,9 @@ from ..agent import (
     TurnContext,
     TurnView,
 )
-from .endpoints import Endpoints, TurnGate
+from .endpoints import MCP_PATH, Endpoints, TurnGate
 from . import pool
 from .http import HttpServer, Request, Response
-from .mcp_server import MCP_PATH, McpTools
 from .process import AgentProcess
 from .protocol import EpisodeLine, ProtocolViolation, dump_line, openai_tools, parse_answer, turn_line
 from .sandbox import (BRIDGE_PORT, MCP_STDIO, MCP_STDIO_INSIDE, SCRATCH, bwrap_argv, check_agent_dirs, resolve_command,
@@ -97,7 +96,6 @@ class BridgeAgent(BaseAgent):
         self._program: _Program | None = None
         self._answered = self._n_turns = 0
         self._endpoints: Endpoints | None = None
-        self._mcp: McpTools | None = None
         self._client: Any = None
         self._tmp: Path | None = None
         self._line: asyncio.Task[bytes] | None = None
@@ -157,9 +155,6 @@ class BridgeAgent(BaseAgent):
                                     verify=tls_context(endpoint_url(self.config.base_url)))
         self._endpoints = Endpoints(token=token, model=model, client=self._client, policy=retry_policy(self.config),
                                     tools=info.tools)
-        self._mcp = McpTools(self._endpoints, info.tools)
-        await self._mcp.start()
-        self._endpoints.mcp = self._mcp
         program = pool.take(self.config) if self.config.agent_long_lived else None
         if program is not None and (program.proc is None or program.proc.returncode is not None):  # it has ended
             await program.close()
@@ -340,9 +335,8 @@ class BridgeAgent(BaseAgent):
                 pool.give(self.config, program)
             else:
                 await program.close()
-        if self._mcp is not None:
-            await self._mcp.close()
-            self._mcp = None
+        if self._endpoints is not None:
+            await self._endpoints.close()  # its MCP server, if the program used it
         if self._client is not None:
             await self._client.aclose()
             self._client = None

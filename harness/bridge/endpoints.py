@@ -38,6 +38,7 @@ NO_TOOLS_MESSAGE = "this turn offers no tools (memory-only turn): answer from me
 TURN_OVER_MESSAGE = "the turn's last request (the one without tools after the budget ran out) was already made: " \
                     "write your answer line now"
 NO_TURN_MESSAGE = "no turn is open: wait for the next turn line on stdin"
+MCP_PATH = "/mcp"
 
 
 class TurnGate:
@@ -87,6 +88,7 @@ class Endpoints:
         self.run_tools = openai_tools(tools) if tools is not None else []  # every tool the run offers (GET /v1/tools/all)
         # the run's tools: what a forwarded request's `tools_offered` lists
         self.known_tools = {t.name for t in tools} if tools is not None else None
+        self._specs = list(tools or [])
         self.model = model
         self.client = client  # agents._wire.ChatEndpoint to the real model
         self.policy = policy
@@ -94,7 +96,8 @@ class Endpoints:
         self.last_ctx: TurnContext | None = None  # for tracing requests that come between turns
         self.refused_unauthorised = 0
         self.reader = RequestReader()  # the conversation's messages as parsed and encoded, reused request to request
-        self.mcp: Any = None  # mcp_server.McpTools, set by the bridge agent: serves /mcp
+        self.mcp: Any = None  # mcp_server.McpTools, started at the first request to /mcp (the mcp SDK is slow to import)
+        self._mcp_lock = asyncio.Lock()
 
     async def handle(self, req: Request) -> Response:
         auth = req.headers.get("authorization", "")
@@ -110,13 +113,30 @@ class Endpoints:
         if path == "/v1/tools" and req.method == "GET":
             gate = self.gate
             return Response.json(200, {"tools": openai_tools(gate.ctx.view.tools) if gate else []})
-        if path == "/mcp" and self.mcp is not None:
-            return await self.mcp.handle(req)
+        if path == MCP_PATH:
+            return await (await self._mcp_server()).handle(req)
         if path == "/v1/tools/all" and req.method == "GET":
             return Response.json(200, {"tools": self.run_tools})
         if path == "/v1/models" and req.method == "GET":
             return Response.json(200, {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "epi"}]})
         return Response.error(404, f"no route {req.method} {path} (see harness/bridge/PROTOCOL.md)", "not_found")
+
+    async def _mcp_server(self) -> Any:
+        async with self._mcp_lock:
+            if self.mcp is None:
+                from .mcp_server import McpTools
+
+                server = McpTools(self, self._specs)
+                await server.start()
+                self.mcp = server
+        return self.mcp
+
+    async def close(self) -> None:
+        """The end of the episode: its MCP server stops (if the program used it)."""
+        async with self._mcp_lock:
+            if self.mcp is not None:
+                await self.mcp.close()
+                self.mcp = None
 
     # -- the model ------------------------------------------------------------------------------------
     def _refuse(self, ctx: TurnContext | None, data: dict[str, Any] | None, raw: bytes, message: str, code: str,

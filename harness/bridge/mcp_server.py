@@ -28,9 +28,6 @@ from .mcp_stdio import mcp_result
 if TYPE_CHECKING:
     from .endpoints import Endpoints
 
-MCP_PATH = "/mcp"
-
-
 class McpTools:
     """One episode's MCP server; `start()` before the first request, `close()` at the end of the episode."""
 
