@@ -514,6 +514,10 @@ class SmolCodeAgent(_SmolAgentBase):
 
     name = "smol-code"
     style = CODE_STYLE
+    # True only where smol-code is itself an agent program in the bridge's sandbox (harness.bridge.host): the
+    # model's code runs in this process with smolagents' own executor, that sandbox being its confinement (a
+    # jail cannot start inside it). Never a setting: in the harness's process the code always runs in the jail.
+    run_code_here = False
 
     async def preflight(self) -> None:
         """Before the run: the endpoint, and the jail the model's code runs in (ValueError saying what to install)."""
@@ -541,9 +545,15 @@ class SmolCodeAgent(_SmolAgentBase):
     def _build(self, tools: list[Any]) -> Any:
         from smolagents import CodeAgent
 
-        from ._smol_jail import executor_class
+        if self.run_code_here:
+            from smolagents.local_python_executor import LocalPythonExecutor
 
-        executor = executor_class()(list(AUTHORIZED_IMPORTS), limits=self._limits())
+            executor = LocalPythonExecutor(list(AUTHORIZED_IMPORTS),
+                                           timeout_seconds=max(1, int(self._limits().wall_seconds)))
+        else:
+            from ._smol_jail import executor_class
+
+            executor = executor_class()(list(AUTHORIZED_IMPORTS), limits=self._limits())
         try:
             agent = CodeAgent(
                 tools=tools, model=self._model, additional_authorized_imports=list(AUTHORIZED_IMPORTS), executor=executor,

@@ -343,6 +343,11 @@ class AgentConfig(BaseModel):
                     "unconfined, labelled so), auto (bwrap where it works, else unconfined, labelled)")
     agent_timeout_s: float = Field(default=600.0, gt=0, description="bridge: seconds an agent program may take for one turn",
                                    json_schema_extra=cli("--agent-timeout"))
+    agent_long_lived: bool = Field(
+        default=False,
+        description="bridge: one agent program takes the run's episodes one after another (after `end`, it reads the "
+                    "next episode line) instead of one program per episode; it can carry state across episodes and "
+                    "epochs, so the run is labelled -long-lived in every report")
     agent_memory_mb: int | None = Field(default=4096, ge=64,
                                         description="bridge: memory cap of the agent program (its data segment and private writable mappings), in MB")
     extra: dict[str, Any] = Field(default_factory=dict, description="agent-specific options (TOML config only)",

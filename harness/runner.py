@@ -349,6 +349,9 @@ async def _execute(
     finally:
         if executor is not None:
             await executor.close()
+        from .bridge.pool import close_all
+
+        await close_all()  # long-lived agent programs (--agent-long-lived) end with the run
         for w in {id(w): w for w in [*worlds.values(), *(r.world for r in requests if r.world)]}.values():
             await w.close()
     preloader.wait()  # scoring imports what the preload may still be importing: let it finish first

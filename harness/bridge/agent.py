@@ -10,6 +10,10 @@ the program's answer while the endpoints forward its one request without tools.
 
 Anything the program does wrong ends the episode as the agent's error (AgentProgramError: bucket `model`,
 the tail of its stderr in the trace), never the run.
+
+With `agent_long_lived`, a program (its process, HTTP server and scratch folder: `_Program`) that answered
+every turn of its episode is handed to `pool.py` and takes the run's next episode, with a new token and new
+endpoints (and MCP server); the server passes each request to the open episode's endpoints.
 """
 from __future__ import annotations
 
@@ -34,11 +38,13 @@ from ..agent import (
     TurnContext,
     TurnView,
 )
-from .endpoints import Endpoints, TurnGate
-from .http import HttpServer
+from .endpoints import MCP_PATH, Endpoints, TurnGate
+from . import pool
+from .http import HttpServer, Request, Response
 from .process import AgentProcess
 from .protocol import EpisodeLine, ProtocolViolation, dump_line, openai_tools, parse_answer, turn_line
-from .sandbox import BRIDGE_PORT, SCRATCH, bwrap_argv, check_agent_dirs, resolve_command, sandbox_unavailable_reason
+from .sandbox import (BRIDGE_PORT, MCP_STDIO, MCP_STDIO_INSIDE, SCRATCH, bwrap_argv, check_agent_dirs, resolve_command,
+                      sandbox_unavailable_reason)
 
 _BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 CUE_IMAGE_MAX = 32 * 1024 * 1024
@@ -75,7 +81,8 @@ def agent_environment(names: list[str]) -> dict[str, str]:
 
 
 class BridgeAgent(BaseAgent):
-    """Runs `config.agent_cmd` once per episode, confined in bubblewrap where it can be."""
+    """Runs `config.agent_cmd` once per episode (or, `agent_long_lived`, one program for episode after episode),
+    confined in bubblewrap where it can be."""
 
     name = "bridge"
     memory_modes: tuple[MemoryMode, ...] = ("conversation",)  # the program keeps its own memory
@@ -86,7 +93,8 @@ class BridgeAgent(BaseAgent):
         self.confined: bool | None = None
         self.why_unconfined: str | None = None
         self._proc: AgentProcess | None = None
-        self._server: HttpServer | None = None
+        self._program: _Program | None = None
+        self._answered = self._n_turns = 0
         self._endpoints: Endpoints | None = None
         self._client: Any = None
         self._tmp: Path | None = None
@@ -99,6 +107,8 @@ class BridgeAgent(BaseAgent):
             self._refusal = str(e)
         if self.confined is False:
             self.name = "bridge-unconfined"  # in every episode_start: the run says it was not sandboxed
+        if config.agent_long_lived:  # and that one program took episode after episode (it can carry state over)
+            self.name += "-long-lived"
 
     # -- before the run ---------------------------------------------------------------------------
     def decide_confinement(self) -> None:
@@ -139,50 +149,77 @@ class BridgeAgent(BaseAgent):
 
         if self._refusal is not None:
             raise AgentProgramError(self._refusal)
-        argv, extra = resolve_command(self.argv, self.config.agent_dir)
-        dirs = check_agent_dirs(list(self.config.agent_dir) + extra)
-        self._tmp = Path(tempfile.mkdtemp(prefix="epi-bridge-"))
-        scratch = self._tmp / "scratch"
-        sockets = self._tmp / "sock"
-        scratch.mkdir()
-        sockets.mkdir()
         token = secrets.token_urlsafe(24)
         model = self.config.model or "default"
         self._client = ChatEndpoint(self.config.base_url, api_key(self.config), self.config.request_timeout_s,
                                     verify=tls_context(endpoint_url(self.config.base_url)))
         self._endpoints = Endpoints(token=token, model=model, client=self._client, policy=retry_policy(self.config),
-                                    known_tools={t.name for t in info.tools})
-        self._server = HttpServer(self._endpoints.handle)
+                                    tools=info.tools)
+        program = pool.take(self.config) if self.config.agent_long_lived else None
+        if program is not None and (program.proc is None or program.proc.returncode is not None):  # it has ended
+            await program.close()
+            program = None
+        if program is None:
+            program = await self._launch(token, model)
+        self._program = program
+        program.endpoints = self._endpoints
+        self._proc, self._tmp, self._scratch_seen = program.proc, program.tmp, program.scratch_seen
+        self._answered, self._n_turns = 0, info.n_turns
+        base, mcp_url, mcp_script = program.base, program.mcp_url, program.mcp_script
+        assert program.proc is not None
+        await program.proc.send(dump_line(EpisodeLine(
+            episode_id=info.episode_id, n_turns=info.n_turns, token=token, base_url=base, model=model,
+            tools_url=f"{base}/tools", tool_call_url=f"{base}/tools/call", scratch=self._scratch_seen,
+            tools=openai_tools(info.tools), mcp_url=mcp_url,
+            mcp_stdio={"args": [mcp_script], "env": {"EPI_BRIDGE_URL": base, "EPI_BRIDGE_TOKEN": token}},
+            long_lived=self.config.agent_long_lived)))
+
+    async def _launch(self, token: str, model: str) -> "_Program":
+        """Start the agent program: its folders, its HTTP server (unix socket or loopback port), its process."""
+        argv, extra = resolve_command(self.argv, self.config.agent_dir)
+        dirs = check_agent_dirs(list(self.config.agent_dir) + extra)
+        tmp = Path(tempfile.mkdtemp(prefix="epi-bridge-"))
+        scratch = tmp / "scratch"
+        sockets = tmp / "sock"
+        scratch.mkdir()
+        sockets.mkdir()
+        program = _Program(tmp)
+        server = program.server = HttpServer(program.handle)
         env = {"PATH": _BASE_PATH, "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
         if self.confined:
-            os.chmod(self._tmp, 0o755)
+            os.chmod(tmp, 0o755)
             os.chmod(scratch, 0o777)
             os.chmod(sockets, 0o755)
-            await self._server.listen_unix(str(sockets / "bridge.sock"))
+            await server.listen_unix(str(sockets / "bridge.sock"))
             os.chmod(sockets / "bridge.sock", 0o777)
             port = BRIDGE_PORT
-            self._scratch_seen = SCRATCH
+            program.scratch_seen = SCRATCH
             argv = bwrap_argv(argv, agent_dirs=dirs, scratch=scratch, socket_dir=sockets)
             cwd = str(scratch)
         else:
-            port = await self._server.listen_tcp()
-            self._scratch_seen = str(scratch)
+            port = await server.listen_tcp()
+            program.scratch_seen = str(scratch)
             cwd = str(dirs[0][1]) if dirs else str(scratch)
             env["PATH"] = os.environ.get("PATH", _BASE_PATH)
         extra_path = [str(seen / "bin") for real, seen in dirs if (real / "bin").is_dir()]
         if extra_path:
             env["PATH"] = ":".join(extra_path) + ":" + env["PATH"]
-        base = f"http://127.0.0.1:{port}/v1"
-        env.update({"HOME": self._scratch_seen, "TMPDIR": self._scratch_seen if not self.confined else "/tmp",
+        base = program.base = f"http://127.0.0.1:{port}/v1"
+        mcp_url = program.mcp_url = f"http://127.0.0.1:{port}{MCP_PATH}"
+        mcp_script = program.mcp_script = MCP_STDIO_INSIDE if self.confined else str(MCP_STDIO)
+        # the token of the first episode: a long-lived program takes each episode's own from its episode line
+        env.update({"HOME": program.scratch_seen, "TMPDIR": program.scratch_seen if not self.confined else "/tmp",
                     "OPENAI_BASE_URL": base, "OPENAI_API_KEY": token, "EPI_BRIDGE_URL": base,
-                    "EPI_BRIDGE_TOKEN": token, "EPI_MODEL": model, "EPI_BRIDGE_PROTOCOL": "1"})
+                    "EPI_BRIDGE_TOKEN": token, "EPI_MODEL": model, "EPI_BRIDGE_PROTOCOL": "1",
+                    "EPI_MCP_URL": mcp_url, "EPI_MCP_STDIO": mcp_script})
         env.update(agent_environment(self.config.agent_env))
-        self._proc = AgentProcess(argv, env=env, cwd=cwd, memory_mb=self.config.agent_memory_mb)
-        await self._proc.start()
-        await self._proc.send(dump_line(EpisodeLine(
-            episode_id=info.episode_id, n_turns=info.n_turns, token=token, base_url=base, model=model,
-            tools_url=f"{base}/tools", tool_call_url=f"{base}/tools/call", scratch=self._scratch_seen,
-            tools=openai_tools(info.tools))))
+        program.proc = AgentProcess(argv, env=env, cwd=cwd, memory_mb=self.config.agent_memory_mb)
+        try:
+            await program.proc.start()
+        except BaseException:
+            await program.close()
+            raise
+        return program
 
     def owns_turn(self, view: TurnView) -> bool:
         return True
@@ -265,6 +302,7 @@ class BridgeAgent(BaseAgent):
                 raise AgentProgramError(f"agent program broke the protocol in turn {turn}: {e}",
                                         proc.stderr_tail()) from None
             self._close(gate)
+            self._answered += 1
             return FinalAnswer(answer=line.answer, reasoning=line.reasoning)
         if may_exhaust and gate.exhausted.is_set():
             raise BudgetExhaustedError("the agent program used up the turn's budget")
@@ -282,20 +320,48 @@ class BridgeAgent(BaseAgent):
         if self._line is not None:
             self._line.cancel()
             self._line = None
-        if self._proc is not None:
-            if self._proc.returncode is None:
+        program, self._program = self._program, None
+        self._proc, self._tmp = None, None
+        if program is not None:
+            program.endpoints = None
+            alive = program.proc is not None and program.proc.returncode is None
+            if alive:
                 try:
-                    await asyncio.wait_for(self._proc.send(b'{"type":"end"}\n'), 1.0)
+                    await asyncio.wait_for(program.proc.send(b'{"type":"end"}\n'), 1.0)
                 except (AgentProgramError, asyncio.TimeoutError, AssertionError):
-                    pass
-            await self._proc.stop()
-            self._proc = None
-        if self._server is not None:
-            await self._server.close()
-            self._server = None
+                    alive = False
+            # a long-lived program that answered every turn waits for the run's next episode; any other ends here
+            if alive and self.config.agent_long_lived and self._answered == self._n_turns:
+                pool.give(self.config, program)
+            else:
+                await program.close()
+        if self._endpoints is not None:
+            await self._endpoints.close()  # its MCP server, if the program used it
         if self._client is not None:
             await self._client.aclose()
             self._client = None
-        if self._tmp is not None:
-            shutil.rmtree(self._tmp, ignore_errors=True)
-            self._tmp = None
+
+
+class _Program:
+    """One agent program: its process, its HTTP server and its folders; `endpoints` is its open episode's."""
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.proc: AgentProcess | None = None
+        self.server: HttpServer | None = None
+        self.endpoints: Endpoints | None = None
+        self.scratch_seen = ""
+        self.base = self.mcp_url = self.mcp_script = ""
+
+    async def handle(self, req: Request) -> Response:
+        endpoints = self.endpoints
+        if endpoints is None:  # between the episodes of a long-lived program
+            return Response.error(409, "no episode is open: wait for the next episode line on stdin", "no_episode_open")
+        return await endpoints.handle(req)
+
+    async def close(self) -> None:
+        if self.proc is not None:
+            await self.proc.stop()
+        if self.server is not None:
+            await self.server.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)

@@ -6,8 +6,10 @@ Routes (every one needs `Authorization: Bearer <episode token>`; without it: 401
   response as received, failed attempts and retries too);
 - `GET /v1/models`: the one model;
 - `GET /v1/tools`: the tools of the current turn as OpenAI tool definitions (none on a memory-only turn);
+  `GET /v1/tools/all`: every tool the run offers (what the MCP servers list);
 - `POST /v1/tools/call` `{"name", "arguments", "id"?}`: one tool call through the tool session (counted,
-  refused past the budget, on a memory-only turn and in the fallback, traced with provenance).
+  refused past the budget, on a memory-only turn and in the fallback, traced with provenance);
+- `/mcp`: the same tools as an MCP server (streamable HTTP, mcp_server.py), every call through `run_tool`.
 
 The budget, from outside the agent: each model request opens a model step (`ToolSession.begin_step`).
 Once none may begin, the runner is told (it writes `budget_exhausted` and enters the fallback); then a
@@ -24,10 +26,11 @@ import hmac
 import json
 from typing import Any
 
-from ..agent import BudgetExhaustedError, ProviderError, TokenUsage, TurnContext
+from ..agent import BudgetExhaustedError, ProviderError, TokenUsage, ToolSpec, TurnContext
 from ..chat_body import ChatBody
 from ..session import PipelineError
 from .http import Request, Response
+from .messages import RequestReader
 from .protocol import openai_tools
 
 BUDGET_MESSAGE = "budget used up: answer now without tools (send one more request without `tools`)"
@@ -35,6 +38,7 @@ NO_TOOLS_MESSAGE = "this turn offers no tools (memory-only turn): answer from me
 TURN_OVER_MESSAGE = "the turn's last request (the one without tools after the budget ran out) was already made: " \
                     "write your answer line now"
 NO_TURN_MESSAGE = "no turn is open: wait for the next turn line on stdin"
+MCP_PATH = "/mcp"
 
 
 class TurnGate:
@@ -79,15 +83,21 @@ def _tool_names(tools: Any) -> list[str]:
 class Endpoints:
     """The routes for one episode; `gate` is the open turn's (None between turns)."""
 
-    def __init__(self, *, token: str, model: str, client: Any, policy: Any, known_tools: set[str] | None = None):
+    def __init__(self, *, token: str, model: str, client: Any, policy: Any, tools: list[ToolSpec] | None = None):
         self.token = token
-        self.known_tools = known_tools  # the run's tools: what a forwarded request's `tools_offered` lists
+        self.run_tools = openai_tools(tools) if tools is not None else []  # every tool the run offers (GET /v1/tools/all)
+        # the run's tools: what a forwarded request's `tools_offered` lists
+        self.known_tools = {t.name for t in tools} if tools is not None else None
+        self._specs = list(tools or [])
         self.model = model
         self.client = client  # agents._wire.ChatEndpoint to the real model
         self.policy = policy
         self.gate: TurnGate | None = None
         self.last_ctx: TurnContext | None = None  # for tracing requests that come between turns
         self.refused_unauthorised = 0
+        self.reader = RequestReader()  # the conversation's messages as parsed and encoded, reused request to request
+        self.mcp: Any = None  # mcp_server.McpTools, started at the first request to /mcp (the mcp SDK is slow to import)
+        self._mcp_lock = asyncio.Lock()
 
     async def handle(self, req: Request) -> Response:
         auth = req.headers.get("authorization", "")
@@ -103,9 +113,30 @@ class Endpoints:
         if path == "/v1/tools" and req.method == "GET":
             gate = self.gate
             return Response.json(200, {"tools": openai_tools(gate.ctx.view.tools) if gate else []})
+        if path == MCP_PATH:
+            return await (await self._mcp_server()).handle(req)
+        if path == "/v1/tools/all" and req.method == "GET":
+            return Response.json(200, {"tools": self.run_tools})
         if path == "/v1/models" and req.method == "GET":
             return Response.json(200, {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "epi"}]})
         return Response.error(404, f"no route {req.method} {path} (see harness/bridge/PROTOCOL.md)", "not_found")
+
+    async def _mcp_server(self) -> Any:
+        async with self._mcp_lock:
+            if self.mcp is None:
+                from .mcp_server import McpTools
+
+                server = McpTools(self, self._specs)
+                await server.start()
+                self.mcp = server
+        return self.mcp
+
+    async def close(self) -> None:
+        """The end of the episode: its MCP server stops (if the program used it)."""
+        async with self._mcp_lock:
+            if self.mcp is not None:
+                await self.mcp.close()
+                self.mcp = None
 
     # -- the model ------------------------------------------------------------------------------------
     def _refuse(self, ctx: TurnContext | None, data: dict[str, Any] | None, raw: bytes, message: str, code: str,
@@ -129,10 +160,15 @@ class Endpoints:
     async def chat(self, raw: bytes) -> Response:
         gate = self.gate
         ctx = gate.ctx if gate is not None else self.last_ctx
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
+        read = self.reader.read(raw)
+        parts: tuple[bytes, ...] | None = None
+        if read is not None:
+            data, parts = read
+        else:
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                data = None
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             return self._refuse(ctx, None, raw, "the body must be a JSON object with a `messages` list", "bad_request")
         if gate is None or gate.closed.is_set():
@@ -156,9 +192,10 @@ class Endpoints:
             if gate.fallback_used:
                 return self._refuse(ctx, data, raw, TURN_OVER_MESSAGE, "turn_over")
             gate.fallback_used = True
-        return await self._forward(gate, data, tools)
+        return await self._forward(gate, data, tools, parts)
 
-    async def _forward(self, gate: TurnGate, data: dict[str, Any], tools: list[Any]) -> Response:
+    async def _forward(self, gate: TurnGate, data: dict[str, Any], tools: list[Any],
+                       parts: tuple[bytes, ...] | None = None) -> Response:
         from harness.provider import call_with_retries
 
         from agents._wire import token_counts
@@ -166,7 +203,8 @@ class Endpoints:
         ctx = gate.ctx
         if data.get("model") != self.model:
             data["model"] = self.model
-        body = ChatBody.from_request(data)
+        body = (ChatBody.build({k: v for k, v in data.items() if k != "messages"}, parts) if parts is not None
+                else ChatBody.from_request(data))
         # the harness's tools it offered (a program's own, such as smolagents' final_answer, are not the harness's)
         offered = [n for n in _tool_names(tools) if self.known_tools is None or n in self.known_tools]
         await ctx.model_slot()
@@ -181,23 +219,47 @@ class Endpoints:
             gate.fail(e)
             return Response.error(502, f"the model provider failed: {e}", "provider_error", "server_error")
         prompt_tokens, completion_tokens = token_counts(resp)
-        ctx.record_model_call(model=self.model, request=None, body=body, response=resp,
-                              usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
-                              latency_s=self.client.last_latency_s, tools_offered=offered)
-        return Response.json(200, resp)
+        latency = self.client.last_latency_s
+
+        def record() -> None:  # once the response is on its way, before anything else on the loop (http.Response)
+            try:
+                ctx.record_model_call(model=self.model, request=None, body=body, response=resp,
+                                      usage=TokenUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+                                      latency_s=latency, tools_offered=offered)
+            except Exception as e:  # the trace could not be written: the episode ends with the error
+                gate.fail(e)
+
+        out = Response.json(200, resp)
+        out.after = record
+        return out
 
     # -- the tools ------------------------------------------------------------------------------------
     async def tool_call(self, raw: bytes) -> Response:
-        gate = self.gate
-        if gate is None or gate.closed.is_set():
-            return Response.error(409, NO_TURN_MESSAGE, "no_turn_open")
         try:
             data = json.loads(raw)
         except ValueError:
             data = None
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            if self.gate is None or self.gate.closed.is_set():
+                return Response.error(409, NO_TURN_MESSAGE, "no_turn_open")
             return Response.error(400, 'the body must be a JSON object {"name": ..., "arguments": {...}}', "bad_request")
-        args: Any = data.get("arguments") or {}
+        call_id = data.get("id") if isinstance(data.get("id"), str) else None
+        reasoning = data.get("reasoning") if isinstance(data.get("reasoning"), str) else None
+        status, result = await self.run_tool(data["name"], data.get("arguments"), call_id=call_id, reasoning=reasoning)
+        if status == 200:
+            return Response.json(200, result)
+        return Response.error(status, result["message"], result["code"], "server_error" if status >= 500 else
+                              "invalid_request_error")
+
+    async def run_tool(self, name: str, arguments: Any, *, call_id: str | None = None,
+                       reasoning: str | None = None) -> tuple[int, dict[str, Any]]:
+        """One tool call through the open turn's tool session, for the HTTP tool endpoint and the MCP server alike:
+        (200, the result) or (an HTTP status, {"message", "code"}) when no turn is open or the tool failed in the
+        harness. A refusal (past the budget, in the fallback, on a memory-only turn) is a result with `refused`."""
+        gate = self.gate
+        if gate is None or gate.closed.is_set():
+            return 409, {"message": NO_TURN_MESSAGE, "code": "no_turn_open"}
+        args: Any = arguments or {}
         raw_arguments = None
         if isinstance(args, str):
             try:
@@ -206,17 +268,15 @@ class Endpoints:
                 raw_arguments, args = args, {}
         if not isinstance(args, dict):
             raw_arguments, args = json.dumps(args), {}
-        call_id = data.get("id") if isinstance(data.get("id"), str) else None
-        reasoning = data.get("reasoning") if isinstance(data.get("reasoning"), str) else None
         ctx = gate.ctx
         try:
-            obs = await ctx.call_tool(data["name"], args, reasoning, raw_arguments=raw_arguments, call_id=call_id)
+            obs = await ctx.call_tool(name, args, reasoning, raw_arguments=raw_arguments, call_id=call_id)
         except BudgetExhaustedError as e:
-            return Response.json(200, {"content": f"not run: {e}", "error": str(e), "refused": True, "images": [],
-                                       "provenance": [], "budget_left": 0})
+            return 200, {"content": f"not run: {e}", "error": str(e), "refused": True, "images": [], "provenance": [],
+                         "budget_left": 0}
         except PipelineError as e:
             gate.fail(e)
-            return Response.error(500, f"the tool failed in the harness: {e}", "tool_failed", "server_error")
+            return 500, {"message": f"the tool failed in the harness: {e}", "code": "tool_failed"}
         images = []
         for im in obs.images:
             try:
@@ -225,8 +285,9 @@ class Endpoints:
                                    "caption": im.caption})
             except OSError:
                 continue
-        return Response.json(200, {
-            "content": obs.text, "error": obs.error, "refused": not obs.counted, "images": images,
+        # not run: past the budget (not counted), or a tool this turn does not offer (a memory-only turn)
+        refused = not obs.counted or name not in {t.name for t in ctx.view.tools}
+        return 200, {
+            "content": obs.text, "error": obs.error, "refused": refused, "images": images,
             "provenance": [p.model_dump(mode="json") for p in obs.provenance], "budget_left": ctx.view.budget_left,
-        })
-
+        }

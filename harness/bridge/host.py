@@ -183,6 +183,8 @@ async def main(name: str) -> None:
     config = AgentConfig(model=episode["model"], base_url=episode["base_url"], api_key_env="EPI_BRIDGE_KEY",
                          max_retries=0)
     agent = make_agent(name, config)
+    if name == "smol-code":  # its code runs here, in this program's sandbox (a jail cannot start inside one)
+        agent.run_code_here = True  # type: ignore[attr-defined]
     images = Path(episode["scratch"]) / "tool-images"
     images.mkdir(parents=True, exist_ok=True)
     client = httpx.AsyncClient(headers={"Authorization": f"Bearer {episode['token']}",

@@ -36,6 +36,9 @@ class Response:
     body: bytes = b""
     content_type: str = "application/json"
     headers: dict[str, str] = field(default_factory=dict)
+    # run right after the response is handed to the socket, before anything else runs on the loop (no await in
+    # between): the bridge traces a forwarded request there, so the agent does not wait for the trace write
+    after: Callable[[], None] | None = None
 
     @classmethod
     def json(cls, status: int, data: Any) -> "Response":
@@ -167,8 +170,12 @@ class HttpServer:
             data += conn.send(h11.Data(data=resp.body)) if resp.body else b""
             data += conn.send(h11.EndOfMessage())
         except h11.LocalProtocolError:
+            if resp.after is not None:
+                resp.after()
             return False
         writer.write(data)
+        if resp.after is not None:
+            resp.after()
         try:
             await writer.drain()
         except ConnectionError:

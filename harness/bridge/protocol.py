@@ -64,6 +64,11 @@ class EpisodeLine(BaseModel):
     tool_call_url: str = Field(description="POST {name, arguments}: run a tool through the harness")
     scratch: str = Field(description="a folder the agent may write in (its working folder)")
     tools: list[dict[str, Any]] = Field(default_factory=list, description="every tool the run offers on tool turns")
+    long_lived: bool = Field(default=False, description="after this episode's end line, the next episode line follows "
+                                                         "(--agent-long-lived); else the program should exit")
+    mcp_url: str | None = Field(default=None, description="the same tools as an MCP server (streamable HTTP)")
+    mcp_stdio: dict[str, Any] | None = Field(
+        default=None, description="the MCP server over stdio: run `args` with a Python that has the mcp SDK, with `env`")
 
 
 class TurnLine(BaseModel):

@@ -24,6 +24,8 @@ SOCKET_DIR = "/run/epi-bridge"  # the bridge's socket inside
 SCRATCH = "/scratch"
 FORWARDER = Path(__file__).with_name("_forward.py")
 _FORWARDER_INSIDE = "/run/epi-forward/_forward.py"
+MCP_STDIO = Path(__file__).with_name("mcp_stdio.py")  # the stdio MCP server an agent may spawn (its own Python)
+MCP_STDIO_INSIDE = "/run/epi-forward/mcp_stdio.py"
 SYSTEM_PYTHON = "/usr/bin/python3"  # runs the forwarder (standard library only)
 UNPRIVILEGED = 65534
 
@@ -53,7 +55,7 @@ def bwrap_argv(argv: Sequence[str], *, agent_dirs: Sequence[tuple[Path, Path]], 
            "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds(),
            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
            "--bind", str(scratch), SCRATCH, "--ro-bind", str(socket_dir), SOCKET_DIR,
-           "--ro-bind", str(FORWARDER), _FORWARDER_INSIDE]
+           "--ro-bind", str(FORWARDER), _FORWARDER_INSIDE, "--ro-bind", str(MCP_STDIO), MCP_STDIO_INSIDE]
     for real, seen in agent_dirs:
         cmd += ["--ro-bind", str(real), str(seen)]
     cmd += ["--chdir", str(agent_dirs[0][1]) if agent_dirs else SCRATCH]

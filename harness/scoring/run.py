@@ -234,8 +234,9 @@ def score_run(
         kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
         raise JudgeUnavailable(f"{e}; the judge pass stopped and {kept}") from None
     agent = str(_setting(cfg, "agent", "") or "")
-    # an agent program the bridge could not sandbox is named so in every episode: the run's name says it too
-    agent = next((e.agent for e in scored if e.agent.endswith("-unconfined")), agent)
+    # an agent program the bridge could not sandbox, or one that took episode after episode, is named so in every
+    # episode (bridge-unconfined, bridge-long-lived, bridge-unconfined-long-lived): the run's name says it too
+    agent = next((e.agent for e in scored if agent and e.agent.startswith(agent + "-")), agent)
     uses_gold = any(e.uses_gold for e in scored) or agent == "oracle"
     eaf = errors_as_failures
     origin, source = _agent_origin(cfg)

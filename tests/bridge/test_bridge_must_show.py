@@ -127,3 +127,38 @@ async def test_an_unconfined_run_says_so_in_its_scores_and_report(model_server, 
     # the program is the user's, run out of process: never labelled built-in (nor in-process, trusted)
     assert scores["agent_origin"] == "agent program (bridge)", scores["agent_origin"]
     assert json.loads((rd.path / "run.json").read_text())["agent_origin"]["kind"] == "agent program (bridge)"
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+@pytest.mark.parametrize("long_lived", [False, True])
+async def test_a_long_lived_program_takes_episode_after_episode_and_is_labelled(sandbox, long_lived, model_server,
+                                                                                api_key_env, tmp_path):
+    srv = model_server([], default={"content": "Final answer: x"})
+    summary, rd = await run_bridge(srv, api_key_env, f"python {PROGRAMS / 'long_lived.py'}", tmp_path, sandbox,
+                                   cfg={"agent_long_lived": long_lived}, score=True)
+    seen = [[json.loads(a) for a in o.answers] for o in sorted(summary.outcomes, key=lambda o: o.episode_id)]
+    assert all(o.status == "completed" for o in summary.outcomes)
+    pids = {t["pid"] for ep in seen for t in ep}
+    if long_lived:  # one program, three episodes in turn, each with its own token (the one before is refused)
+        assert len(pids) == 1 and [ep[0]["episodes"] for ep in seen] == [1, 2, 3]
+        assert [ep[0]["first_token"] for ep in seen] == [200, 401, 401]
+    else:  # the default: a program per episode
+        assert len(pids) == 3 and [ep[0]["episodes"] for ep in seen] == [1, 1, 1]
+    assert all(t["token"] == 200 and t["long_lived"] is long_lived for ep in seen for t in ep)
+    name = ("bridge" if sandbox == "bwrap" else "bridge-unconfined") + ("-long-lived" if long_lived else "")
+    assert events(rd, "ep-0", "episode_start")[0].agent == name
+    scores = json.loads((rd.path / "scores.json").read_text())
+    assert scores["agent"] == name and name in (rd.path / "report.md").read_text()
+
+
+async def test_a_long_lived_program_that_fails_an_episode_is_replaced(model_server, api_key_env, tmp_path):
+    srv = model_server([], default={"content": "Final answer: x"})
+    summary, rd = await run_bridge(srv, api_key_env, f"python {PROGRAMS / 'long_lived.py'}", tmp_path, "none",
+                                   cfg={"agent_long_lived": True, "agent_env": ["LL_DIE_IN=ep-1"]})
+    by_id = {o.episode_id: o for o in summary.outcomes}
+    assert by_id["ep-1"].status == "failed" and by_id["ep-1"].bucket == "model"
+    assert "dying in ep-1" in events(rd, "ep-1", "error")[0].detail
+    first, after = (json.loads(by_id[e].answers[0]) for e in ("ep-0", "ep-2"))
+    assert json.loads(by_id["ep-1"].answers[0])["pid"] == first["pid"]  # the same program took ep-0 and ep-1
+    assert after["pid"] != first["pid"] and after["episodes"] == 1  # a new one took ep-2
+    assert by_id["ep-2"].status == "completed"
