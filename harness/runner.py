@@ -14,7 +14,7 @@ import datetime as _dt
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from tools import ALL_TOOLS, World
 
@@ -30,6 +30,9 @@ from .run_signals import InterruptedRun, RunInterrupted, StopSignals
 from .runlock import RunLock, RunLocked, check_free
 from .safe_paths import safe_name
 from .settings import RunSettings
+
+if TYPE_CHECKING:
+    from .scoring.plot_worker import PlotWorker
 
 ProgressFn = Callable[[EpisodeOutcome], None]
 
@@ -286,7 +289,7 @@ async def run_grid(
     checked: list[_Checked] = []
     try:
         try:
-            plans, outcomes = await _execute(requests, checked, progress, on_start)
+            plans, outcomes, plotter = await _execute(requests, checked, progress, on_start)
         except asyncio.CancelledError:
             if stop.signum is None:
                 raise
@@ -302,7 +305,7 @@ async def run_grid(
                 for c in checked if c.lock is not None]) from None
         finally:
             stop.remove()
-        return _summaries(plans, outcomes, checked)
+        return _summaries(plans, outcomes, checked, plotter)
     finally:
         for c in checked:
             if c.lock is not None:
@@ -316,9 +319,10 @@ def _wanted(c: _Checked) -> set[tuple[str, int]]:
 async def _execute(
     requests: list[RunRequest], checked: list[_Checked], progress: Callable[[RunPlan, EpisodeOutcome], None] | None,
     on_start: Callable[[RunPlan], None] | None,
-) -> tuple[list[RunPlan], dict[int, list[EpisodeOutcome]]]:
+) -> tuple[list[RunPlan], dict[int, list[EpisodeOutcome]], PlotWorker | None]:
     worlds: dict[str, World] = {}
     executor = None
+    plotter: PlotWorker | None = None
     outcomes: dict[int, list[EpisodeOutcome]] = {}
     try:
         for r in requests:
@@ -331,7 +335,8 @@ async def _execute(
         for c in checked:
             _take_lock(c)
         plans = [await _plan(c) for c in checked]
-        preloader = _preloader(plans)  # after the checks: it would only compete with them for the GIL
+        plotter = _plotter(plans)
+        preloader = _preloader(plans, plotter is not None)  # after the checks: it would only compete with them for the GIL
         for p in plans:
             outcomes[id(p)] = []
             if on_start:
@@ -346,16 +351,40 @@ async def _execute(
             await executor.run(plans, done)
         except ExecutorError as e:
             raise RunSetupError(str(e)) from None
+    except BaseException:
+        if plotter is not None:  # nothing to draw: the worker exits
+            plotter.close()
+        raise
     finally:
         if executor is not None:
             await executor.close()
         for w in {id(w): w for w in [*worlds.values(), *(r.world for r in requests if r.world)]}.values():
             await w.close()
     preloader.wait()  # scoring imports what the preload may still be importing: let it finish first
-    return plans, outcomes
+    return plans, outcomes, plotter
 
 
-def _summaries(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked]) -> list[RunSummary]:
+def _plotter(plans: list[RunPlan]) -> PlotWorker | None:
+    """A process that draws the plots of the runs scored here (harness/scoring/plot_worker.py), started now so
+    its matplotlib import overlaps the episodes and the drawing happens after the scores are out."""
+    if not any(p.settings.score for p in plans):
+        return None
+    from .scoring.plot_worker import PlotWorker
+
+    return PlotWorker.start()
+
+
+def _summaries(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked],
+               plotter: PlotWorker | None = None) -> list[RunSummary]:
+    try:
+        return _summarize(plans, outcomes, checked, plotter)
+    finally:
+        if plotter is not None:
+            plotter.close()
+
+
+def _summarize(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked],
+               plotter: PlotWorker | None) -> list[RunSummary]:
     summaries = []
     for p, c in zip(plans, checked):
         s = RunSummary(
@@ -365,14 +394,15 @@ def _summaries(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], 
             retired=[str(a.trace.relative_to(p.run_dir.path)) for a, _, _ in c.retired],
         )
         if p.settings.score:
-            s.scores = score_if_available(p.run_dir.path)
+            s.scores = score_if_available(p.run_dir.path, plotter)
         summaries.append(s)
     return summaries
 
 
-def _preloader(plans: list[RunPlan]) -> Preloader:
+def _preloader(plans: list[RunPlan], plot_worker: bool = False) -> Preloader:
     """Start loading, in the background, what this process will need once episodes run: the search index
-    and embedder of the tools (when the episodes run here, not on Ray workers), then the scorer's imports.
+    and embedder of the tools (when the episodes run here, not on Ray workers), then the scorer's imports
+    (matplotlib only when no plot worker draws the plots).
     The loads overlap the episodes' model calls instead of delaying their first tool calls and the scores."""
     pre = Preloader()
     for p in {id(p.world): p for p in plans if p.jobs and p.settings.executor == "local"}.values():
@@ -381,7 +411,7 @@ def _preloader(plans: list[RunPlan]) -> Preloader:
     if any(p.settings.score for p in plans):
         from . import scoring
 
-        pre.add(scoring.preload)
+        pre.add(scoring.preload, not plot_worker)
     return pre.start()
 
 
@@ -428,13 +458,13 @@ async def _preflight(factory: Callable[[], Any]) -> None:
         raise RunSetupError(str(e)) from None
 
 
-def score_if_available(run_dir: Path) -> Any:
+def score_if_available(run_dir: Path, plotter: PlotWorker | None = None) -> Any:
     """Score a finished run; a scoring problem is reported, never allowed to lose the run."""
     from .scoring import score_run
     from .scoring.run import ScoringError
 
     try:
-        return score_run(run_dir)
+        return score_run(run_dir, plotter=plotter)
     except ScoringError as e:
         import sys
 

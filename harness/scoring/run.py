@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.episode import Episode
 from harness.rundir import RunDir, atomic_write_text, safe_name
@@ -29,6 +29,9 @@ from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, Ru
 from .process_judge import ProcessJudge, summarize_judged
 from .uncertainty import pass_at_k_table
 from harness.reports import summarize_reports
+
+if TYPE_CHECKING:
+    from .plot_worker import PlotWorker
 
 
 class ScoringError(Exception):
@@ -191,14 +194,15 @@ def score_run(
     run_dir: Path, *, episodes_path: Path | None = None, judge: JudgeConfig | None = None,
     allow_mismatch: bool = False, write: bool = True, process_judge: JudgeConfig | None = None,
     reducer: str | Reducer | None = None, proportions: str = "wilson", report_judge: JudgeConfig | None = None,
-    report_parts: tuple[str, ...] | None = None, errors_as_failures: bool = False,
+    report_parts: tuple[str, ...] | None = None, errors_as_failures: bool = False, plotter: PlotWorker | None = None,
 ) -> RunScores:
     """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md.
     `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions).
     `reducer` (mean, majority, pass@K, pass^K) reduces the epochs of repeated runs; `proportions` is the
     interval of ESR, Acc_final and Acc_pre (wilson or clopper-pearson). `report_judge` also has an LLM judge read
     each report (`report_parts`: extract, quality, persona, support; default all), beside the rules' numbers.
-    `errors_as_failures` counts errored episodes as failed instead of leaving them out."""
+    `errors_as_failures` counts errored episodes as failed instead of leaving them out. With a `plotter` (a run's
+    plot worker, harness/scoring/plot_worker.py), the plots are drawn by it after this returns."""
     rd = RunDir(run_dir)
     if (judge is not None or process_judge is not None or report_judge is not None) and write and not rd.scores_json.is_file():
         score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch, reducer=reducer,
@@ -266,7 +270,7 @@ def score_run(
         report=summarize_reports([(e.episode_id, e.report) for e in counted(scored, eaf) if e.report is not None]),
     )
     if write:
-        write_outputs(rd, scores, scored)
+        write_outputs(rd, scores, scored, plotter)
     return scores
 
 
@@ -308,13 +312,20 @@ def reduce_again(scores: RunScores, episodes: list[EpisodeScore], reducer: Reduc
     })
 
 
-def write_outputs(rd: RunDir, scores: RunScores, episodes: list[EpisodeScore]) -> None:
-    from .plots import plot_run
+def write_outputs(rd: RunDir, scores: RunScores, episodes: list[EpisodeScore], plotter: PlotWorker | None = None) -> None:
+    """scores.json, episode_scores.jsonl, report.md and the plots; with a plotter, the plots are handed to it
+    (drawn from the two score files, after this returns), else drawn here."""
     from .report import render_report
+    from .run_plots import planned_plots
 
     atomic_write_text(rd.scores_json, scores.model_dump_json(indent=2))
     atomic_write_text(rd.path / "episode_scores.jsonl", "".join(e.model_dump_json() + "\n" for e in episodes))
-    plots = plot_run(scores, episodes, rd.path / "plots")
+    plots_dir = rd.path / "plots"
+    plots = planned_plots(scores, episodes, plots_dir)
+    if plotter is None or not plots or not plotter.submit(plots_dir):
+        from .plots import plot_run
+
+        plots = plot_run(scores, episodes, plots_dir)
     atomic_write_text(rd.report_md, render_report(scores, episodes, plots, rd.path))
 
 

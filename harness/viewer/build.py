@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from pydantic import BaseModel, Field
 
 from ..rundir import safe_name
+from ..scoring.plot_worker import wait_for_plots
 from ..safe_paths import is_inside
 from .requests import episode_requests
 from .run_files import RunFiles
@@ -152,6 +153,7 @@ def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
         if rs.agent_origin and rs.agent_origin != "built-in":  # scoring also reads the agents of `epi retry`
             ov.agent_origin, ov.agent_source = rs.agent_origin, rs.agent_source
     plots_dir = files.run.path / "plots"
+    wait_for_plots(files.run.path)  # a run just finished: its plot worker may still be drawing
     if plots_dir.is_dir():
         for p in sorted(plots_dir.glob("*.png")):
             if not p.is_file() or not is_inside(p, files.run.path):  # a link out of the run is not the run's plot

@@ -114,3 +114,18 @@ def test_sandbox_v1_runs_on_corpus_v1_from_the_default_setup(tmp_path, capsys, m
                       capsys, monkeypatch, paths.sandbox_dir())
     assert code == 0, lines[:3]
     assert json.loads((tmp_path / "v1" / "run.json").read_text())["corpus"]["version"] == "corpus-1.1"
+
+
+def test_the_stamps_epi_run_reads_are_each_generators_own() -> None:
+    """`epi run` learns which corpus an episode file needs from GENERATOR_VERSIONS, never importing a generator
+    (v2's chart module loads PyMuPDF and its layout model: seconds of every run's start-up)."""
+    import subprocess
+
+    from sandbox.corpus.versions import GENERATOR_VERSIONS, corpus_version
+
+    assert {n: corpus_version(n).generator_version for n in GENERATOR_VERSIONS} == GENERATOR_VERSIONS
+    probe = ("import sys; from pathlib import Path; from sandbox.corpus.select import build_command, NeededCorpus; "
+             "print(build_command(NeededCorpus('corpus-2.0', 7))[0]); print('pymupdf' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2]).stdout.split()
+    assert out == ["epi", "sandbox", "build", "False"]
