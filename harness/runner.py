@@ -33,6 +33,7 @@ from .settings import RunSettings
 
 if TYPE_CHECKING:
     from .scoring.plot_worker import PlotWorker
+    from .scoring.run import Prescored
 
 ProgressFn = Callable[[EpisodeOutcome], None]
 
@@ -289,7 +290,7 @@ async def run_grid(
     checked: list[_Checked] = []
     try:
         try:
-            plans, outcomes, plotter = await _execute(requests, checked, progress, on_start)
+            plans, outcomes, after = await _execute(requests, checked, progress, on_start)
         except asyncio.CancelledError:
             if stop.signum is None:
                 raise
@@ -305,7 +306,7 @@ async def run_grid(
                 for c in checked if c.lock is not None]) from None
         finally:
             stop.remove()
-        return _summaries(plans, outcomes, checked, plotter)
+        return _summaries(plans, outcomes, checked, after)
     finally:
         for c in checked:
             if c.lock is not None:
@@ -319,7 +320,7 @@ def _wanted(c: _Checked) -> set[tuple[str, int]]:
 async def _execute(
     requests: list[RunRequest], checked: list[_Checked], progress: Callable[[RunPlan, EpisodeOutcome], None] | None,
     on_start: Callable[[RunPlan], None] | None,
-) -> tuple[list[RunPlan], dict[int, list[EpisodeOutcome]], PlotWorker | None]:
+) -> tuple[list[RunPlan], dict[int, list[EpisodeOutcome]], _Scoring]:
     worlds: dict[str, World] = {}
     executor = None
     plotter: PlotWorker | None = None
@@ -342,8 +343,11 @@ async def _execute(
             if on_start:
                 on_start(p)
 
+        prescored = {id(p): _prescored(p) for p in plans}
+
         def done(plan: RunPlan, out: EpisodeOutcome) -> None:
             outcomes[id(plan)].append(out)
+            _prescore(plan, prescored[id(plan)], out)
             if progress:
                 progress(plan, out)
 
@@ -361,7 +365,26 @@ async def _execute(
         for w in {id(w): w for w in [*worlds.values(), *(r.world for r in requests if r.world)]}.values():
             await w.close()
     preloader.wait()  # scoring imports what the preload may still be importing: let it finish first
-    return plans, outcomes, plotter
+    return plans, outcomes, _Scoring(plotter, prescored)
+
+
+def _prescored(plan: RunPlan) -> Prescored | None:
+    if not plan.settings.score:
+        return None
+    from .scoring.run import Prescored
+
+    return Prescored()
+
+
+def _prescore(plan: RunPlan, cache: Prescored | None, out: EpisodeOutcome) -> None:
+    """Score a finished episode now, while the others wait on the model: the run's scoring at the end reuses it."""
+    ep = plan.episodes.get(out.episode_id)
+    if cache is None or ep is None:
+        return
+    try:
+        cache.add(plan.run_dir, ep, out.epoch)
+    except Exception:  # noqa: BLE001 - scoring the run at the end scores it again and reports the problem there
+        pass
 
 
 def _plotter(plans: list[RunPlan]) -> PlotWorker | None:
@@ -374,17 +397,25 @@ def _plotter(plans: list[RunPlan]) -> PlotWorker | None:
     return PlotWorker.start()
 
 
+@dataclass
+class _Scoring:
+    """What the run prepared for its scoring while the episodes ran: the plot worker, the episodes scored already."""
+
+    plotter: PlotWorker | None = None
+    prescored: dict[int, Prescored | None] = field(default_factory=dict)
+
+
 def _summaries(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked],
-               plotter: PlotWorker | None = None) -> list[RunSummary]:
+               after: _Scoring) -> list[RunSummary]:
     try:
-        return _summarize(plans, outcomes, checked, plotter)
+        return _summarize(plans, outcomes, checked, after)
     finally:
-        if plotter is not None:
-            plotter.close()
+        if after.plotter is not None:
+            after.plotter.close()
 
 
 def _summarize(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked],
-               plotter: PlotWorker | None) -> list[RunSummary]:
+               after: _Scoring) -> list[RunSummary]:
     summaries = []
     for p, c in zip(plans, checked):
         s = RunSummary(
@@ -394,7 +425,7 @@ def _summarize(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], 
             retired=[str(a.trace.relative_to(p.run_dir.path)) for a, _, _ in c.retired],
         )
         if p.settings.score:
-            s.scores = score_if_available(p.run_dir.path, plotter)
+            s.scores = score_if_available(p.run_dir.path, after.plotter, after.prescored.get(id(p)), c.episode_set)
         summaries.append(s)
     return summaries
 
@@ -458,13 +489,14 @@ async def _preflight(factory: Callable[[], Any]) -> None:
         raise RunSetupError(str(e)) from None
 
 
-def score_if_available(run_dir: Path, plotter: PlotWorker | None = None) -> Any:
+def score_if_available(run_dir: Path, plotter: PlotWorker | None = None, prescored: Prescored | None = None,
+                       episode_set: Any = None) -> Any:
     """Score a finished run; a scoring problem is reported, never allowed to lose the run."""
     from .scoring import score_run
     from .scoring.run import ScoringError
 
     try:
-        return score_run(run_dir, plotter=plotter)
+        return score_run(run_dir, plotter=plotter, prescored=prescored, episode_set=episode_set)
     except ScoringError as e:
         import sys
 

@@ -13,7 +13,7 @@ as failed, the paper's convention; scores.json records which.
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,11 +61,15 @@ def load_run_config(rd: RunDir) -> dict[str, Any]:
         raise ScoringError(f"{rd.run_json} is not valid JSON: {e}") from None
 
 
-def resolve_episodes(rd: RunDir, cfg: dict[str, Any], override: Path | None, allow_mismatch: bool) -> tuple[Any, bool]:
-    """Load the run's episode file (or the override); refuse one whose hash differs unless allowed."""
+def resolve_episodes(rd: RunDir, cfg: dict[str, Any], override: Path | None, allow_mismatch: bool,
+                     loaded: Any = None) -> tuple[Any, bool]:
+    """Load the run's episode file (or the override); refuse one whose hash differs unless allowed. `loaded` is
+    the episode set the run itself loaded (the runner's): taken when it is the one run.json names, by hash."""
     from harness.episodes_io import EpisodeFileError, load_episodes
 
     raw = override or _setting(cfg, "episodes_path") or _setting(cfg, "episodes")
+    if loaded is not None and override is None and raw and cfg.get("episodes_sha256") == getattr(loaded, "sha256", None):
+        return loaded.model_copy(update={"path": Path(raw)}), False  # the path as run.json names it, as if read again
     if not raw:
         raise ScoringError(f"{rd.run_json} names no episode file; pass --episodes FILE")
     path = Path(raw)
@@ -195,6 +199,7 @@ def score_run(
     allow_mismatch: bool = False, write: bool = True, process_judge: JudgeConfig | None = None,
     reducer: str | Reducer | None = None, proportions: str = "wilson", report_judge: JudgeConfig | None = None,
     report_parts: tuple[str, ...] | None = None, errors_as_failures: bool = False, plotter: PlotWorker | None = None,
+    prescored: Prescored | None = None, episode_set: Any = None,
 ) -> RunScores:
     """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md.
     `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions).
@@ -202,13 +207,15 @@ def score_run(
     interval of ESR, Acc_final and Acc_pre (wilson or clopper-pearson). `report_judge` also has an LLM judge read
     each report (`report_parts`: extract, quality, persona, support; default all), beside the rules' numbers.
     `errors_as_failures` counts errored episodes as failed instead of leaving them out. With a `plotter` (a run's
-    plot worker, harness/scoring/plot_worker.py), the plots are drawn by it after this returns."""
+    plot worker, harness/scoring/plot_worker.py), the plots are drawn by it after this returns. `prescored` holds
+    episode scores the runner computed as each episode finished (used while its trace is unchanged) and
+    `episode_set` the episode set it loaded (used when run.json names it): a run's scoring then starts warm."""
     rd = RunDir(run_dir)
     if (judge is not None or process_judge is not None or report_judge is not None) and write and not rd.scores_json.is_file():
         score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch, reducer=reducer,
                   proportions=proportions, errors_as_failures=errors_as_failures)  # matcher scores first
     cfg = load_run_config(rd)
-    eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
+    eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch, episode_set)
     if judge is not None and judge.log_path is None and write:  # the judge's own log, beside the scores
         judge = judge.model_copy(update={"log_path": rd.path / "judge_log.jsonl"})
     if process_judge is not None and process_judge.log_path is None and write:  # its log too, beside the scores
@@ -227,12 +234,15 @@ def score_run(
     try:
         for k in range(1, epochs + 1):
             for ep in planned:
-                fold = fold_trace(rd.read_trace(ep.id, epoch=k, include_partial=True))
-                es = score_episode(ep, fold, labeller, epoch=k)
-                if pjudge is not None and es.process is not None:
-                    es.process.judged = pjudge.judge_episode(fold)
-                if rjudge is not None and ep.report is not None:
-                    es.report = rjudge(ep.report, fold, len(ep.turns) + 1)
+                warm = prescored is not None and labeller is None and pjudge is None and rjudge is None
+                es = prescored.get(rd, ep, k) if warm and prescored is not None else None
+                if es is None:
+                    fold = fold_trace(rd.read_trace(ep.id, epoch=k, include_partial=True))
+                    es = score_episode(ep, fold, labeller, epoch=k)
+                    if pjudge is not None and es.process is not None:
+                        es.process.judged = pjudge.judge_episode(fold)
+                    if rjudge is not None and ep.report is not None:
+                        es.report = rjudge(ep.report, fold, len(ep.turns) + 1)
                 scored.append(es)
     except JudgeUnavailable as e:
         kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
@@ -310,6 +320,37 @@ def reduce_again(scores: RunScores, episodes: list[EpisodeScore], reducer: Reduc
         "hard": split_scores([e for e in episodes if e.split == "hard"], reducer, prop, eaf),
         "all": split_scores(episodes, reducer, prop, eaf), "reducer": reducer.name,
     })
+
+
+@dataclass
+class Prescored:
+    """Episode scores the runner computed as each episode finished, while the others still waited on the model,
+    so scoring after the last episode has little left to do. Each is kept with the size and time of the trace it
+    read, and used only while the trace is unchanged (and only by the matcher: a judge reads the trace itself)."""
+
+    scores: dict[tuple[str, int], tuple[tuple[int, int], EpisodeScore]] = field(default_factory=dict)
+
+    @staticmethod
+    def _stamp(rd: RunDir, episode_id: str, epoch: int) -> tuple[int, int] | None:
+        try:
+            st = rd.trace_path(episode_id, epoch).stat()
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns
+
+    def add(self, rd: RunDir, ep: Episode, epoch: int) -> None:
+        """Score a finished episode's trace now (nothing is kept for a trace that is not final)."""
+        stamp = self._stamp(rd, ep.id, epoch)
+        if stamp is None:
+            return
+        es = score_episode(ep, fold_trace(rd.read_trace(ep.id, epoch=epoch)), None, epoch=epoch)
+        self.scores[(ep.id, epoch)] = (stamp, es)
+
+    def get(self, rd: RunDir, ep: Episode, epoch: int) -> EpisodeScore | None:
+        hit = self.scores.get((ep.id, epoch))
+        if hit is None or hit[0] != self._stamp(rd, ep.id, epoch):
+            return None
+        return hit[1]
 
 
 def write_outputs(rd: RunDir, scores: RunScores, episodes: list[EpisodeScore], plotter: PlotWorker | None = None) -> None:

@@ -1,6 +1,7 @@
-"""Issue 29 item 8: a run's plots are drawn by a process started with the run, off its critical path: `epi run`
-never imports matplotlib, prints its scores and exits while the worker draws; the plots are those `epi score` draws;
-a worker that cannot start or died leaves the run drawing them itself, and never a wait without end."""
+"""Issue 29 item 8: scoring and plotting off a run's critical path. The plots are drawn by a process started with
+the run: `epi run` never imports matplotlib, prints its scores and exits while the worker draws; the plots are those
+`epi score` draws; a worker that cannot start or died leaves the run drawing them itself, and never a wait without
+end. Episodes are scored as they finish, and those scores are used at the end while their traces are unchanged."""
 from __future__ import annotations
 
 import json
@@ -83,3 +84,35 @@ def test_a_worker_that_fails_on_one_run_draws_the_next(tmp_path) -> None:
     assert not list((bad / "plots").glob("*.png")) and not (bad / "plots" / MARKER).exists()
     assert (good / "plots" / "cost_per_episode.png").is_file()
     assert plot_worker.READY_TIMEOUT_S >= 10
+
+
+def test_scores_computed_as_episodes_finish_are_used_while_their_trace_is_unchanged(tmp_path) -> None:
+    from harness.episodes_io import load_episodes
+    from harness.rundir import RunDir
+    from harness.scoring import score_run
+    from harness.scoring.run import Prescored, read_episode_scores
+    from tests.harness.scoring_fixture import main_run
+
+    run = main_run(tmp_path)
+    cold = score_run(run)
+    cold_lines = (run / "episode_scores.jsonl").read_text()
+    rd = RunDir(run)
+    eset = load_episodes(Path(json.loads(rd.run_json.read_text())["episodes_path"]))
+    pre = Prescored()
+    for ep in eset.episodes:
+        pre.add(rd, ep, 1)
+    assert len(pre.scores) == 4
+    warm = score_run(run, prescored=pre, episode_set=eset)  # what the runner passes: the same scores, files and all
+    assert warm.model_dump(exclude={"scored_at"}) == cold.model_dump(exclude={"scored_at"})
+    assert (run / "episode_scores.jsonl").read_text() == cold_lines
+    # used, not recomputed: a mark on the cached score shows up ...
+    e1 = next(e for e in eset.episodes if e.id == "E1")
+    pre.scores[("E1", 1)][1].agent = "from-the-cache"
+    score_run(run, prescored=pre)
+    assert {e.episode_id: e.agent for e in read_episode_scores(run)}["E1"] == "from-the-cache"
+    # ... until the trace changes: then the episode is scored from the trace again
+    trace = rd.trace_path("E1", 1)
+    trace.write_text(trace.read_text() + "\n")
+    assert pre.get(rd, e1, 1) is None
+    score_run(run, prescored=pre)
+    assert {e.episode_id: e.agent for e in read_episode_scores(run)}["E1"] != "from-the-cache"
