@@ -32,8 +32,8 @@ from .safe_paths import safe_name
 from .settings import RunSettings
 
 if TYPE_CHECKING:
-    from .scoring.plot_worker import PlotWorker
-    from .scoring.run import Prescored
+    from .plot_worker import PlotWorker
+    from .scoring.prescore import Prescored
 
 ProgressFn = Callable[[EpisodeOutcome], None]
 
@@ -343,11 +343,11 @@ async def _execute(
             if on_start:
                 on_start(p)
 
-        prescored = {id(p): _prescored(p) for p in plans}
+        prescored: dict[int, Prescored | None] = {}  # made at the first finished episode (no scoring import before)
 
         def done(plan: RunPlan, out: EpisodeOutcome) -> None:
             outcomes[id(plan)].append(out)
-            _prescore(plan, prescored[id(plan)], out)
+            _prescore(plan, prescored, out)
             if progress:
                 progress(plan, out)
 
@@ -368,31 +368,28 @@ async def _execute(
     return plans, outcomes, _Scoring(plotter, prescored)
 
 
-def _prescored(plan: RunPlan) -> Prescored | None:
-    if not plan.settings.score:
-        return None
-    from .scoring.run import Prescored
-
-    return Prescored()
-
-
-def _prescore(plan: RunPlan, cache: Prescored | None, out: EpisodeOutcome) -> None:
+def _prescore(plan: RunPlan, caches: dict[int, Prescored | None], out: EpisodeOutcome) -> None:
     """Score a finished episode now, while the others wait on the model: the run's scoring at the end reuses it."""
     ep = plan.episodes.get(out.episode_id)
-    if cache is None or ep is None:
+    if not plan.settings.score or ep is None:
         return
     try:
+        cache = caches.get(id(plan))
+        if cache is None:
+            from .scoring.prescore import Prescored
+
+            cache = caches[id(plan)] = Prescored()
         cache.add(plan.run_dir, ep, out.epoch)
     except Exception:  # noqa: BLE001 - scoring the run at the end scores it again and reports the problem there
         pass
 
 
 def _plotter(plans: list[RunPlan]) -> PlotWorker | None:
-    """A process that draws the plots of the runs scored here (harness/scoring/plot_worker.py), started now so
+    """A process that draws the plots of the runs scored here (harness/plot_worker.py), started now so
     its matplotlib import overlaps the episodes and the drawing happens after the scores are out."""
     if not any(p.settings.score for p in plans):
         return None
-    from .scoring.plot_worker import PlotWorker
+    from .plot_worker import PlotWorker
 
     return PlotWorker.start()
 
@@ -440,10 +437,14 @@ def _preloader(plans: list[RunPlan], plot_worker: bool = False) -> Preloader:
         if callable(load := getattr(p.world, "preload", None)):  # a duck-typed world may lack it
             pre.add(load, tuple(p.tools))
     if any(p.settings.score for p in plans):
-        from . import scoring
-
-        pre.add(scoring.preload, not plot_worker)
+        pre.add(_preload_scoring, not plot_worker)
     return pre.start()
+
+
+def _preload_scoring(plots: bool) -> None:
+    from . import scoring  # the package too: its records cost the main thread half a second on a busy machine
+
+    scoring.preload(plots)
 
 
 async def run_episodes(

@@ -13,7 +13,7 @@ as failed, the paper's convention; scores.json records which.
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,9 @@ from .uncertainty import pass_at_k_table
 from harness.reports import summarize_reports
 
 if TYPE_CHECKING:
-    from .plot_worker import PlotWorker
+    from harness.plot_worker import PlotWorker
+
+    from .prescore import Prescored
 
 
 class ScoringError(Exception):
@@ -207,7 +209,7 @@ def score_run(
     interval of ESR, Acc_final and Acc_pre (wilson or clopper-pearson). `report_judge` also has an LLM judge read
     each report (`report_parts`: extract, quality, persona, support; default all), beside the rules' numbers.
     `errors_as_failures` counts errored episodes as failed instead of leaving them out. With a `plotter` (a run's
-    plot worker, harness/scoring/plot_worker.py), the plots are drawn by it after this returns. `prescored` holds
+    plot worker, harness/plot_worker.py), the plots are drawn by it after this returns. `prescored` holds
     episode scores the runner computed as each episode finished (used while its trace is unchanged) and
     `episode_set` the episode set it loaded (used when run.json names it): a run's scoring then starts warm."""
     rd = RunDir(run_dir)
@@ -320,37 +322,6 @@ def reduce_again(scores: RunScores, episodes: list[EpisodeScore], reducer: Reduc
         "hard": split_scores([e for e in episodes if e.split == "hard"], reducer, prop, eaf),
         "all": split_scores(episodes, reducer, prop, eaf), "reducer": reducer.name,
     })
-
-
-@dataclass
-class Prescored:
-    """Episode scores the runner computed as each episode finished, while the others still waited on the model,
-    so scoring after the last episode has little left to do. Each is kept with the size and time of the trace it
-    read, and used only while the trace is unchanged (and only by the matcher: a judge reads the trace itself)."""
-
-    scores: dict[tuple[str, int], tuple[tuple[int, int], EpisodeScore]] = field(default_factory=dict)
-
-    @staticmethod
-    def _stamp(rd: RunDir, episode_id: str, epoch: int) -> tuple[int, int] | None:
-        try:
-            st = rd.trace_path(episode_id, epoch).stat()
-        except OSError:
-            return None
-        return st.st_size, st.st_mtime_ns
-
-    def add(self, rd: RunDir, ep: Episode, epoch: int) -> None:
-        """Score a finished episode's trace now (nothing is kept for a trace that is not final)."""
-        stamp = self._stamp(rd, ep.id, epoch)
-        if stamp is None:
-            return
-        es = score_episode(ep, fold_trace(rd.read_trace(ep.id, epoch=epoch)), None, epoch=epoch)
-        self.scores[(ep.id, epoch)] = (stamp, es)
-
-    def get(self, rd: RunDir, ep: Episode, epoch: int) -> EpisodeScore | None:
-        hit = self.scores.get((ep.id, epoch))
-        if hit is None or hit[0] != self._stamp(rd, ep.id, epoch):
-            return None
-        return hit[1]
 
 
 def write_outputs(rd: RunDir, scores: RunScores, episodes: list[EpisodeScore], plotter: PlotWorker | None = None) -> None:

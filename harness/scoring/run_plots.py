@@ -1,6 +1,6 @@
 """Which plots a run's report has, decided without matplotlib (harness/scoring/plots.py draws them).
 
-report.md names its plots while a plot worker (harness/scoring/plot_worker.py) may still be drawing them,
+report.md names its plots while a plot worker (harness/plot_worker.py) may still be drawing them,
 so the decision lives here, apart from the drawing, and both sides take it from the same function.
 """
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from pydantic import BaseModel, Field
 
 from ..rundir import safe_name
-from ..scoring.plot_worker import wait_for_plots
+from ..plot_worker import wait_for_plots
 from ..safe_paths import is_inside
 from .requests import episode_requests
 from .run_files import RunFiles

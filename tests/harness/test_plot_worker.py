@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from harness.scoring import plot_worker
-from harness.scoring.plot_worker import MARKER, PlotWorker, wait_for_plots
+from harness import plot_worker
+from harness.plot_worker import MARKER, PlotWorker, wait_for_plots
 from tests.harness.test_run_cli import epi
 
 REPO = Path(__file__).resolve().parents[2]
@@ -90,7 +90,8 @@ def test_scores_computed_as_episodes_finish_are_used_while_their_trace_is_unchan
     from harness.episodes_io import load_episodes
     from harness.rundir import RunDir
     from harness.scoring import score_run
-    from harness.scoring.run import Prescored, read_episode_scores
+    from harness.scoring.prescore import Prescored
+    from harness.scoring.run import read_episode_scores
     from tests.harness.scoring_fixture import main_run
 
     run = main_run(tmp_path)

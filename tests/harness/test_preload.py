@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from harness.preload import Preloader
-from harness.scoring.plot_worker import wait_for_plots
+from harness.plot_worker import wait_for_plots
 from sandbox.world import SandboxWorld
 from tests.harness.test_run_cli import epi
 

@@ -33,7 +33,7 @@ class PlotWorker:
     @classmethod
     def start(cls) -> "PlotWorker | None":
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "harness.scoring.plot_worker"], stdin=subprocess.PIPE,
+            proc = subprocess.Popen([sys.executable, "-m", "harness.plot_worker"], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                     start_new_session=True)  # a Ctrl-C at the terminal does not cut a plot in half
         except OSError:
@@ -114,8 +114,8 @@ def wait_for_plots(run_dir: Path, timeout_s: float = 60.0) -> bool:
 
 
 def _draw(plots_dir: Path) -> None:
-    from .plots import plot_run
-    from .run import read_episode_scores, read_run_scores
+    from harness.scoring.plots import plot_run
+    from harness.scoring.run import read_episode_scores, read_run_scores
 
     run = plots_dir.parent
     try:
@@ -125,8 +125,7 @@ def _draw(plots_dir: Path) -> None:
 
 
 def main() -> None:
-    from . import plots  # noqa: F401 - matplotlib, imported while the run's episodes wait on the model
-    from . import run  # noqa: F401
+    from harness.scoring import plots, run  # noqa: F401 - matplotlib, imported while the run's episodes wait on the model
 
     sys.stdout.write("ready\n")
     sys.stdout.flush()
