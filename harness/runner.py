@@ -347,7 +347,7 @@ async def _execute(
 
         def done(plan: RunPlan, out: EpisodeOutcome) -> None:
             outcomes[id(plan)].append(out)
-            _prescore(plan, prescored, out)
+            _prescore(plan, prescored, out, plotter)
             if progress:
                 progress(plan, out)
 
@@ -368,10 +368,14 @@ async def _execute(
     return plans, outcomes, _Scoring(plotter, prescored)
 
 
-def _prescore(plan: RunPlan, caches: dict[int, Prescored | None], out: EpisodeOutcome) -> None:
-    """Score a finished episode now, while the others wait on the model: the run's scoring at the end reuses it."""
+def _prescore(plan: RunPlan, caches: dict[int, Prescored | None], out: EpisodeOutcome, worker: PlotWorker | None) -> None:
+    """Score a finished episode now, while the others wait on the model: the run's scoring at the end reuses it.
+    With a scoring worker, the worker scores it (a line in a pipe); else this process does."""
     ep = plan.episodes.get(out.episode_id)
     if not plan.settings.score or ep is None:
+        return
+    if worker is not None and worker.alive():
+        worker.finished(plan.run_dir.path, out.episode_id, out.epoch)
         return
     try:
         cache = caches.get(id(plan))
@@ -385,8 +389,8 @@ def _prescore(plan: RunPlan, caches: dict[int, Prescored | None], out: EpisodeOu
 
 
 def _plotter(plans: list[RunPlan]) -> PlotWorker | None:
-    """A process that draws the plots of the runs scored here (harness/plot_worker.py), started now so
-    its matplotlib import overlaps the episodes and the drawing happens after the scores are out."""
+    """A process that scores the runs scored here and draws their plots (harness/plot_worker.py), started now
+    so its imports overlap the episodes and the drawing happens after the scores are out."""
     if not any(p.settings.score for p in plans):
         return None
     from .plot_worker import PlotWorker
@@ -422,15 +426,36 @@ def _summarize(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], 
             retired=[str(a.trace.relative_to(p.run_dir.path)) for a, _, _ in c.retired],
         )
         if p.settings.score:
-            s.scores = score_if_available(p.run_dir.path, after.plotter, after.prescored.get(id(p)), c.episode_set)
+            s.scores = _score(p, c, after)
         summaries.append(s)
     return summaries
+
+
+def _score(p: RunPlan, c: _Checked, after: _Scoring) -> Any:
+    """The run's scores: by the scoring worker (read back from scores.json), else in this process."""
+    import sys
+
+    from .plot_worker import WorkerScoringError
+
+    if after.plotter is not None:
+        try:
+            if after.plotter.score(p.run_dir.path):
+                from .scoring.model import RunScores
+
+                return RunScores.model_validate_json(p.run_dir.scores_json.read_text(encoding="utf-8"))
+        except WorkerScoringError as e:
+            print(f"warning: the run is saved but could not be scored: {e}; fix it and run `epi score {p.run_dir.path}`",
+                  file=sys.stderr)
+            return None
+        except (OSError, ValueError):
+            pass  # scores.json unreadable after all: score here
+    return score_if_available(p.run_dir.path, after.plotter, after.prescored.get(id(p)), c.episode_set)
 
 
 def _preloader(plans: list[RunPlan], plot_worker: bool = False) -> Preloader:
     """Start loading, in the background, what this process will need once episodes run: the search index
     and embedder of the tools (when the episodes run here, not on Ray workers), then the scorer's imports
-    (matplotlib only when no plot worker draws the plots).
+    (with a scoring worker, only the score records it reads back).
     The loads overlap the episodes' model calls instead of delaying their first tool calls and the scores."""
     pre = Preloader()
     for p in {id(p.world): p for p in plans if p.jobs and p.settings.executor == "local"}.values():
@@ -441,10 +466,16 @@ def _preloader(plans: list[RunPlan], plot_worker: bool = False) -> Preloader:
     return pre.start()
 
 
-def _preload_scoring(plots: bool) -> None:
+def _preload_scoring(in_process: bool) -> None:
+    import importlib
+
     from . import scoring  # the package too: its records cost the main thread half a second on a busy machine
 
-    scoring.preload(plots)
+    if in_process:  # no scoring worker: this process scores and draws
+        scoring.preload()
+    else:  # the worker scores and draws; `epi run` reads its scores back and prints them (no pint, no matplotlib)
+        for module in ("run", "report"):
+            importlib.import_module(f"{scoring.__name__}.{module}")
 
 
 async def run_episodes(

@@ -37,15 +37,14 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def preload(plots: bool = True) -> None:
-    """Import what `score_run` needs (matplotlib for the plots unless a plot worker draws them, pint for units,
-    the report) ahead of time.
+def preload() -> None:
+    """Import what `score_run` needs (matplotlib for the plots, pint for units, the report) ahead of time.
 
     A run calls it from a background thread while its episodes wait on the model (harness.preload), so
     scoring at the end of the run starts warm instead of spending a second on imports."""
     import importlib
 
-    for module in ("run", "report") if not plots else ("run", "report", "plots"):
+    for module in ("run", "report", "plots"):
         importlib.import_module(f"{__name__}.{module}")
     from .units import preload_units
 

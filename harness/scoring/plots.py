@@ -14,7 +14,8 @@ from .interval import Interval
 from .model import FAILURE_NAMES, FAILURE_TYPES, CostTotals, EpisodeScore, RunScores
 from .run_plots import planned_plots, process_plot_rows
 
-__all__ = ["FAILURE_NAMES", "plot_run", "planned_plots"]  # FAILURE_NAMES lives in .model (the report reads it without matplotlib)
+# FAILURE_NAMES lives in .model (the report reads it without matplotlib); kept importable from here
+__all__ = ["FAILURE_NAMES", "plot_run", "planned_plots"]
 FAILURE_COLORS = {"retrieve": "#4e79a7", "perception": "#f28e2b", "reading_memory": "#59a14f",
                   "reasoning": "#e15759", "others": "#bab0ac"}
 

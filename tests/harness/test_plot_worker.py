@@ -1,7 +1,8 @@
-"""Issue 29 item 8: scoring and plotting off a run's critical path. The plots are drawn by a process started with
-the run: `epi run` never imports matplotlib, prints its scores and exits while the worker draws; the plots are those
-`epi score` draws; a worker that cannot start or died leaves the run drawing them itself, and never a wait without
-end. Episodes are scored as they finish, and those scores are used at the end while their traces are unchanged."""
+"""Issue 29 item 8: scoring and plotting off a run's critical path. A process started with the run scores each
+episode as it finishes, scores the run at the end and draws the plots after it answered: `epi run` never imports
+the scorer, pint or matplotlib, prints its scores and exits while the worker draws; the plots are those `epi score`
+draws; a worker that cannot start or died leaves the run scoring and drawing itself, and never a wait without end.
+Scores computed as episodes finish are used at the end only while their traces are unchanged."""
 from __future__ import annotations
 
 import json
@@ -11,8 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness import plot_worker
-from harness.plot_worker import MARKER, PlotWorker, wait_for_plots
+from harness.plot_worker import MARKER, PlotWorker, WorkerScoringError, wait_for_plots
 from tests.harness.test_run_cli import epi
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,14 +23,19 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_run_process_never_imports_matplotlib_and_the_worker_draws(tiny_sandbox, tiny_episodes, tmp_path) -> None:
     probe = ("import sys; from harness.cli import main; sys.argv = ['epi'] + sys.argv[1:]\n"
+             "import harness.scoring.metrics as m\n"  # scoring an episode in this process would fail the run
+             "def boom(*a, **k):\n    raise RuntimeError('scored in the run process')\n"
+             "m.score_episode = boom\n"
              "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-             "print('MPL', 'matplotlib' in sys.modules)")
+             "print('MPL', 'matplotlib' in sys.modules, 'PINT', 'pint' in sys.modules)")
     env = dict(os.environ, PYTHONPATH=str(REPO), EPI_SANDBOX_DIR=str(tiny_sandbox), HF_HUB_OFFLINE="1")
     out = subprocess.run([sys.executable, "-c", probe, "run", "--agent", "heuristic", "--episodes", str(tiny_episodes),
                           "--results", str(tmp_path), "--run-id", "h", "--max-steps", "1", "-q"],
                          capture_output=True, text=True, env=env, cwd=REPO, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "MPL False" in out.stdout  # scored, report written, summary printed: no matplotlib in this process
+    # scored (units by pint), report written and plots drawn by the worker: no pint, no matplotlib in this process
+    assert "MPL False PINT False" in out.stdout
+    assert "failures:" in out.stdout  # the summary, from the scores the worker wrote
     run = tmp_path / "h"
     report = (run / "report.md").read_text()
     assert "plots/failure_types.png" in report and "plots/cost_per_episode.png" in report
@@ -62,7 +70,7 @@ def test_a_mark_left_by_a_dead_worker_is_not_waited_on(tmp_path) -> None:
     assert wait_for_plots(tmp_path / "absent")  # no run, no worker: nothing to wait for
 
 
-def test_a_worker_that_fails_on_one_run_draws_the_next(tmp_path) -> None:
+def test_a_run_scoring_refuses_is_one_message_and_the_worker_goes_on(tmp_path) -> None:
     from harness.scoring import score_run
     from tests.harness.scoring_fixture import main_run
 
@@ -77,7 +85,9 @@ def test_a_worker_that_fails_on_one_run_draws_the_next(tmp_path) -> None:
     worker = PlotWorker.start()
     assert worker is not None
     try:
-        assert worker.submit(bad / "plots") and worker.submit(good / "plots")
+        with pytest.raises(WorkerScoringError, match="is not a run directory"):
+            worker.score(bad)  # no run.json: what `epi score` says, as the worker's answer
+        assert worker.submit(bad / "plots") and worker.submit(good / "plots")  # plots of a bad scores.json: none
     finally:
         worker.close()
     assert wait_for_plots(bad, timeout_s=120) and wait_for_plots(good, timeout_s=120)
