@@ -28,6 +28,7 @@ from typing import Any
 
 MARKER = ".drawing"
 READY_TIMEOUT_S = 30.0  # a worker slower than this to start: the run scores and draws in its own process
+SEND_TIMEOUT_S = 10.0  # a worker that reads no input for this long is taken as gone
 SCORE_TIMEOUT_S = 900.0  # scoring a run that takes longer than this (a huge one on a busy machine): done in process
 
 
@@ -78,15 +79,29 @@ class PlotWorker:
             self._ready = (self._reply(timeout_s) or {}).get("ready") is True
         return self._ready and self.alive()
 
-    def _send(self, msg: dict[str, Any]) -> bool:
+    def _send(self, msg: dict[str, Any], droppable: bool = False) -> bool:
+        """Write one line. The pipe never blocks the run: a note (`droppable`) that does not fit is dropped (the
+        episode is scored at the end instead); a line already begun, or a request, waits for room a while."""
         if not self.alive():
             return False
+        stdin = self.proc.stdin
+        assert stdin is not None
+        data = memoryview(json.dumps(msg).encode("utf-8") + b"\n")
+        whole = len(data)
         try:
-            assert self.proc.stdin is not None
-            data = memoryview(json.dumps(msg).encode("utf-8") + b"\n")
-            while data:  # unbuffered: a write may take part of it
-                n = self.proc.stdin.write(data)
-                data = data[n or 0:]
+            os.set_blocking(stdin.fileno(), False)
+            while data:  # unbuffered and non-blocking: a write may take part of it, or nothing
+                try:
+                    n = stdin.write(data)
+                except BlockingIOError:
+                    n = None
+                if n:
+                    data = data[n:]
+                    continue
+                if droppable and len(data) == whole:  # nothing of it written: the protocol stays whole
+                    return False
+                if not select.select([], [stdin], [], SEND_TIMEOUT_S)[1]:
+                    raise OSError("the scoring worker takes no input")
         except (OSError, ValueError):
             self._broken = True
             return False
@@ -94,7 +109,8 @@ class PlotWorker:
 
     def finished(self, run_dir: Path, episode_id: str, epoch: int) -> None:
         """An episode's trace is final: the worker scores it now (a note in a pipe; never waits)."""
-        self._send({"op": "finished", "run": str(Path(run_dir).resolve()), "episode": episode_id, "epoch": epoch})
+        self._send({"op": "finished", "run": str(Path(run_dir).resolve()), "episode": episode_id, "epoch": epoch},
+                   droppable=True)
 
     def score(self, run_dir: Path) -> bool:
         """Have the worker score the run and write its files (plots after it answers). True when it did; False when

@@ -127,3 +127,21 @@ def test_scores_computed_as_episodes_finish_are_used_while_their_trace_is_unchan
     assert pre.get(rd, e1, 1) is None
     score_run(run, prescored=pre)
     assert {e.episode_id: e.agent for e in read_episode_scores(run)}["E1"] != "from-the-cache"
+
+
+def test_a_worker_that_reads_nothing_never_blocks_the_run(tmp_path, monkeypatch) -> None:
+    stuck = subprocess.Popen([sys.executable, "-c", "import time; print('{\"ready\": true}', flush=True); time.sleep(120)"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+    worker = PlotWorker(stuck)
+    monkeypatch.setattr(plot_worker, "SEND_TIMEOUT_S", 0.5)
+    try:
+        t0 = time.monotonic()
+        for i in range(5000):  # far more notes than a pipe holds: the ones that do not fit are dropped
+            worker.finished(tmp_path, f"episode-{i}", 1)
+        assert time.monotonic() - t0 < 10 and worker.alive()
+        assert worker.score(tmp_path) is False  # the request cannot go in: the run scores in its own process
+        assert not worker.alive()
+    finally:
+        worker.close()
+        stuck.kill()
+        stuck.wait()
