@@ -78,6 +78,7 @@ bench: sandbox sandbox-v1 install-system
 	$(BIN)/python bench/audit_time.py
 	$(BIN)/python bench/process_metrics.py
 	$(BIN)/python bench/vs_inspect.py
+	$(BIN)/python bench/concurrency.py
 
 clean:
 	rm -rf $(VENV) sandbox/build sandbox/build-v1

@@ -12,8 +12,8 @@ be installed). Every figure is a fresh process, start-up included, timed from sp
 2. Trace bytes: the run's traces (JSONL and image files) against the same run by the baseline
    commit's code (extracted with `git archive`, same virtual environment), and bytes per model_call
    line by position in the episode: flat means the trace grows linearly (target: at most a fifth).
-3. Concurrency: 16 episodes, `--max-steps 1`, the server answering after 0.2 s: -j 16 against -j 1,
-   whole process (target >= 6x).
+3. Concurrency: measured by bench/concurrency.py (the default benchmark, `epi sandbox model-server` in its own
+   process, median of 5 alternating runs, against a baseline commit), not here.
 4. Peak memory (RSS, from wait4) of every epi run (target < 500 MB).
 
     .venv/bin/python bench/vs_inspect.py [--repeat 2] [--episodes 20] [--baseline f6b584d|FOLDER|none]
@@ -202,25 +202,6 @@ def traces(args: argparse.Namespace, tmp: Path, epi_run: Path) -> None:
         print(f"this code: last bucket / first = {last / first:.2f} (flat = about 1)")
 
 
-def concurrency(args: argparse.Namespace, tmp: Path, peaks: list[float]) -> None:
-    print("== 3. concurrency: 16 episodes, --max-steps 1, server answering after 0.2 s, whole process ==")
-    server = start_server(delay_s=0.2)
-    try:
-        print(HEADER)
-        runs = {}
-        for conc in (1, 16):
-            m = measure(epi_cmd(server, tmp / "conc", f"j{conc}", 16, conc, "--max-steps", "1"), epi_env(REPO), server)
-            runs[conc] = m
-            peaks.append(m.peak_mb)
-            print(row(f"epi -j {conc}", m), flush=True)
-    finally:
-        server.stop()
-    print(f"concurrency 16 vs 1: {runs[1].wall_s / runs[16].wall_s:.1f}x faster  (target >= 6x)")
-    j16 = runs[16]
-    print(f"(-j 16 used {j16.cpu_s:.1f} s of CPU in {j16.wall_s:.1f} s: {100 * j16.cpu_s / j16.wall_s:.0f}% of a core; "
-          f"-j 1 spends {runs[1].requests * 0.2:.0f} s waiting on the server's 0.2 s replies)")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=2, help="runs per tool and concurrency (median)")
@@ -230,12 +211,11 @@ def main() -> None:
     inspect = inspect_command(INSPECT_VERSION)
     peaks: list[float] = []
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start (other processes slow both sides alike; "
-          f"the concurrency ratio of section 3 shrinks when the cores are busy)")
+          f"bench/concurrency.py measures -j 16 against -j 1)")
     with tempfile.TemporaryDirectory(prefix="epi-vs-inspect-") as d:
         tmp = Path(d)
         epi_run = per_request(args, tmp, inspect, peaks)
         traces(args, tmp, epi_run)
-        concurrency(args, tmp, peaks)
         shutil.rmtree(tmp / "inspect-logs", ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     print("== 4. peak memory of the epi runs ==")

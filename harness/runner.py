@@ -14,7 +14,7 @@ import datetime as _dt
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from tools import ALL_TOOLS, World
 
@@ -30,6 +30,10 @@ from .run_signals import InterruptedRun, RunInterrupted, StopSignals
 from .runlock import RunLock, RunLocked, check_free
 from .safe_paths import safe_name
 from .settings import RunSettings
+
+if TYPE_CHECKING:
+    from .plot_worker import PlotWorker
+    from .scoring.prescore import Prescored
 
 ProgressFn = Callable[[EpisodeOutcome], None]
 
@@ -286,7 +290,7 @@ async def run_grid(
     checked: list[_Checked] = []
     try:
         try:
-            plans, outcomes = await _execute(requests, checked, progress, on_start)
+            plans, outcomes, after = await _execute(requests, checked, progress, on_start)
         except asyncio.CancelledError:
             if stop.signum is None:
                 raise
@@ -302,7 +306,7 @@ async def run_grid(
                 for c in checked if c.lock is not None]) from None
         finally:
             stop.remove()
-        return _summaries(plans, outcomes, checked)
+        return _summaries(plans, outcomes, checked, after)
     finally:
         for c in checked:
             if c.lock is not None:
@@ -316,9 +320,10 @@ def _wanted(c: _Checked) -> set[tuple[str, int]]:
 async def _execute(
     requests: list[RunRequest], checked: list[_Checked], progress: Callable[[RunPlan, EpisodeOutcome], None] | None,
     on_start: Callable[[RunPlan], None] | None,
-) -> tuple[list[RunPlan], dict[int, list[EpisodeOutcome]]]:
+) -> tuple[list[RunPlan], dict[int, list[EpisodeOutcome]], _Scoring]:
     worlds: dict[str, World] = {}
     executor = None
+    plotter: PlotWorker | None = None
     outcomes: dict[int, list[EpisodeOutcome]] = {}
     try:
         for r in requests:
@@ -331,14 +336,18 @@ async def _execute(
         for c in checked:
             _take_lock(c)
         plans = [await _plan(c) for c in checked]
-        preloader = _preloader(plans)  # after the checks: it would only compete with them for the GIL
+        plotter = _plotter(plans)
+        preloader = _preloader(plans, plotter is not None)  # after the checks: it would only compete with them for the GIL
         for p in plans:
             outcomes[id(p)] = []
             if on_start:
                 on_start(p)
 
+        prescored: dict[int, Prescored | None] = {}  # made at the first finished episode (no scoring import before)
+
         def done(plan: RunPlan, out: EpisodeOutcome) -> None:
             outcomes[id(plan)].append(out)
+            _prescore(plan, prescored, out, plotter)
             if progress:
                 progress(plan, out)
 
@@ -346,6 +355,10 @@ async def _execute(
             await executor.run(plans, done)
         except ExecutorError as e:
             raise RunSetupError(str(e)) from None
+    except BaseException:
+        if plotter is not None:  # nothing to draw: the worker exits
+            plotter.close()
+        raise
     finally:
         if executor is not None:
             await executor.close()
@@ -355,10 +368,58 @@ async def _execute(
         for w in {id(w): w for w in [*worlds.values(), *(r.world for r in requests if r.world)]}.values():
             await w.close()
     preloader.wait()  # scoring imports what the preload may still be importing: let it finish first
-    return plans, outcomes
+    return plans, outcomes, _Scoring(plotter, prescored)
 
 
-def _summaries(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked]) -> list[RunSummary]:
+def _prescore(plan: RunPlan, caches: dict[int, Prescored | None], out: EpisodeOutcome, worker: PlotWorker | None) -> None:
+    """Score a finished episode now, while the others wait on the model: the run's scoring at the end reuses it.
+    With a scoring worker, the worker scores it (a line in a pipe); else this process does."""
+    ep = plan.episodes.get(out.episode_id)
+    if not plan.settings.score or ep is None:
+        return
+    if worker is not None and worker.alive():
+        worker.finished(plan.run_dir.path, out.episode_id, out.epoch)
+        return
+    try:
+        cache = caches.get(id(plan))
+        if cache is None:
+            from .scoring.prescore import Prescored
+
+            cache = caches[id(plan)] = Prescored()
+        cache.add(plan.run_dir, ep, out.epoch)
+    except Exception:  # noqa: BLE001 - scoring the run at the end scores it again and reports the problem there
+        pass
+
+
+def _plotter(plans: list[RunPlan]) -> PlotWorker | None:
+    """A process that scores the runs scored here and draws their plots (harness/plot_worker.py), started now
+    so its imports overlap the episodes and the drawing happens after the scores are out."""
+    if not any(p.settings.score for p in plans):
+        return None
+    from .plot_worker import PlotWorker
+
+    return PlotWorker.start()
+
+
+@dataclass
+class _Scoring:
+    """What the run prepared for its scoring while the episodes ran: the plot worker, the episodes scored already."""
+
+    plotter: PlotWorker | None = None
+    prescored: dict[int, Prescored | None] = field(default_factory=dict)
+
+
+def _summaries(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked],
+               after: _Scoring) -> list[RunSummary]:
+    try:
+        return _summarize(plans, outcomes, checked, after)
+    finally:
+        if after.plotter is not None:
+            after.plotter.close()
+
+
+def _summarize(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], checked: list[_Checked],
+               after: _Scoring) -> list[RunSummary]:
     summaries = []
     for p, c in zip(plans, checked):
         s = RunSummary(
@@ -368,24 +429,56 @@ def _summaries(plans: list[RunPlan], outcomes: dict[int, list[EpisodeOutcome]], 
             retired=[str(a.trace.relative_to(p.run_dir.path)) for a, _, _ in c.retired],
         )
         if p.settings.score:
-            s.scores = score_if_available(p.run_dir.path)
+            s.scores = _score(p, c, after)
         summaries.append(s)
     return summaries
 
 
-def _preloader(plans: list[RunPlan]) -> Preloader:
+def _score(p: RunPlan, c: _Checked, after: _Scoring) -> Any:
+    """The run's scores: by the scoring worker (read back from scores.json), else in this process."""
+    import sys
+
+    from .plot_worker import WorkerScoringError
+
+    if after.plotter is not None:
+        try:
+            if after.plotter.score(p.run_dir.path):
+                from .scoring.model import RunScores
+
+                return RunScores.model_validate_json(p.run_dir.scores_json.read_text(encoding="utf-8"))
+        except WorkerScoringError as e:
+            print(f"warning: the run is saved but could not be scored: {e}; fix it and run `epi score {p.run_dir.path}`",
+                  file=sys.stderr)
+            return None
+        except (OSError, ValueError):
+            pass  # scores.json unreadable after all: score here
+    return score_if_available(p.run_dir.path, after.plotter, after.prescored.get(id(p)), c.episode_set)
+
+
+def _preloader(plans: list[RunPlan], plot_worker: bool = False) -> Preloader:
     """Start loading, in the background, what this process will need once episodes run: the search index
-    and embedder of the tools (when the episodes run here, not on Ray workers), then the scorer's imports.
+    and embedder of the tools (when the episodes run here, not on Ray workers), then the scorer's imports
+    (with a scoring worker, only the score records it reads back).
     The loads overlap the episodes' model calls instead of delaying their first tool calls and the scores."""
     pre = Preloader()
     for p in {id(p.world): p for p in plans if p.jobs and p.settings.executor == "local"}.values():
         if callable(load := getattr(p.world, "preload", None)):  # a duck-typed world may lack it
             pre.add(load, tuple(p.tools))
     if any(p.settings.score for p in plans):
-        from . import scoring
-
-        pre.add(scoring.preload)
+        pre.add(_preload_scoring, not plot_worker)
     return pre.start()
+
+
+def _preload_scoring(in_process: bool) -> None:
+    import importlib
+
+    from . import scoring  # the package too: its records cost the main thread half a second on a busy machine
+
+    if in_process:  # no scoring worker: this process scores and draws
+        scoring.preload()
+    else:  # the worker scores and draws; `epi run` reads its scores back and prints them (no pint, no matplotlib)
+        for module in ("run", "report"):
+            importlib.import_module(f"{scoring.__name__}.{module}")
 
 
 async def run_episodes(
@@ -431,13 +524,14 @@ async def _preflight(factory: Callable[[], Any]) -> None:
         raise RunSetupError(str(e)) from None
 
 
-def score_if_available(run_dir: Path) -> Any:
+def score_if_available(run_dir: Path, plotter: PlotWorker | None = None, prescored: Prescored | None = None,
+                       episode_set: Any = None) -> Any:
     """Score a finished run; a scoring problem is reported, never allowed to lose the run."""
     from .scoring import score_run
     from .scoring.run import ScoringError
 
     try:
-        return score_run(run_dir)
+        return score_run(run_dir, plotter=plotter, prescored=prescored, episode_set=episode_set)
     except ScoringError as e:
         import sys
 

@@ -62,6 +62,8 @@ SCORER_VERSION = "13"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
+FAILURE_NAMES = {"retrieve": "Retrieve", "perception": "Perception", "reading_memory": "Reading-Memory",
+                 "reasoning": "Reasoning", "others": "Others"}  # as the paper names them (report, plots)
 BUCKETS: tuple[ReasonBucket, ...] = ("provider", "data_access", "pipeline", "model")
 BUCKET_WEIGHTS: dict[str, float] = {"provider": 0.8, "data_access": 0.9, "pipeline": 0.5, "model": 0.0}
 EpisodeStatus = Literal["completed", "failed", "truncated", "missing"]

@@ -3,6 +3,7 @@
 Every plotted ESR, Acc_final and Acc_pre carries its 95% interval as an error bar."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import matplotlib
@@ -10,10 +11,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure  # no pyplot: no global figure state, and a lighter import
 
 from .interval import Interval
-from .model import FAILURE_TYPES, CostTotals, EpisodeScore, RunScores
+from .model import FAILURE_NAMES, FAILURE_TYPES, CostTotals, EpisodeScore, RunScores
+from .run_plots import planned_plots, process_plot_rows
 
-FAILURE_NAMES = {"retrieve": "Retrieve", "perception": "Perception", "reading_memory": "Reading-Memory",
-                 "reasoning": "Reasoning", "others": "Others"}
+# FAILURE_NAMES lives in .model (the report reads it without matplotlib); kept importable from here
+__all__ = ["FAILURE_NAMES", "plot_run", "planned_plots"]
 FAILURE_COLORS = {"retrieve": "#4e79a7", "perception": "#f28e2b", "reading_memory": "#59a14f",
                   "reasoning": "#e15759", "others": "#bab0ac"}
 
@@ -38,7 +40,12 @@ def _save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     # bbox_inches="tight" crops the saved image to every artist, legends outside the axes included; a
     # tight_layout() pass before it would lay the figure out once more for nothing (a fifth of the plots' time)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    tmp = path.with_name(f".{path.stem}.tmp{os.getpid()}{path.suffix}")  # a reader never sees half an image
+    try:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 
@@ -160,21 +167,16 @@ def episode_cost_scatter(episodes: list[EpisodeScore], path: Path) -> Path:
 
 
 def plot_run(scores: RunScores, episodes: list[EpisodeScore], out_dir: Path) -> dict[str, Path]:
-    """The plots of one run's report: failure types by split, cost per episode."""
-    out: dict[str, Path] = {}
-    if scores.all.failures.total():
+    """The plots of one run's report (those `planned_plots` names): failure types by split, cost per episode,
+    process against outcome."""
+    out = planned_plots(scores, episodes, out_dir)
+    if "failure_types" in out:
         labels = [s for s in ("easy", "hard", "all") if scores.split(s).episodes]
-        fig_runs = [scores] * len(labels)
-        path = out_dir / "failure_types.png"
-        out["failure_types"] = _failure_by_split(labels, fig_runs, path)
-    if episodes:
-        out["cost"] = episode_cost_scatter(episodes, out_dir / "cost_per_episode.png")
-    if any(e.process is not None for e in episodes):
-        from .process_outcome import process_correlations as correlations
-
-        corrs = correlations(episodes)
-        if any(c.rho is not None for c in corrs):  # all n/a (every episode right, or every one wrong): no plot
-            out["process"] = process_correlations(corrs, out_dir / "process_vs_outcome.png")
+        _failure_by_split(labels, [scores] * len(labels), out["failure_types"])
+    if "cost" in out:
+        episode_cost_scatter(episodes, out["cost"])
+    if "process" in out:
+        process_correlations(process_plot_rows(episodes) or [], out["process"])
     return out
 
 

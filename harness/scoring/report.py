@@ -6,8 +6,7 @@ from pathlib import Path
 
 from .behaviour import behaviour_rows
 from .interval import Interval
-from .model import BUCKETS, FAILURE_TYPES, EpisodeScore, RunScores, SplitScores
-from .plots import FAILURE_NAMES
+from .model import BUCKETS, FAILURE_NAMES, FAILURE_TYPES, EpisodeScore, RunScores, SplitScores
 from .process_outcome import process_correlations
 from .process_report import process_sections
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.episode import Episode
 from harness.rundir import RunDir, atomic_write_text, safe_name
@@ -29,6 +29,11 @@ from .model import SCORER_VERSION, gold_note, AblationSettings, EpisodeScore, Ru
 from .process_judge import ProcessJudge, summarize_judged
 from .uncertainty import pass_at_k_table
 from harness.reports import summarize_reports
+
+if TYPE_CHECKING:
+    from harness.plot_worker import PlotWorker
+
+    from .prescore import Prescored
 
 
 class ScoringError(Exception):
@@ -58,11 +63,15 @@ def load_run_config(rd: RunDir) -> dict[str, Any]:
         raise ScoringError(f"{rd.run_json} is not valid JSON: {e}") from None
 
 
-def resolve_episodes(rd: RunDir, cfg: dict[str, Any], override: Path | None, allow_mismatch: bool) -> tuple[Any, bool]:
-    """Load the run's episode file (or the override); refuse one whose hash differs unless allowed."""
+def resolve_episodes(rd: RunDir, cfg: dict[str, Any], override: Path | None, allow_mismatch: bool,
+                     loaded: Any = None) -> tuple[Any, bool]:
+    """Load the run's episode file (or the override); refuse one whose hash differs unless allowed. `loaded` is
+    the episode set the run itself loaded (the runner's): taken when it is the one run.json names, by hash."""
     from harness.episodes_io import EpisodeFileError, load_episodes
 
     raw = override or _setting(cfg, "episodes_path") or _setting(cfg, "episodes")
+    if loaded is not None and override is None and raw and cfg.get("episodes_sha256") == getattr(loaded, "sha256", None):
+        return loaded.model_copy(update={"path": Path(raw)}), False  # the path as run.json names it, as if read again
     if not raw:
         raise ScoringError(f"{rd.run_json} names no episode file; pass --episodes FILE")
     path = Path(raw)
@@ -191,20 +200,24 @@ def score_run(
     run_dir: Path, *, episodes_path: Path | None = None, judge: JudgeConfig | None = None,
     allow_mismatch: bool = False, write: bool = True, process_judge: JudgeConfig | None = None,
     reducer: str | Reducer | None = None, proportions: str = "wilson", report_judge: JudgeConfig | None = None,
-    report_parts: tuple[str, ...] | None = None, errors_as_failures: bool = False,
+    report_parts: tuple[str, ...] | None = None, errors_as_failures: bool = False, plotter: PlotWorker | None = None,
+    prescored: Prescored | None = None, episode_set: Any = None,
 ) -> RunScores:
     """Score a run from its files; write scores.json, episode_scores.jsonl, plots/ and report.md.
     `process_judge` also has an LLM judge score each episode's process (MiroEval dimensions).
     `reducer` (mean, majority, pass@K, pass^K) reduces the epochs of repeated runs; `proportions` is the
     interval of ESR, Acc_final and Acc_pre (wilson or clopper-pearson). `report_judge` also has an LLM judge read
     each report (`report_parts`: extract, quality, persona, support; default all), beside the rules' numbers.
-    `errors_as_failures` counts errored episodes as failed instead of leaving them out."""
+    `errors_as_failures` counts errored episodes as failed instead of leaving them out. With a `plotter` (a run's
+    plot worker, harness/plot_worker.py), the plots are drawn by it after this returns. `prescored` holds
+    episode scores the runner computed as each episode finished (used while its trace is unchanged) and
+    `episode_set` the episode set it loaded (used when run.json names it): a run's scoring then starts warm."""
     rd = RunDir(run_dir)
     if (judge is not None or process_judge is not None or report_judge is not None) and write and not rd.scores_json.is_file():
         score_run(run_dir, episodes_path=episodes_path, allow_mismatch=allow_mismatch, reducer=reducer,
                   proportions=proportions, errors_as_failures=errors_as_failures)  # matcher scores first
     cfg = load_run_config(rd)
-    eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch)
+    eset, mismatch = resolve_episodes(rd, cfg, episodes_path, allow_mismatch, episode_set)
     if judge is not None and judge.log_path is None and write:  # the judge's own log, beside the scores
         judge = judge.model_copy(update={"log_path": rd.path / "judge_log.jsonl"})
     if process_judge is not None and process_judge.log_path is None and write:  # its log too, beside the scores
@@ -223,12 +236,15 @@ def score_run(
     try:
         for k in range(1, epochs + 1):
             for ep in planned:
-                fold = fold_trace(rd.read_trace(ep.id, epoch=k, include_partial=True))
-                es = score_episode(ep, fold, labeller, epoch=k)
-                if pjudge is not None and es.process is not None:
-                    es.process.judged = pjudge.judge_episode(fold)
-                if rjudge is not None and ep.report is not None:
-                    es.report = rjudge(ep.report, fold, len(ep.turns) + 1)
+                warm = prescored is not None and labeller is None and pjudge is None and rjudge is None
+                es = prescored.get(rd, ep, k) if warm and prescored is not None else None
+                if es is None:
+                    fold = fold_trace(rd.read_trace(ep.id, epoch=k, include_partial=True))
+                    es = score_episode(ep, fold, labeller, epoch=k)
+                    if pjudge is not None and es.process is not None:
+                        es.process.judged = pjudge.judge_episode(fold)
+                    if rjudge is not None and ep.report is not None:
+                        es.report = rjudge(ep.report, fold, len(ep.turns) + 1)
                 scored.append(es)
     except JudgeUnavailable as e:
         kept = "the matcher scores in scores.json are unchanged" if rd.scores_json.is_file() else "nothing was written"
@@ -267,7 +283,7 @@ def score_run(
         report=summarize_reports([(e.episode_id, e.report) for e in counted(scored, eaf) if e.report is not None]),
     )
     if write:
-        write_outputs(rd, scores, scored)
+        write_outputs(rd, scores, scored, plotter)
     return scores
 
 
@@ -309,13 +325,20 @@ def reduce_again(scores: RunScores, episodes: list[EpisodeScore], reducer: Reduc
     })
 
 
-def write_outputs(rd: RunDir, scores: RunScores, episodes: list[EpisodeScore]) -> None:
-    from .plots import plot_run
+def write_outputs(rd: RunDir, scores: RunScores, episodes: list[EpisodeScore], plotter: PlotWorker | None = None) -> None:
+    """scores.json, episode_scores.jsonl, report.md and the plots; with a plotter, the plots are handed to it
+    (drawn from the two score files, after this returns), else drawn here."""
     from .report import render_report
+    from .run_plots import planned_plots
 
     atomic_write_text(rd.scores_json, scores.model_dump_json(indent=2))
     atomic_write_text(rd.path / "episode_scores.jsonl", "".join(e.model_dump_json() + "\n" for e in episodes))
-    plots = plot_run(scores, episodes, rd.path / "plots")
+    plots_dir = rd.path / "plots"
+    plots = planned_plots(scores, episodes, plots_dir)
+    if plotter is None or not plots or not plotter.submit(plots_dir):
+        from .plots import plot_run
+
+        plots = plot_run(scores, episodes, plots_dir)
     atomic_write_text(rd.report_md, render_report(scores, episodes, plots, rd.path))
 
 

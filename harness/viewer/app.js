@@ -63,8 +63,8 @@
       .map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(q[k]); });
     return "#" + path + (parts.length ? "?" + parts.join("&") : "");
   }
-  function episodeHash(id, run, vs) {
-    var q = { run: run };
+  function episodeHash(id, run, vs, extra) {
+    var q = Object.assign({ run: run }, extra || {});
     if (vs !== undefined && vs !== null && vs !== "") q.vs = vs;
     return hashOf("/episode/" + encodeURIComponent(id), q);
   }
@@ -82,6 +82,23 @@
       waiting[key] = [resolve, reject];
       var s = el("script", { src: "data/ep/" + run + "/" + encodeURIComponent(entry.file), "data-episode": entry.id, "data-run": run });
       s.onerror = function () { delete waiting[key]; reject(new Error("cannot load " + s.src)); };
+      document.head.appendChild(s);
+    });
+  }
+  // the parts of an episode's model requests (data/req/<run>/<file>), loaded when the messages tab opens
+  var reqLoaded = {}, reqWaiting = {};
+  window.epiRequestsLoaded = function (run, id, data) {
+    var key = run + "\u0000" + id;
+    reqLoaded[key] = data;
+    if (reqWaiting[key]) { reqWaiting[key][0](data); delete reqWaiting[key]; }
+  };
+  function loadRequests(run, entry) {
+    var key = run + "\u0000" + entry.id;
+    if (reqLoaded[key]) return Promise.resolve(reqLoaded[key]);
+    return new Promise(function (resolve, reject) {
+      reqWaiting[key] = [resolve, reject];
+      var s = el("script", { src: "data/req/" + run + "/" + encodeURIComponent(entry.file), "data-requests": entry.id, "data-run": run });
+      s.onerror = function () { delete reqWaiting[key]; reject(new Error("cannot load " + s.src + " (a viewer built before the messages tab: rebuild it with epi view)")); };
       document.head.appendChild(s);
     });
   }
@@ -459,6 +476,188 @@
       processPanel(ep.process));
   }
 
+  // ---- messages tab: each model request rebuilt from the parts the trace stores ----
+  // The same steps as harness/trace_store.py RequestIndex.body (what `epi trace export --call N` writes): the call's
+  // message hashes follow its parents (the first `keep` of the parent's, then its own), each part is its stored JSON
+  // text with tool results (JSON-escaped, maybe cut to `chars` code points) and image payloads (base64) put back, and
+  // the body is {"messages":[m1,m2,...] followed by the head object without its opening brace.
+  function jsonEscaped(text) { return JSON.stringify(text).slice(1, -1); }  // Python's json.dumps(ensure_ascii=False)[1:-1]
+  function firstCodePoints(s, n) {  // Python's s[:n]: n code points, not UTF-16 units
+    var i = 0, k = 0;
+    while (i < s.length && k < n) {
+      var c = s.charCodeAt(i);
+      i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+      k++;
+    }
+    return s.slice(0, i);
+  }
+  function RequestBook(src) {
+    this.src = src; this.byN = {}; this.len = {};
+    var self = this;
+    src.calls.forEach(function (c) { self.byN[c.n] = c; });
+  }
+  RequestBook.prototype.call = function (n) {
+    var c = this.byN[n];
+    if (!c) throw new Error("no model call " + n + " in this trace");
+    return c;
+  };
+  RequestBook.prototype.count = function (n) {  // messages in call n, from the lengths alone (no lists built)
+    if (this.len[n] !== undefined) return this.len[n];
+    var chain = [], k = n;
+    while (k !== null && k !== undefined && this.len[k] === undefined) {
+      var c = this.byN[k];
+      if (!c || c.head === null || c.head === undefined) return null;
+      if (c.parent !== null && c.parent !== undefined && c.parent >= k) return null;
+      chain.push(c); k = c.parent;
+    }
+    for (var i = chain.length - 1; i >= 0; i--) {
+      var p = chain[i].parent, base = p === null || p === undefined ? 0 : this.len[p];
+      this.len[chain[i].n] = Math.min(chain[i].keep, base) + chain[i].messages.length;
+    }
+    return this.len[n];
+  };
+  RequestBook.prototype.hashes = function (n) {  // call n's message hashes: one list, built root first
+    var chain = [], k = n;
+    while (k !== null && k !== undefined) {
+      var c = this.call(k);
+      if (c.head === null || c.head === undefined) throw new Error("model call " + k + " was stored whole (trace before v4): it has no message hashes");
+      if (c.parent !== null && c.parent !== undefined && c.parent >= k) throw new Error("model call " + k + " names a later call " + c.parent + " as its parent");
+      chain.push(c); k = c.parent;
+    }
+    var out = [];
+    for (var i = chain.length - 1; i >= 0; i--) {
+      if (chain[i].keep > out.length) throw new Error("model call " + chain[i].n + " keeps " + chain[i].keep + " messages of call " + chain[i].parent + ", which has " + out.length);
+      out.length = chain[i].keep;
+      Array.prototype.push.apply(out, chain[i].messages);
+    }
+    return out;
+  };
+  RequestBook.prototype.part = function (h, n) {
+    var blob = this.src.blobs[h];
+    if (blob === undefined) throw new Error("model call " + n + ": the trace holds no part with hash " + h.slice(0, 16) + "...");
+    if (typeof blob === "string") return blob;
+    var src = this.src;
+    return blob.map(function (piece) {
+      if (typeof piece === "string") return piece;
+      if (piece.tool_result !== undefined) {
+        var text = src.results[piece.tool_result];
+        if (text === undefined) throw new Error("model call " + n + ": no tool_call result with hash " + piece.tool_result.slice(0, 16) + "...");
+        var esc = jsonEscaped(text);
+        return piece.chars === null || piece.chars === undefined ? esc : firstCodePoints(esc, piece.chars);
+      }
+      var data = src.images[piece.image];
+      if (data === undefined) throw new Error("model call " + n + ": image " + piece.image + " is not in the viewer (" + (src.notes.join("; ") || "missing") + ")");
+      return data;
+    }).join("");
+  };
+  RequestBook.prototype.parts = function (n) {  // {head, messages}: the JSON texts of call n
+    var c = this.call(n), self = this;
+    if (c.head === null || c.head === undefined) throw new Error("model call " + n + " was stored whole (trace before v4): only its JSON is known");
+    return { head: this.part(c.head, n), messages: this.hashes(n).map(function (h) { return self.part(h, n); }) };
+  };
+  RequestBook.prototype.body = function (n) {  // the exact body, as a string (its UTF-8 bytes are what was sent)
+    var p = this.parts(n), rest = p.head.slice(1).replace(/^[ \t\n\r\u000b\u000c]+/, "");
+    return '{"messages":[' + p.messages.join(",") + "]" + (rest === "}" ? "}" : "," + rest);
+  };
+  var books = {};
+  function bookOf(run, id, j, src) { var key = run + "\u0000" + id + "\u0000" + j; return books[key] || (books[key] = new RequestBook(src)); }
+  window.epiRequestBody = function (run, id, n, j) {  // for scripts and tests: the rebuilt body of call n (source j, 0: the run's trace)
+    var data = reqLoaded[run + "\u0000" + id];
+    if (!data) throw new Error("requests of " + id + " are not loaded (open its messages tab)");
+    return bookOf(run, id, j || 0, data.sources[j || 0]).body(n);
+  };
+  function utf8(s) { return new TextEncoder().encode(s); }
+  function shaCheck(body, want) {
+    var span = el("span", { class: "muted small", "data-sha-check": "pending" }, want ? " · checking sha256…" : " · no sha256 recorded");
+    if (!want) { span.setAttribute("data-sha-check", "none"); return span; }
+    if (!(window.crypto && crypto.subtle)) { span.setAttribute("data-sha-check", "unavailable"); span.textContent = " · sha256 not checked (the browser offers no SHA-256 on this page)"; return span; }
+    crypto.subtle.digest("SHA-256", utf8(body)).then(function (buf) {
+      var hex = Array.prototype.map.call(new Uint8Array(buf), function (b) { return (b < 16 ? "0" : "") + b.toString(16); }).join("");
+      var ok = hex === want;
+      span.setAttribute("data-sha-check", ok ? "match" : "mismatch");
+      span.className = ok ? "ok-text small" : "warn";
+      span.textContent = ok ? " · ✓ sha256 matches the trace's record" : " · ✗ sha256 differs from the trace's record: a part was altered";
+    });
+    return span;
+  }
+  function contentView(content) {
+    if (content === null || content === undefined) return null;
+    if (typeof content === "string") return el("pre", { class: "msg-text" }, content);
+    if (!Array.isArray(content)) return el("pre", { class: "msg-text" }, JSON.stringify(content, null, 1));
+    return content.map(function (item) {
+      if (item && item.type === "text") return el("pre", { class: "msg-text" }, item.text);
+      var url = item && item.type === "image_url" && item.image_url ? (typeof item.image_url === "string" ? item.image_url : item.image_url.url) : null;
+      if (typeof url === "string" && /^data:image\/(png|jpeg|gif|webp);base64,/.test(url)) {
+        return el("figure", { class: "msg-image" }, el("img", { src: url, alt: "image sent to the model" }),
+          el("figcaption", { class: "muted small" }, "image sent, " + Math.floor((url.length - url.indexOf(",") - 1) * 3 / 4).toLocaleString() + " bytes"));
+      }
+      return el("pre", { class: "msg-text" }, JSON.stringify(item, null, 1));
+    });
+  }
+  function messageView(text, i) {
+    var m;
+    try { m = JSON.parse(text); } catch (e) { return el("div", { class: "msg", "data-message": i }, el("div", { class: "warn" }, "message " + (i + 1) + " is not JSON"), el("pre", null, text)); }
+    var role = m && typeof m === "object" ? String(m.role || "?") : "?";
+    var rest = {};
+    if (m && typeof m === "object") Object.keys(m).forEach(function (k) { if (k !== "role" && k !== "content") rest[k] = m[k]; });
+    return el("div", { class: "msg role-" + role.replace(/[^a-z_]/g, ""), "data-message": i },
+      el("div", { class: "msg-role" }, (i + 1) + " · " + role, el("span", { class: "muted small" }, " · " + utf8(text).length.toLocaleString() + " bytes")),
+      contentView(m && typeof m === "object" ? m.content : m),
+      Object.keys(rest).length ? el("pre", { class: "msg-extra" }, JSON.stringify(rest, null, 1)) : null);
+  }
+  function requestView(book, n) {
+    var c = book.call(n);
+    var title = "call " + n + " · turn " + c.turn + ", step " + c.step + (c.purpose !== "step" ? " · " + c.purpose : "");
+    if (c.head === null || c.head === undefined) {
+      return el("div", { class: "request", "data-request": n },
+        el("h4", null, title), el("p", { class: "warn" }, "this trace predates v4: its request was stored as JSON with image data left out, so this is not the exact bytes sent"),
+        el("pre", { class: "msg-text" }, JSON.stringify(c.whole, null, 1)));
+    }
+    var parts, body;
+    try { parts = book.parts(n); body = book.body(n); } catch (e) {
+      return el("div", { class: "request", "data-request": n }, el("h4", null, title), el("p", { class: "warn", "data-request-error": "1" }, "cannot rebuild this request: " + e.message));
+    }
+    var head; try { head = JSON.parse(parts.head); } catch (e) { head = parts.head; }
+    var raw = el("pre", { class: "raw-body", "data-request-body": n });
+    var details = el("details", { class: "raw", ontoggle: function () { if (details.open && !raw.firstChild) raw.textContent = body; } },
+      el("summary", null, "exact request body (" + utf8(body).length.toLocaleString() + " bytes, as `epi trace export --call " + n + "` writes it)"), raw);
+    return el("div", { class: "request" + (c.error ? " failed-call" : ""), "data-request": n },
+      el("h4", null, title, el("span", { class: "muted small" }, " · " + parts.messages.length + " messages"), shaCheck(body, c.sha256)),
+      c.error ? el("p", { class: "warn", "data-failed-call": n }, "the provider answered with an error (a failed attempt, not counted as a model call): " + c.error) : null,
+      parts.messages.map(messageView),
+      el("details", null, el("summary", null, "other fields (model, tools, sampling)"), el("pre", { class: "msg-extra" }, typeof head === "string" ? head : JSON.stringify(head, null, 1))),
+      details);
+  }
+  function callTable(book, j, id, k, q) {
+    return el("table", { class: "episodes calls", "data-calls": j },
+      el("thead", null, el("tr", null, ["call", "turn", "step", "purpose", "messages", "new parts", "tokens in / out", "latency s", "result"].map(function (h) { return el("th", null, h); }))),
+      el("tbody", null, book.src.calls.map(function (c) {
+        var n = book.count(c.n), sel = String(q.src || 0) === String(j) && String(q.call) === String(c.n);
+        return el("tr", { class: (c.error ? "failed" : "") + (sel ? " selected" : ""), "data-call-row": c.n, "data-failed-call": c.error ? c.n : null },
+          el("td", null, el("a", { href: episodeHash(id, k, null, { tab: "messages", src: j || "", call: c.n }) }, "#" + c.n)),
+          el("td", { class: "num" }, c.turn), el("td", { class: "num" }, c.step), el("td", null, c.purpose),
+          el("td", { class: "num" }, n === null ? (c.whole ? "stored whole" : "?") : n), el("td", { class: "num" }, c.messages.length),
+          el("td", { class: "num" }, c.input_tokens + " / " + c.output_tokens), el("td", { class: "num" }, fmt(c.latency_s, 2)),
+          el("td", null, c.error ? el("span", { class: "badge bad", title: c.error }, "failed: " + c.error.slice(0, 80)) : el("span", { class: "badge ok" }, "answered")));
+      })));
+  }
+  function messagesTab(data, id, k, q) {
+    if (!data.sources.length) return el("p", { class: "muted" }, "no trace: the episode did not start in this run");
+    var out = [];
+    data.sources.forEach(function (src, j) {
+      var book = bookOf(k, id, j, src), failed = src.calls.filter(function (c) { return c.error; }).length;
+      out.push(el("section", { class: "card source" + (src.attempt ? " attempt" : ""), "data-source": j, "data-attempt-source": src.attempt || null },
+        el("h3", null, src.label, el("span", { class: "muted small" }, " · status " + src.status + " · " + src.calls.length + " request" + (src.calls.length === 1 ? "" : "s") +
+          (failed ? " (" + failed + " answered with an error)" : ""))),
+        src.attempt ? el("p", { class: "warn" }, "an earlier attempt at this episode that failed; epi retry set it aside and ran the episode again") : null,
+        src.notes.map(function (n) { return el("p", { class: "warn" }, n); }),
+        src.calls.length ? callTable(book, j, id, k, q) : el("p", { class: "muted" }, "no model requests in this trace"),
+        String(q.src || 0) === String(j) && q.call && book.byN[+q.call] ? requestView(book, +q.call) : null));
+    });
+    if (!q.call) out.splice(1, 0, el("p", { class: "muted" }, "pick a call to see the exact request it sent, rebuilt from the parts the trace stores"));
+    return out;
+  }
+
   function episodePage(id, q) {
     var k = +(q.run || 0), vs = q.vs === undefined || q.vs === "" ? null : +q.vs;
     var box = el("div", { id: "episode" }, el("p", { class: "muted" }, "loading episode…"));
@@ -468,14 +667,30 @@
     var nav = el("div", { class: "epnav" }, el("a", { href: lastList ? lastList.hash : "#/" }, "← episode list"));
     if (lastList && lastList.run === k) {
       var i = lastList.ids.indexOf(id);
-      if (i > 0) append(nav, el("a", { href: episodeHash(lastList.ids[i - 1], k, vs), id: "prev" }, "‹ previous"));
-      if (i >= 0 && i < lastList.ids.length - 1) append(nav, el("a", { href: episodeHash(lastList.ids[i + 1], k, vs), id: "next" }, "next ›"));
+      var keep = q.tab === "messages" ? { tab: "messages" } : null;
+      if (i > 0) append(nav, el("a", { href: episodeHash(lastList.ids[i - 1], k, vs, keep), id: "prev" }, "‹ previous"));
+      if (i >= 0 && i < lastList.ids.length - 1) append(nav, el("a", { href: episodeHash(lastList.ids[i + 1], k, vs, keep), id: "next" }, "next ›"));
       if (i >= 0) append(nav, el("span", { class: "muted" }, (i + 1) + " of " + lastList.ids.length + " in the filtered list (keys j / k)"));
     }
     if (INDEX.runs.length > 1) {
       append(nav, el("label", null, "compare with ", el("select", { id: "vs", onchange: function (ev) { location.hash = episodeHash(id, k, ev.target.value); } },
         el("option", { value: "" }, "(none)"),
         INDEX.runs.map(function (r, j) { return j === k ? null : el("option", { value: j, selected: j === vs }, r.run_id); }))));
+    }
+    var tab = q.tab === "messages" ? "messages" : "timeline", entry = entries[0];
+    append(nav, el("span", { class: "tabs" },
+      el("a", { href: episodeHash(id, k, vs), class: tab === "timeline" ? "tab on" : "tab", id: "tab-timeline" }, "timeline"),
+      el("a", { href: episodeHash(id, k, null, { tab: "messages" }), class: tab === "messages" ? "tab on" : "tab", id: "tab-messages" },
+        "messages" + (entry && entry.requests ? " (" + entry.requests + ")" : ""))));
+    if (tab === "messages") {
+      Promise.all([entry ? loadEpisode(k, entry) : Promise.resolve(null), entry ? loadRequests(k, entry) : Promise.resolve(null)]).then(function (r) {
+        box.textContent = "";
+        if (!r[0]) { append(box, el("p", { class: "warn" }, "Episode " + id + " is not in this run.")); return; }
+        append(box, [episodeHeader(r[0]), el("div", { id: "messages" }, messagesTab(r[1], id, k, q))]);
+        var selected = box.querySelector("[data-request]");
+        if (selected) selected.scrollIntoView({ block: "start" });
+      }).catch(function (err) { box.textContent = ""; append(box, el("p", { class: "warn" }, String(err.message || err))); });
+      return [el("h1", { class: "eptitle" }, id), nav, box];
     }
     Promise.all(entries.map(function (e, j) { return e ? loadEpisode(runs[j], e) : Promise.resolve(null); })).then(function (eps) {
       box.textContent = "";

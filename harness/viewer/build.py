@@ -4,6 +4,8 @@ The viewer opens from disk (file://) with no server. Browsers refuse fetch() of 
 travels as script files: `data/index.js` (run overview, score tables, a compact episode list) is
 loaded with the page, and `data/ep/<run>/<episode>.js` is injected only when that episode is opened,
 so a run of hundreds of episodes opens as fast as a run of three. Images are copied next to the data.
+`data/req/<run>/<episode>.js` holds the parts of the episode's model requests (harness/viewer/requests.py),
+loaded only when its "messages" tab is opened; the browser rebuilds each request body from them.
 """
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from typing import Any, Sequence
 from pydantic import BaseModel, Field
 
 from ..rundir import safe_name
+from ..plot_worker import wait_for_plots
 from ..safe_paths import is_inside
+from .requests import episode_requests
 from .run_files import RunFiles
 from .timeline import EpisodeTimeline, ImageRef, build_timeline
 
@@ -30,7 +34,8 @@ class EpisodeEntry(BaseModel):
     """One row of the episode list: enough to filter and sort without loading the episode."""
 
     id: str
-    file: str = Field(description="data file under data/ep/<run>/")
+    file: str = Field(description="data file under data/ep/<run>/; the same name under data/req/<run>/ holds its requests")
+    requests: int = Field(default=0, description="model requests in the trace and its failed attempts, failed ones included")
     split: str | None = None
     task: str | None = None
     ok: bool | None = Field(default=None, description="episode success; None if unscored")
@@ -71,10 +76,10 @@ class ViewerIndex(BaseModel):
     runs: list[RunOverview]
 
 
-def _entry(tl: EpisodeTimeline, file: str) -> EpisodeEntry:
+def _entry(tl: EpisodeTimeline, file: str, requests: int) -> EpisodeEntry:
     why = tl.failure.why if tl.failure else None
     return EpisodeEntry(
-        id=tl.episode_id, file=file, split=tl.split, task=tl.task_type, ok=tl.success, errored=tl.errored,
+        id=tl.episode_id, file=file, requests=requests, split=tl.split, task=tl.task_type, ok=tl.success, errored=tl.errored,
         attempts=len(tl.attempts), status=tl.status, checks=sum(tl.agent_checks.values()),
         fail=tl.failure.type if tl.failure else None, why=why[:160] if why else None, turns=len(tl.turns),
         calls=tl.tool_calls, tokens=tl.tokens,
@@ -122,6 +127,16 @@ def _write_episode(tl: EpisodeTimeline, k: int, out: Path) -> str:
     return file
 
 
+def _write_requests(files: RunFiles, episode_id: str, k: int, file: str, out: Path) -> int:
+    """The episode's request parts for the messages tab; returns how many requests they hold."""
+    reqs = episode_requests(files.run, episode_id)
+    path = out / "data" / "req" / str(k) / file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_js_call("epiRequestsLoaded", k, episode_id, reqs.model_dump(mode="json")),
+                    encoding="utf-8")
+    return sum(len(s.calls) for s in reqs.sources)
+
+
 def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
     ov = RunOverview(run_id=files.run_id, agent=files.agent, model=files.config.get("model"), notes=list(files.notes))
     origin = files.config.get("agent_origin")
@@ -138,6 +153,7 @@ def _overview(files: RunFiles, k: int, out: Path) -> RunOverview:
         if rs.agent_origin and rs.agent_origin != "built-in":  # scoring also reads the agents of `epi retry`
             ov.agent_origin, ov.agent_source = rs.agent_origin, rs.agent_source
     plots_dir = files.run.path / "plots"
+    wait_for_plots(files.run.path)  # a run just finished: its plot worker may still be drawing
     if plots_dir.is_dir():
         for p in sorted(plots_dir.glob("*.png")):
             if not p.is_file() or not is_inside(p, files.run.path):  # a link out of the run is not the run's plot
@@ -171,7 +187,8 @@ def build_viewer(run_dirs: Sequence[Path | str], out_dir: Path | str | None = No
         ov = _overview(files, k, out)
         for eid in files.episode_ids():
             tl = build_timeline(files, eid)
-            ov.episodes.append(_entry(tl, _write_episode(tl, k, out)))
+            file = _write_episode(tl, k, out)
+            ov.episodes.append(_entry(tl, file, _write_requests(files, eid, k, file, out)))
         overviews.append(ov)
     index = ViewerIndex(runs=overviews)
     (out / "data").mkdir(parents=True, exist_ok=True)

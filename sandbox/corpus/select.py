@@ -80,16 +80,16 @@ def _holds(root: Path) -> NeededCorpus | None:
 
 def build_command(need: NeededCorpus) -> tuple[str, Path | None]:
     """The command that builds `need`, and the folder it writes (None: no registered version writes it)."""
-    from .versions import DEFAULT_CORPUS, DEFAULT_SEED, version_of
+    from .versions import DEFAULT_CORPUS, DEFAULT_SEED, default_dir, version_name_of
 
-    try:
-        version = version_of(need.generator_version)
+    try:  # from the stamps alone: importing a generator to learn its stamp cost `epi run` seconds of start-up
+        name = version_name_of(need.generator_version)
     except ValueError:
         return "", None
-    cmd = "epi sandbox build" + ("" if version.name == DEFAULT_CORPUS else f" --corpus {version.name}")
+    cmd = "epi sandbox build" + ("" if name == DEFAULT_CORPUS else f" --corpus {name}")
     if need.seed != DEFAULT_SEED:
         cmd += f" --seed {need.seed}"
-    return cmd, version.default_dir()
+    return cmd, default_dir(name)
 
 
 def corpus_for_episodes(episodes_file: Path, sandbox: Path | None) -> Path | None:

@@ -23,6 +23,26 @@ DEFAULT_CORPUS = "v2"
 DEFAULT_SEED = 7  # the corpus generator's seed; kept here so the CLI reads it without loading the builder
 
 
+# The stamp each version's generator writes (its plan module's GENERATOR_VERSION, held equal by
+# tests/harness/test_corpus_of_episodes.py): `epi run` reads which version an episode file needs from these
+# alone, without importing a generator (v2's chart module loads PyMuPDF and its layout model: seconds).
+GENERATOR_VERSIONS = {"v1": "corpus-1.1", "v2": "corpus-2.0", "v3": "corpus-3.0"}
+
+
+def version_name_of(generator_version: str) -> str:
+    """The name of the corpus version whose generator writes `generator_version` (ValueError if none does)."""
+    for name, stamp in GENERATOR_VERSIONS.items():
+        if stamp == generator_version:
+            return name
+    raise ValueError(f"no corpus version writes {generator_version!r}")
+
+
+def default_dir(name: str) -> Path:
+    """sandbox_dir() for the default corpus; `<sandbox_dir()>-<name>` for another."""
+    root = paths.sandbox_dir()
+    return root if name == DEFAULT_CORPUS else root.with_name(f"{root.name}-{name}")
+
+
 class RecipeError(ValueError):
     """A corpus recipe the generator cannot make (say, too few papers); raised before anything is written."""
 
@@ -40,8 +60,7 @@ class CorpusVersion:
 
     def default_dir(self) -> Path:
         """sandbox_dir() for the default corpus; `<sandbox_dir()>-<name>` for another."""
-        root = paths.sandbox_dir()
-        return root if self.name == DEFAULT_CORPUS else root.with_name(f"{root.name}-{self.name}")
+        return default_dir(self.name)
 
 
 def corpus_version(name: str) -> CorpusVersion:
@@ -74,8 +93,4 @@ def corpus_version(name: str) -> CorpusVersion:
 
 def version_of(generator_version: str) -> CorpusVersion:
     """The corpus version that writes ground truths stamped `generator_version`."""
-    for name in ("v1", "v2", "v3"):
-        v = corpus_version(name)
-        if v.generator_version == generator_version:
-            return v
-    raise ValueError(f"no corpus version writes {generator_version!r}")
+    return corpus_version(version_name_of(generator_version))

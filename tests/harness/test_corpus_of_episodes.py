@@ -129,3 +129,18 @@ def test_validate_checks_papers_against_the_corpus_the_file_names(
     code, lines = epi(["episodes", "validate", str(sourced_episodes)], capsys, monkeypatch, default)
     assert code == 0 and "no paper" not in "\n".join(lines), lines[:3]
     assert "structure only" in lines[-1] and f"`epi sandbox build --corpus v1 --seed {TINY_SEED}`" in lines[-1], lines
+
+
+def test_the_stamps_epi_run_reads_are_each_generators_own() -> None:
+    """`epi run` learns which corpus an episode file needs from GENERATOR_VERSIONS, never importing a generator
+    (v2's chart module loads PyMuPDF and its layout model: seconds of every run's start-up)."""
+    import subprocess
+
+    from sandbox.corpus.versions import GENERATOR_VERSIONS, corpus_version
+
+    assert {n: corpus_version(n).generator_version for n in GENERATOR_VERSIONS} == GENERATOR_VERSIONS
+    probe = ("import sys; from pathlib import Path; from sandbox.corpus.select import build_command, NeededCorpus; "
+             "print(build_command(NeededCorpus('corpus-2.0', 7))[0]); print('pymupdf' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2]).stdout.split()
+    assert out == ["epi", "sandbox", "build", "False"]

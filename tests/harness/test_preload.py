@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from harness.preload import Preloader
+from harness.plot_worker import wait_for_plots
 from sandbox.world import SandboxWorld
 from tests.harness.test_run_cli import epi
 
@@ -61,6 +62,9 @@ def test_a_run_writes_the_report_and_plots_that_scoring_it_afresh_writes(tiny_sa
                      "--run-id", "h", "--max-steps", "1", "-q"], capsys, monkeypatch, tiny_sandbox)
     assert code == 0, out
     run = tmp_path / "h"
+    assert "plots/failure_types.png" in (run / "report.md").read_text()  # named by the report before they are drawn
+    assert wait_for_plots(run)  # drawn by the run's plot worker, after the run printed its scores
+    assert not (run / "plots" / ".drawing").exists()
     plots = sorted(p.name for p in (run / "plots").glob("*.png"))
     assert "failure_types.png" in plots and "cost_per_episode.png" in plots
     kept = tmp_path / "as-run"
