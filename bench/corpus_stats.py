@@ -59,8 +59,11 @@ def _print(h: dict, timing: dict | None) -> None:
           f"{h['cross_area_reference_share']:.1%} of {h['references']} (<= {S.MAX_CROSS_AREA_REFS:.0%})")
     print(f"{ok(h['references_with_reason_share'] >= 0.99)} references cited in a sentence giving a reason: "
           f"{h['references_with_reason_share']:.1%}")
-    print(f"{ok(h['max_sentence_paper_share'] <= S.MAX_SENTENCE_SHARE)} most repeated sentence is in "
-          f"{h['max_sentence_paper_share']:.2%} of papers (<= {S.MAX_SENTENCE_SHARE:.0%}): \"{h['most_repeated_sentence']}\"")
+    print(f"{ok(h['max_sentence_papers'] <= h['sentence_limit_papers'])} most repeated sentence is in "
+          f"{h['max_sentence_papers']} papers, {h['max_sentence_paper_share']:.2%} (<= {S.MAX_SENTENCE_SHARE:.0%} of papers, "
+          f"never fewer than {S.MIN_SENTENCE_LIMIT}: {h['sentence_limit_papers']}): \"{h['most_repeated_sentence']}\"")
+    print(f"{ok(h['sentences_with_template_markup'] == 0)} sentences with template markup left in them ([a|b], {{slot}}): "
+          f"{h['sentences_with_template_markup']}" + (f" e.g. {h['template_markup_example']}" if h['template_markup_example'] else ""))
     print(f"{ok(h['title_pattern_count'] >= S.MIN_TITLE_PATTERNS and h['max_title_pattern_share'] <= S.MAX_TITLE_PATTERN_SHARE)} "
           f"title patterns: {h['title_pattern_count']} (>= {S.MIN_TITLE_PATTERNS}), largest {h['max_title_pattern_share']:.1%} "
           f"(<= {S.MAX_TITLE_PATTERN_SHARE:.0%}): " + ", ".join(f"{k} {v}" for k, v in h["title_patterns"].items()))

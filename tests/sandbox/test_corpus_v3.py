@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from harness.cli._apps import UserError, app
 from sandbox.corpus.build import build_corpus, ground_truth_hash, load_ground_truth
-from sandbox.corpus.model import FigureGT
+from sandbox.corpus.model import FigureGT, GroundTruth
 from sandbox.corpus.v3 import stats as S
 from sandbox.corpus.v3.plan import DEFAULT_PAPERS, plan_corpus
 from sandbox.corpus.versions import corpus_version
@@ -35,6 +35,78 @@ def v3_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("sandbox_v3")
     build_corpus(root, seed=V3_SEED, n_papers=V3_PAPERS, corpus="v3", workers=2, with_index=False)
     return root
+
+
+@pytest.fixture(scope="module")
+def small_plan() -> GroundTruth:
+    return plan_corpus(V3_SEED, V3_PAPERS)
+
+
+def _text_problems(gt: GroundTruth) -> list[str]:
+    """The thresholds a planned (unrendered) corpus breaks; pages are measured only on a rendered one."""
+    return [x for x in S.problems(S.corpus_habits(gt)) if not x.startswith(("pages", "median pages"))]
+
+
+@pytest.mark.parametrize("n", [V3_PAPERS, 96])
+def test_a_small_corpus_meets_every_text_threshold(n: int) -> None:
+    """References, repeated sentences, abstracts, titles and figures hold at small sizes too, not only at 480."""
+    assert _text_problems(plan_corpus(V3_SEED, n)) == []
+
+
+def test_each_text_check_fails_on_a_corpus_with_the_flaw(small_plan: GroundTruth) -> None:
+    assert _text_problems(small_plan) == []
+
+    def flawed(edit) -> list[str]:  # noqa: ANN001
+        gt = small_plan.model_copy(deep=True)
+        edit(gt.papers)
+        return _text_problems(gt)
+
+    stock = "Our results hold across every benchmark we tried."
+
+    def repeat(ps: list) -> None:  # one stock sentence in three of 48 papers (6%)
+        for p in ps[:3]:
+            p.sections[0].paragraphs[0] += " " + stock
+    assert any(x.startswith("a sentence is in 3 papers") and stock[:30] in x for x in flawed(repeat))
+
+    def leak(ps: list) -> None:  # an alternative the template engine did not resolve
+        ps[5].sections[1].paragraphs[0] += " [Much work uses it|It is studied widely]; we discuss it."
+    assert any("keep template markup" in x and ps_id(small_plan, 5) in x for x in flawed(leak))
+
+    def boast(ps: list) -> None:  # every abstract claims the best result
+        for p in ps:
+            p.abstract += " It sets a new state of the art."
+    assert any("abstracts claim the best" in x for x in flawed(boast))
+
+    def cite_across(ps: list) -> None:  # a third of the papers cite two papers of other areas
+        for p in ps[::3]:
+            p.references += [q.id for q in ps if q.area != p.area][:2]
+    assert any(x.startswith("cross-area references") for x in flawed(cite_across))
+
+    def one_pattern(ps: list) -> None:  # every title as "Name: Technique for Task"
+        for p in ps:
+            p.title = f"{p.method or 'Study'}: Something for {p.task}"
+    assert any(x.startswith("a title pattern has") for x in flawed(one_pattern))
+
+
+def ps_id(gt: GroundTruth, i: int) -> str:
+    return gt.papers[i].id
+
+
+def test_a_sentence_may_repeat_in_2_percent_of_papers_and_never_more_than_a_pair_below_100() -> None:
+    assert [S.sentence_limit(n) for n in (24, 48, 99, 100, 150, 480)] == [2, 2, 2, 2, 3, 9]
+
+
+def test_the_cross_area_budget_keeps_every_small_corpus_in_its_area(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small corpus has few same-area papers to cite, so independent cross-area draws reach 10% for some
+    seeds; the planner's running budget holds the share under the limit for every one."""
+    from sandbox.corpus.v3 import plan as P
+
+    def shares() -> list[float]:
+        return [S.corpus_habits(plan_corpus(seed, P.MIN_PAPERS))["cross_area_reference_share"] for seed in (1, 2, 3)]
+
+    assert max(shares()) <= S.MAX_CROSS_AREA_REFS
+    monkeypatch.setattr(P, "CROSS_AREA_MAX", 1.0)  # no budget
+    assert max(shares()) > S.MAX_CROSS_AREA_REFS
 
 
 def test_areas_have_their_own_datasets_metrics_and_coherent_sweeps(full_plan: dict) -> None:
@@ -84,6 +156,7 @@ def test_figures_of_many_kinds_with_realistic_curves_and_legends(full_plan: dict
 def test_rendered_papers_have_realistic_length_structure_and_appendices(v3_build: Path) -> None:
     gt = load_ground_truth(v3_build)
     h = S.corpus_habits(gt, v3_build)
+    assert S.problems(h) == []  # every item-3 threshold, measured on the rendered small corpus
     assert h["pages"]["min"] >= S.MIN_PAGES and h["pages"]["max"] <= S.MAX_PAGES
     assert h["pages"]["median"] >= S.MIN_MEDIAN_PAGES
     assert h["papers_with_appendix_floats_share"] > 0.3
