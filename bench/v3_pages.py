@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +26,7 @@ from sandbox.corpus.model import GroundTruth  # noqa: E402
 
 PAPERS, SEED = 48, 7
 DPI = 50
-REAL_DEFAULT = ROOT.parent / "shared" / "realpdfs"
+REAL_DEFAULT = Path(os.environ.get("EPI_REAL_PDFS") or ROOT.parent / "shared" / "realpdfs")  # the variable: a worktree elsewhere
 
 
 def pick_v3_pages(gt: GroundTruth) -> list[tuple[str, int, str]]:

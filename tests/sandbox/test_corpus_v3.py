@@ -207,6 +207,52 @@ def test_ground_truth_says_what_each_figure_drawing_encodes(v3_build: Path) -> N
     assert seen == {"raster", "exact", "marks as image"}
 
 
+def test_the_v3_pages_in_episodes_readme_read_like_the_real_papers_beside_them(v3_build: Path, tmp_path: Path) -> None:
+    """episodes/v3-pages.png: four pages of the small v3 corpus above four pages of the real papers in
+    ../shared/realpdfs. Each v3 page shows what its label says, reads like the real pages (page size, body
+    type size, margins, words on a full page of text), and the committed PNG is these eight pages as
+    bench/v3_pages.py draws them now (so it cannot go stale when the generator changes)."""
+    import numpy as np
+
+    from bench import v3_pages as V
+
+    if not (V.REAL_DEFAULT / "ground_truth.json").is_file():
+        pytest.skip(f"the real papers are not in {V.REAL_DEFAULT} (EPI_REAL_PDFS names them elsewhere)")
+    gt = load_ground_truth(v3_build)
+    by_pdf = {p.pdf: p for p in gt.papers}
+    picked = V.pick_v3_pages(gt)
+    ours = [(v3_build / "corpus" / pdf, k, label) for pdf, k, label in picked]
+    theirs = V.pick_real_pages(V.REAL_DEFAULT)
+    assert len(ours) == len(theirs) == 4
+    mine = [V.page_metrics(path, k) for path, k, _ in ours]
+    real = [V.page_metrics(path, k) for path, k, _ in theirs]
+    (first, k1), (rich, k2), (busy, k3), (app, k4) = [(by_pdf[pdf], k) for pdf, k, _ in picked]
+    # what each label says
+    assert first.layout == "two_column" and k1 == 1 and mine[0]["two_column_lines"] >= 0.8
+    assert any(f.kind in ("panels", "heatmap") and f.page == k2 for f in rich.figures)
+    assert sum(f.page == k3 for f in busy.figures) >= 2
+    assert k4 == app.pages and any(f.page == k4 for f in app.figures)
+    assert all(m["images"] + m["drawings"] > 0 for m in mine[1:])  # the figures' ink is on those pages
+    # like the real pages: letter beside A4, body type within a point, side margins, a first page's words
+    real_body = {m["body_pt"] for m in real}
+    lo_margin = min(min(m["left_margin"], m["right_margin"]) for m in real)
+    hi_margin = max(max(m["left_margin"], m["right_margin"]) for m in real)
+    for m, (_, _, label) in zip(mine, ours):
+        assert abs(m["width"] - real[0]["width"]) <= 0.05 * real[0]["width"], label
+        assert min(real_body) - 1 <= m["body_pt"] <= max(real_body) + 1, (label, m, real_body)
+        assert 0.5 * lo_margin <= m["left_margin"] <= 1.5 * hi_margin, (label, m)
+        assert 0.5 * lo_margin <= m["right_margin"] <= 1.5 * hi_margin, (label, m)
+    assert 0.6 <= mine[0]["words"] / real[0]["words"] <= 1.6, (mine[0], real[0])
+    # the committed figure is these eight pages
+    out = tmp_path / "pages.png"
+    V.compose([ours, theirs], out)
+    made, committed = pymupdf.Pixmap(str(out)), pymupdf.Pixmap(str(V.ROOT / "episodes" / "v3-pages.png"))
+    assert (made.width, made.height, made.n) == (committed.width, committed.height, committed.n)
+    diff = np.abs(np.frombuffer(made.samples, np.uint8).astype(int) - np.frombuffer(committed.samples, np.uint8))
+    assert diff.mean() < 0.5, f"episodes/v3-pages.png is stale (mean pixel difference {diff.mean():.2f}); run bench/v3_pages.py"
+    assert "](v3-pages.png)" in (V.ROOT / "episodes" / "README.md").read_text(encoding="utf-8")
+
+
 def test_too_small_a_corpus_is_refused_before_anything_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EPI_SANDBOX_DIR", str(tmp_path / "build"))
     r = CliRunner().invoke(app, ["sandbox", "build", "--corpus", "v3", "--papers", "5"])
