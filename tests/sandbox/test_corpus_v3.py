@@ -235,7 +235,8 @@ def test_the_v3_pages_in_episodes_readme_read_like_the_real_papers_beside_them(v
     hi_margin = max(max(m["left_margin"], m["right_margin"]) for m in real)
     for m, (_, _, label) in zip(mine, ours):
         assert abs(m["width"] - real[0]["width"]) <= 0.05 * real[0]["width"], label
-        assert min(real_body) - 1 <= m["body_pt"] <= max(real_body) + 1, (label, m, real_body)
+        if m["words"] >= 150:  # a page of text (a last page may hold one figure and its caption)
+            assert min(real_body) - 1 <= m["body_pt"] <= max(real_body) + 1, (label, m, real_body)
         assert 0.5 * lo_margin <= m["left_margin"] <= 1.5 * hi_margin, (label, m)
         assert 0.5 * lo_margin <= m["right_margin"] <= 1.5 * hi_margin, (label, m)
     assert 0.6 <= mine[0]["words"] / real[0]["words"] <= 1.6, (mine[0], real[0])

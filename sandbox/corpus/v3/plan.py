@@ -26,8 +26,8 @@ STUDY_SHARE = 0.15  # empirical studies: no method of their own
 CROSS_AREA_CITE = 0.22  # chance a paper cites one paper of another area (with a stated reason)
 CROSS_AREA_MAX = 0.08  # ... as long as cross-area references stay at most this share of all references
 _LETTERS = "ABCDEFGHKLMNPRSTVWZ"
-_Q0_SLACK = 0.2
-_OWN_MARGIN = (-0.12, 0.06)
+_Q0_SLACK = 0.3
+_OWN_MARGIN = (-0.14, 0.05)
 
 
 def paper_id(i: int) -> str:
@@ -180,7 +180,7 @@ class _Planner:
         who = "all methods" if self.study else f"{p.method} and prior methods"
         cap = rng.choice((
             f"Table 1: {area.metric} of {who} on {_and([d.name for d in self.dsets])} ({arrow}).",
-            f"Table 1: Main results on {_and([d.name for d in self.dsets])}, in {area.metric} ({arrow}); the best "
+            f"Table 1: Main results of {who} on {_and([d.name for d in self.dsets])}, in {area.metric} ({arrow}); the best "
             "value per column is in bold.",
             f"Table 1: Comparison of {len(self.compared)} methods on {len(self.dsets)} benchmarks "
             f"({_and([d.name for d in self.dsets])}), in {area.metric} "

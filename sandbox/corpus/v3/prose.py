@@ -35,6 +35,10 @@ def expand(t: str, rng: random.Random) -> str:
         t = out
 
 
+def _an(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def _cite(*ps: PaperGT) -> str:
     return "⟦" + ",".join(q.id for q in ps) + "⟧"
 
@@ -49,7 +53,7 @@ class Writer:
         self.p, self.area, self.fam, self.pl, self.rng = p, area, fam, planner, rng
         self.cited, self.cross, self.study = cited, cross, study
         comps = rng.sample(list(area.components), 4)
-        self.s = {"method": p.method or "the evaluated pipeline", "us": p.method or "this study", "task": area.task, "tech": tech, "prob": prob,
+        self.s = {"method": p.method or "the evaluated pipeline", "us": p.method or "this study", "a_fam": _an(fam.name), "task": area.task, "tech": tech, "prob": prob,
                   "fam": fam.name, "fams": fam.plural, "blurb": fam.blurb, "c1": comps[0], "c2": comps[1],
                   "c3": comps[2], "c4": comps[3], "metric": area.metric, "ds1": p.datasets[0], "dsN": p.datasets[-1],
                   "dslist": _and(p.datasets), "unit": area.data_unit, "inp": area.input_name, "out": area.output_name,
@@ -102,7 +106,7 @@ class Writer:
             parts.append(self.v("[We release our code and training logs.|We discuss what these findings imply for "
                                 "future comparisons.|Our results call for reporting sweeps rather than single numbers.]"))
             return " ".join(parts)
-        parts.append(self.v("[We introduce|We propose|This paper presents] {method}, [a {fam}|an approach for {task}] "
+        parts.append(self.v("[We introduce|We propose|This paper presents] {method}, [{a_fam}|an approach for {task}] "
                             "[that relies on|built around|based on] {tech}[ to address {prob}|]."))
         parts.append(self.v("[Its key idea is to|The main idea is to|{method} is designed to] [make the {c1} depend on "
                             "the input|replace the {c1} with a learned alternative|couple the {c1} and the {c2}]"
@@ -146,7 +150,7 @@ class Writer:
                         1, 2)
         paras = [" ".join(p1)]
         paras.append(" ".join(self.some([
-            "[Consider|Take] {ds1}: [a {fam}|the usual {fam}] [spends|wastes] [most of its|much of its] [compute|capacity] on "
+            "[Consider|Take] {ds1}: [{a_fam}|the usual {fam}] [spends|wastes] [most of its|much of its] [compute|capacity] on "
             "[easy {unit}|{unit} it already handles well], [while|whereas] [the hard ones|the rare cases] [drive|dominate] the "
             "remaining [error|errors] in {metric}.",
             "[The {c1} is|We argue that the {c1} is] [where|the place where] [this happens|this inefficiency sits]: [it is|it "
@@ -161,7 +165,7 @@ class Writer:
             q = self.cited[-1]
             first = self.cited[: min(3, len(self.cited))]
             sents = [self.v("[Prior methods|Existing methods|Recent {fams}] [have tried to|attempt to] [improve|rethink] the "
-                            "{c1} {cite}[, mostly by hand design|, with mixed results|] [since|from] {y0} on.",
+                            "{c1} {cite}[, mostly by hand design|, with mixed results|] [since {y0}|from {y0} on].",
                             cite=_cite(*first), y0=str(min(q.year for q in first))),
                      self.v("[The most recent of them|Closest to us], {cm} {cite}, [keeps the {c2} fixed|still treats the {c2} "
                             "as a separate module|needs a long training schedule].", cm=q.method or q.title.split(':')[0],
@@ -207,7 +211,7 @@ class Writer:
             us = self.p.method or "this study"
             for q in group:
                 cm = q.method or "the study of " + q.authors[0].split()[-1] + " et al."
-                qt = q.title.split(": ")[-1].lower()
+                qt = re.sub(r"^(towards|learning|beyond|rethinking) ", "", q.title.split(": ")[-1].lower())
                 if q.method and q.method in compared:
                     t = self.rng.choice([
                         "{cm} {cite} [studies|targets] {qt}; we compare {us} against it in Table 1 because it is [a strong|"
@@ -336,7 +340,7 @@ class Writer:
         ms = [self.pl.row_method(r[0]) for r in self.main().rows if self.pl.row_method(r[0]) != self.p.method]
         fam_of = {m: self.pl.res.methods[m].family for m in ms}
         fams = {f.key: f.name for f in self.area.families}
-        items = [f"{m} (a {fams[fam_of[m]]})" for m in ms]
+        items = [f"{m} ({_an(fams[fam_of[m]])})" for m in ms]
         return " ".join([self.v(f"[We compare with|Baselines are] {_and(items)}."),
                          self.v("[Methods without public code are|Where no code is available, methods are] "
                                 "[re-implemented|reproduced] [from their papers|following their descriptions]"
@@ -552,7 +556,7 @@ class Writer:
 
     def conclusion(self) -> str:
         return " ".join(self.some([
-            "[We presented|This paper introduced|We have described] {method}[, a {fam} built on {tech}|] for {task}.",
+            "[We presented|This paper introduced|We have described] {method}[, {a_fam} built on {tech}|] for {task}.",
             "{method} [is evaluated|was tested] on {dslist}[ against re-trained baselines|].",
             "[Future work will cover|Next steps include|We plan to study] [applying {tech} to other {fams}|scaling the {c1}|a study of the {c2}].",
             "[Code|Our implementation] [will be|is] released."], 3, 4))
