@@ -3,8 +3,9 @@
 `build_corpus` is idempotent: when the stamp says the same plan (the hash of the planned ground truth,
 so a change of the generator's code counts), renderer code and seed were built and every file is
 there, it does nothing (planning takes seconds; rendering is what is saved). Papers render in parallel
-processes and each rendered paper is cached by the hash of its content and of the renderer's code
-(`render-cache/`), so a rebuild after a change re-renders only the papers that changed. Papers a user
+processes, which also read each paper's text and embed its search document (the index's heavy part, so it
+runs on every core), and each rendered paper is cached with those by the hash of its content and of the
+renderer's code (`render-cache/`), so a rebuild after a change re-renders only the papers that changed. Papers a user
 added with `epi sandbox add` are kept across rebuilds. Which corpus (v1 or v2) is built is named by
 `corpus` (see versions.py).
 """
