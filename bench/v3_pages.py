@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +26,7 @@ from sandbox.corpus.model import GroundTruth  # noqa: E402
 
 PAPERS, SEED = 48, 7
 DPI = 50
-REAL_DEFAULT = ROOT.parent / "shared" / "realpdfs"
+REAL_DEFAULT = Path(os.environ.get("EPI_REAL_PDFS") or ROOT.parent / "shared" / "realpdfs")  # the variable: a worktree elsewhere
 
 
 def pick_v3_pages(gt: GroundTruth) -> list[tuple[str, int, str]]:
@@ -64,6 +65,34 @@ def pick_real_pages(real: Path) -> list[tuple[Path, int, str]]:
     if tables:
         out.append((real / first["file"], tables[0], f"real {first['file'].removesuffix('.pdf')}, p. {tables[0]}"))
     return out[:4]
+
+
+def page_metrics(path: Path, page: int) -> dict:
+    """What a reader sees of a page: its size, body font size (points, the size most characters have), words,
+    the share of text lines narrower than half the page (two columns) and the text block's side margins as
+    shares of the page width. Lines under 20 characters and vertical text (an arXiv stamp) are left out."""
+    from collections import Counter
+
+    with pymupdf.open(path) as doc:
+        pg = doc[page - 1]
+        width = pg.rect.width
+        sizes: Counter = Counter()
+        lines = []
+        for block in pg.get_text("dict")["blocks"]:
+            for line in block.get("lines", []):
+                text = "".join(s["text"] for s in line["spans"]).strip()
+                x0, y0, x1, y1 = line["bbox"]
+                if len(text) < 20 or line["dir"][0] < 0.9:
+                    continue
+                lines.append((x0, x1))
+                for s in line["spans"]:
+                    sizes[round(s["size"])] += len(s["text"])
+        return {"width": round(width), "height": round(pg.rect.height), "words": len(pg.get_text("words")),
+                "body_pt": sizes.most_common(1)[0][0] if sizes else 0,
+                "two_column_lines": round(sum(x1 - x0 < 0.55 * width for x0, x1 in lines) / max(1, len(lines)), 2),
+                "left_margin": round(min((x0 for x0, _ in lines), default=0) / width, 3),
+                "right_margin": round(1 - max((x1 for _, x1 in lines), default=width) / width, 3),
+                "images": len(pg.get_image_info()), "drawings": len(pg.get_drawings())}
 
 
 def compose(rows: list[list[tuple[Path, int, str]]], out: Path) -> None:
@@ -109,7 +138,10 @@ def main() -> None:
             build_corpus(root, seed=SEED, n_papers=PAPERS, corpus="v3", workers=2, with_index=False)
         gt = load_ground_truth(root)
         v3 = [(root / "corpus" / pdf, k, label) for pdf, k, label in pick_v3_pages(gt)]
-        compose([v3, pick_real_pages(args.real)], args.out)
+        real = pick_real_pages(args.real)
+        compose([v3, real], args.out)
+        for path, k, label in v3 + real:
+            print(f"{label:42s} {page_metrics(path, k)}")
     print(f"wrote {args.out}")
 
 

@@ -94,18 +94,23 @@ class HybridIndex:
 
     # ---- building and loading -------------------------------------------------------------
     @classmethod
-    def build(cls, docs: list[tuple[str, str]], out_dir: Path | None, *, keep_tokens: bool = False) -> "HybridIndex":
+    def build(cls, docs: list[tuple[str, str]], out_dir: Path | None, *, keep_tokens: bool = False,
+              vectors: np.ndarray | None = None) -> "HybridIndex":
         """Index the documents and, when out_dir is given, persist the index there. With keep_tokens the
-        tokenized documents are kept (and saved) so that documents can be added later (`add`)."""
+        tokenized documents are kept (and saved) so that documents can be added later (`add`). `vectors`:
+        the documents' dense vectors already computed (`embed` of each text's lead, in their order)."""
         import faiss
 
         if not docs:
             raise ValueError("HybridIndex.build: no documents to index")
         ids = _checked_ids([d for d, _ in docs], "HybridIndex.build")
         texts = [t or "" for _, t in docs]
+        if vectors is not None and vectors.shape != (len(docs), EMBED_DIM):
+            raise ValueError(f"HybridIndex.build: vectors of shape {vectors.shape} for {len(docs)} documents")
         tokens = document_tokens(texts)
         dense = faiss.IndexFlatIP(EMBED_DIM)
-        dense.add(embed([t[:DENSE_CHARS] for t in texts]))
+        dense.add(np.ascontiguousarray(vectors, dtype=np.float32) if vectors is not None
+                  else embed([t[:DENSE_CHARS] for t in texts]))
         index = cls(ids=ids, bm25=_bm25(tokens), dense=dense, out_dir=None, tokens=tokens if keep_tokens else None)
         if out_dir is not None:
             index.save(Path(out_dir))

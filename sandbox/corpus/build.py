@@ -3,8 +3,9 @@
 `build_corpus` is idempotent: when the stamp says the same plan (the hash of the planned ground truth,
 so a change of the generator's code counts), renderer code and seed were built and every file is
 there, it does nothing (planning takes seconds; rendering is what is saved). Papers render in parallel
-processes and each rendered paper is cached by the hash of its content and of the renderer's code
-(`render-cache/`), so a rebuild after a change re-renders only the papers that changed. Papers a user
+processes, which also read each paper's text and embed its search document (the index's heavy part, so it
+runs on every core), and each rendered paper is cached with those by the hash of its content and of the
+renderer's code (`render-cache/`), so a rebuild after a change re-renders only the papers that changed. Papers a user
 added with `epi sandbox add` are kept across rebuilds. Which corpus (v1 or v2) is built is named by
 `corpus` (see versions.py).
 """
@@ -84,6 +85,30 @@ def _render_one(job: tuple[str, str, list[str], int]) -> tuple[str, bytes]:
     return p.model_dump_json(), pdf
 
 
+IndexPart = tuple[str, list[float]]  # a paper's PDF text (page_text) and the dense vector of its search document
+
+
+def _index_part(p: PaperGT, pdf: bytes) -> IndexPart:
+    """What the search index needs of one rendered paper, computed where it was rendered (in parallel): its
+    PDF text, as page_text reads the written file, and the embedding of its search document's lead (the
+    encoder embeds each text independently of its batch, so this is the vector a whole-corpus batch gives)."""
+    import pymupdf
+
+    from tools.embed import embed
+    from tools.search_index import DENSE_CHARS
+
+    with pymupdf.open("pdf", pdf) as doc:
+        text = "\n".join(page.get_text() for page in doc)
+    vec = embed([(landing_text(p) + "\n" + text)[:DENSE_CHARS]])[0]
+    return text, [float(x) for x in vec]
+
+
+def _render_job(arg: tuple[tuple[str, str, list[str], int], bool]) -> tuple[str, bytes, IndexPart | None]:
+    job, with_index = arg
+    gt_json, pdf = _render_one(job)
+    return gt_json, pdf, _index_part(PaperGT.model_validate_json(gt_json), pdf) if with_index else None
+
+
 def load_catalog(sandbox_dir: Path | None = None) -> Catalog | None:
     path = (sandbox_dir / "catalog.json") if sandbox_dir else paths.catalog_path()
     return Catalog.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
@@ -102,31 +127,43 @@ def page_text(pdf: Path) -> str:
         return "\n".join(page.get_text() for page in doc)
 
 
-def landing_text(e: CatalogEntry) -> str:
+def landing_text(e: CatalogEntry | PaperGT) -> str:
     """What the paper's landing page (`epi sandbox serve`: /papers/<id>) shows: title, authors, venue, year, abstract."""
     return "\n".join(x for x in (e.title, ", ".join(e.authors), f"{e.venue or ''} {e.year or ''}".strip(),
                                  e.abstract or "") if x)
 
 
-def index_docs(catalog: Catalog, root: Path | None = None) -> list[tuple[str, str]]:
+def index_docs(catalog: Catalog, root: Path | None = None, texts: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """One search document per paper: what a web crawler of the sandbox site reads for it, its landing
     page (title, authors, venue, year, abstract) and its PDF's text (the same header, body, references).
-    Without the PDFs (root None), the landing page and the reference strings stand in."""
+    Without the PDFs (root None), the landing page and the reference strings stand in. `texts`: PDF texts
+    already read (by paper id), e.g. by the render workers."""
     docs = []
     for e in catalog.papers:
         pdf = root / e.pdf if root is not None else None
-        if pdf is not None and pdf.is_file():
+        if texts and e.id in texts and e.origin == "generated":
+            docs.append((e.id, landing_text(e) + "\n" + texts[e.id]))
+        elif pdf is not None and pdf.is_file():
             docs.append((e.id, landing_text(e) + "\n" + page_text(pdf)))
         else:
             docs.append((e.id, "\n".join([landing_text(e), *e.references_text])))
     return docs
 
 
-def build_index(catalog: Catalog, index_dir: Path, root: Path | None = None) -> None:
+def build_index(catalog: Catalog, index_dir: Path, root: Path | None = None,
+                parts: dict[str, IndexPart] | None = None) -> None:
+    """The search index of the catalog; `parts` (by paper id) are texts and vectors the render workers made."""
     from tools.search_index import HybridIndex
 
+    parts = parts or {}
+    docs = index_docs(catalog, root or index_dir.parent, {pid: t for pid, (t, _) in parts.items()})
+    vectors = None
+    if parts and all(pid in parts for pid, _ in docs):
+        import numpy as np
+
+        vectors = np.asarray([parts[pid][1] for pid, _ in docs], dtype=np.float32)
     # the tokens are kept so that `epi sandbox add` can add a paper without reading every paper again
-    HybridIndex.build(index_docs(catalog, root or index_dir.parent), index_dir, keep_tokens=True)
+    HybridIndex.build(docs, index_dir, keep_tokens=True, vectors=vectors)
 
 
 def _index_format() -> int:
@@ -178,9 +215,12 @@ def renderer_digest(version: CorpusVersion | None = None) -> str:
 
 
 def render_corpus(gt: GroundTruth, workers: int | None = None, cache_dir: Path | None = None,
-                  corpus: str | None = None) -> tuple[dict[str, bytes], int]:
+                  corpus: str | None = None, index_parts: dict[str, IndexPart] | None = None
+                  ) -> tuple[dict[str, bytes], int]:
     """Render every paper (in parallel processes, cached by content); fills pages and float positions
-    into `gt`. Returns the PDFs by paper id and how many papers were rendered (not cached)."""
+    into `gt`. Returns the PDFs by paper id and how many papers were rendered (not cached). With
+    `index_parts` (a dict to fill), each worker also reads its paper's text and embeds its search
+    document, so the index's heavy part runs in parallel with rendering and is cached with the PDF."""
     version = corpus_version(corpus) if corpus else _version_for(gt)
     by_id = {p.id: p for p in gt.papers}
     digest = renderer_digest(version)
@@ -190,29 +230,43 @@ def render_corpus(gt: GroundTruth, workers: int | None = None, cache_dir: Path |
         job = (version.name, p.model_dump_json(), refs, gt.seed)
         jobs.append(job)
         keys.append(sha256(json.dumps([digest, *job]).encode("utf-8")))
+    with_index = index_parts is not None
     results: list[tuple[str, bytes] | None] = [None] * len(jobs)
+    parts: list[IndexPart | None] = [None] * len(jobs)
     if cache_dir is not None:
         for i, key in enumerate(keys):
-            pdf, meta = cache_dir / f"{key}.pdf", cache_dir / f"{key}.json"
+            pdf, meta, part = cache_dir / f"{key}.pdf", cache_dir / f"{key}.json", cache_dir / f"{key}.index.json"
             if pdf.is_file() and meta.is_file():
                 results[i] = (meta.read_text(encoding="utf-8"), pdf.read_bytes())
+                if with_index and part.is_file():
+                    text, vec = json.loads(part.read_text(encoding="utf-8"))
+                    parts[i] = (text, vec)
     todo = [i for i, r in enumerate(results) if r is None]
     workers = workers or min(8, os.cpu_count() or 1)
+    args = [(jobs[i], with_index) for i in todo]
     if workers > 1 and len(todo) > 4:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            fresh = list(pool.map(_render_one, [jobs[i] for i in todo], chunksize=4))
+        pool = ProcessPoolExecutor(max_workers=workers)
+        fresh = pool.map(_render_job, args, chunksize=2)
     else:
-        fresh = [_render_one(jobs[i]) for i in todo]
-    for i, out in zip(todo, fresh):
-        results[i] = out
-        if cache_dir is not None:
-            write_atomic(cache_dir / f"{keys[i]}.pdf", out[1])
-            write_atomic(cache_dir / f"{keys[i]}.json", out[0])
+        pool, fresh = None, map(_render_job, args)
+    try:
+        for i, (gt_json, pdf, part) in zip(todo, fresh):  # cached as each arrives: an interrupted build keeps them
+            results[i], parts[i] = (gt_json, pdf), part
+            if cache_dir is not None:
+                write_atomic(cache_dir / f"{keys[i]}.pdf", pdf)
+                write_atomic(cache_dir / f"{keys[i]}.json", gt_json)
+                if part is not None:
+                    write_atomic(cache_dir / f"{keys[i]}.index.json", json.dumps(part))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     pdfs: dict[str, bytes] = {}
     for i, out in enumerate(results):
         assert out is not None
         gt.papers[i] = PaperGT.model_validate_json(out[0])
         pdfs[gt.papers[i].id] = out[1]
+        if with_index and parts[i] is not None:
+            index_parts[gt.papers[i].id] = parts[i]  # type: ignore[index]
     return pdfs, len(todo)
 
 
@@ -242,7 +296,8 @@ def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n
                            time.perf_counter() - t0, 0)
     old = load_catalog(root) if (root / "catalog.json").is_file() else None
     added = [e for e in (old.papers if old else []) if e.origin == "added" and (root / e.pdf).is_file()]
-    pdfs, rendered = render_corpus(gt, workers, root / CACHE_NAME, corpus)
+    parts: dict[str, IndexPart] | None = {} if with_index else None
+    pdfs, rendered = render_corpus(gt, workers, root / CACHE_NAME, corpus, parts)
     if version.name == "v2":
         from .v2.checks import check_rendered
 
@@ -267,7 +322,7 @@ def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n
     write_atomic(root / "ground_truth.json", gt_json)
     write_atomic(root / "catalog.json", catalog.model_dump_json(indent=1))
     if with_index:
-        build_index(catalog, root / "index", root)
+        build_index(catalog, root / "index", root, parts)
     stamp = BuildStamp(generator_version=version.generator_version, seed=seed, papers=n_papers,
                        ground_truth_sha256=sha256(gt_json.encode("utf-8")), pdf_sha256=hashes,
                        index_format=_index_format() if with_index else 0, plan_sha256=plan_hash,

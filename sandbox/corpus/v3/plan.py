@@ -24,7 +24,10 @@ DEFAULT_PAPERS = 480
 MIN_PAPERS = 24  # fewer cannot give every area papers to cite
 STUDY_SHARE = 0.15  # empirical studies: no method of their own
 CROSS_AREA_CITE = 0.22  # chance a paper cites one paper of another area (with a stated reason)
+CROSS_AREA_MAX = 0.08  # ... as long as cross-area references stay at most this share of all references
 _LETTERS = "ABCDEFGHKLMNPRSTVWZ"
+_Q0_SLACK = 0.3
+_OWN_MARGIN = (-0.14, 0.05)
 
 
 def paper_id(i: int) -> str:
@@ -75,8 +78,27 @@ def _areas_for(n_papers: int) -> tuple[Area, ...]:
     return AREAS[: max(2, min(len(AREAS), n_papers // 6))]
 
 
-def title_for(rng: random.Random, p: PaperGT, area: Area, fam: Family, tech: str, prob: str, study: bool) -> tuple[str, str]:
-    """(title, pattern name): one of ten patterns, the method's name in front only in some."""
+class _Deck:
+    """Draws indices in proportion to integer weights, like cards from a shuffled deck refilled when empty, so
+    the shares hold in a small corpus too (independent draws let one pattern reach a third of 48 titles)."""
+
+    def __init__(self, rng: random.Random, weights: list[int]):
+        self.rng, self.weights, self.cards = rng, weights, []
+
+    def draw(self) -> int:
+        if not self.cards:
+            self.cards = [k for k, w in enumerate(self.weights) for _ in range(w)]
+            self.rng.shuffle(self.cards)
+        return self.cards.pop()
+
+
+_TITLE_WEIGHTS = [26, 14, 9, 8, 10, 5, 8, 6, 7, 7]
+
+
+def title_for(rng: random.Random, p: PaperGT, area: Area, fam: Family, tech: str, prob: str, study: bool,
+              decks: dict[bool, _Deck] | None = None) -> tuple[str, str]:
+    """(title, pattern name): one of ten patterns, the method's name in front only in some; `decks` (by
+    `study`) draw the pattern so shares hold at every corpus size."""
     T = tech.title().replace("-", "-")
     P = prob[0].upper() + prob[1:]
     if study:
@@ -96,10 +118,9 @@ def title_for(rng: random.Random, p: PaperGT, area: Area, fam: Family, tech: str
                 ("when", f"When Does {T} Help {fam.plural.title()}?"),
                 ("named", f"{M}: Scaling {fam.plural.title()} for {P}"),
                 ("beyond", f"Beyond {rng.choice(area.components).title()}s: {T} for {area.task.title()}")]
-        weights = [26, 14, 9, 8, 10, 5, 8, 6, 7, 7]
-        k = rng.choices(range(len(pats)), weights)[0]
+        k = decks[False].draw() if decks else rng.choices(range(len(pats)), _TITLE_WEIGHTS)[0]
         return pats[k][1], pats[k][0]
-    k = rng.randrange(len(pats))
+    k = decks[True].draw() if decks else rng.randrange(len(pats))
     return pats[k][1], pats[k][0]
 
 
@@ -159,9 +180,10 @@ class _Planner:
         who = "all methods" if self.study else f"{p.method} and prior methods"
         cap = rng.choice((
             f"Table 1: {area.metric} of {who} on {_and([d.name for d in self.dsets])} ({arrow}).",
-            f"Table 1: Main results on {_and([d.name for d in self.dsets])}, in {area.metric} ({arrow}); the best "
+            f"Table 1: Main results of {who} on {_and([d.name for d in self.dsets])}, in {area.metric} ({arrow}); the best "
             "value per column is in bold.",
-            f"Table 1: Comparison of {len(self.compared)} methods on {len(self.dsets)} benchmarks, in {area.metric} "
+            f"Table 1: Comparison of {len(self.compared)} methods on {len(self.dsets)} benchmarks "
+            f"({_and([d.name for d in self.dsets])}), in {area.metric} "
             f"({arrow}); baselines are re-trained with their public code.",
         ))
         cols = ["Method"] + (["Params (M)"] if with_params else []) + [d.name for d in self.dsets]
@@ -272,7 +294,7 @@ class _Planner:
         style = rng.choice(("bars", "band")) if err else None
         extra = "; shaded regions show one standard deviation over three seeds" if style == "band" else (
             "; error bars show the standard deviation over three seeds" if style == "bars" else "")
-        who = f" ({_and([s.label for s in series])})" if rng.random() < 0.5 else ""
+        who = f" ({_and([s.label for s in series])})" if rng.random() < 0.75 else ""
         cap = rng.choice((f"{self.area.metric} on {d.name}{who} as a function of {sweep.phrase}{extra}.",
                           f"Effect of {sweep.phrase} on {d.name} for {_and([s.label for s in series])} "
                           f"({self.area.metric}){extra}.",
@@ -381,7 +403,8 @@ class _Planner:
         order = sorted(range(len(ms)), key=lambda i: vals[i], reverse=area.higher_is_better)
         shift = rng.choice(area.shifts)
         series = [SeriesGT(label=f"on {shift}", x=[ms[i] for i in order], y=[vals[i] for i in order])]
-        return self._fig("hbar", f"{area.metric} of every compared method on {d.name}, evaluated on {shift}.",
+        return self._fig("hbar", f"{area.metric} of {self.p.method or 'each re-trained method'} and the methods it is "
+                                 f"compared with on {d.name}, evaluated on {shift}.",
                          area.metric, "Method", series, dataset=d.name, setting=shift)
 
     def heatmap_figure(self) -> FigureGT:
@@ -409,7 +432,7 @@ class _Planner:
             series = [SeriesGT(label=m, method=m, x=cats, y=[round(self.cell(m, d.name) + rng.gauss(0, 0.08) * span, 2)
                                                                for _ in cats]) for m in ms]
             xl, yl = "category", "method"
-            cap = f"Per-category {area.metric} on {d.name}; rows are methods, columns categories."
+            cap = f"Per-category {area.metric} on {d.name}; rows are methods ({_and(ms)}), columns categories."
         return self._fig("heatmap", cap, xl, yl, series, dataset=d.name, annotated=rng.random() < 0.5)
 
     def diagram_figure(self) -> FigureGT:
@@ -535,6 +558,8 @@ def _plan(seed: int, n_papers: int) -> tuple[GroundTruth, Results]:
     papers: list[PaperGT] = []
     meta: dict[str, tuple[Area, Family, bool, str, str]] = {}
     arxiv_seen: set[str] = set()
+    decks = {False: _Deck(random.Random(f"corpus-v3:{seed}:titles"), _TITLE_WEIGHTS),
+             True: _Deck(random.Random(f"corpus-v3:{seed}:study-titles"), [1, 1, 1, 1])}
     for i in range(n_papers):
         area = areas[i % len(areas)]
         j = rank.get(area.name, 0)
@@ -552,11 +577,12 @@ def _plan(seed: int, n_papers: int) -> tuple[GroundTruth, Results]:
                     datasets=[d.name for d in area.datasets if d in chosen], references=[],
                     layout="one_column" if rng.random() < 0.6 else "two_column", sections=[], figures=[], tables=[],
                     pdf=f"{ids[i]}.pdf", arxiv_id=arxiv)
-        p.title, pattern = title_for(rng, p, area, fam, tech, prob, study)
+        p.title, pattern = title_for(rng, p, area, fam, tech, prob, study, decks)
         meta[p.id] = (area, fam, study, tech, prob)
         papers.append(p)
     order = sorted(range(n_papers), key=lambda k: (papers[k].year, rng.random()))
     done: list[PaperGT] = []
+    n_cross = n_refs = 0  # cross-area and all references planned so far
     for k in order:
         p = papers[k]
         area, fam, study, tech, prob = meta[p.id]
@@ -569,7 +595,12 @@ def _plan(seed: int, n_papers: int) -> tuple[GroundTruth, Results]:
             if q not in cited:
                 cited.append(q)
         cross_pool = [q for q in done if q.area != p.area and q.method]
-        cross = [rng.choice(cross_pool)] if cross_pool and rng.random() < CROSS_AREA_CITE else []
+        # a cross-area citation only while the corpus's running share stays under CROSS_AREA_MAX, so the share
+        # holds at every corpus size (a small corpus has few same-area papers to cite)
+        cross = [rng.choice(cross_pool)] if (cross_pool and rng.random() < CROSS_AREA_CITE and
+                                             (n_cross + 1) / (n_refs + len(cited) + 1) <= CROSS_AREA_MAX) else []
+        n_cross += len(cross)
+        n_refs += len(cited) + len(cross)
         cited.sort(key=lambda q: (q.year, q.id))
         prior = [q.method for q in cited if q.method][-rng.randint(3, 6):]
         n_classic = rng.randint(1, 3) if len(prior) >= 3 else rng.randint(3, 4)
@@ -578,7 +609,7 @@ def _plan(seed: int, n_papers: int) -> tuple[GroundTruth, Results]:
         if not study:
             best_prior = max((res.methods[m].quality for m in compared), default=0.0)
             q0 = (p.year - FIRST_YEAR) / (LAST_YEAR - FIRST_YEAR) * 0.6 + rng.gauss(0, 0.08)
-            res.add(p.method, fam.key, max(q0, best_prior + rng.uniform(-0.1, 0.07)), p.year)
+            res.add(p.method, fam.key, max(q0 - _Q0_SLACK, best_prior + rng.uniform(*_OWN_MARGIN)), p.year)
             compared.append(p.method)
         planner = _Planner(p, area, fam, compared, res, rng, study)
         planner.plan()

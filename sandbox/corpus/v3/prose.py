@@ -26,6 +26,19 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" and {items[-1]}"
 
 
+def expand(t: str, rng: random.Random) -> str:
+    """Choose one of each `[a|b|c]`, innermost first, so alternatives may nest (`[x [p|q] y|z]`)."""
+    while True:
+        out = _ALT.sub(lambda m: rng.choice(m.group(1).split("|")), t)
+        if out == t:
+            return out
+        t = out
+
+
+def _an(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def _cite(*ps: PaperGT) -> str:
     return "⟦" + ",".join(q.id for q in ps) + "⟧"
 
@@ -40,7 +53,7 @@ class Writer:
         self.p, self.area, self.fam, self.pl, self.rng = p, area, fam, planner, rng
         self.cited, self.cross, self.study = cited, cross, study
         comps = rng.sample(list(area.components), 4)
-        self.s = {"method": p.method or "the evaluated pipeline", "task": area.task, "tech": tech, "prob": prob,
+        self.s = {"method": p.method or "the evaluated pipeline", "us": p.method or "this study", "a_fam": _an(fam.name), "task": area.task, "tech": tech, "prob": prob,
                   "fam": fam.name, "fams": fam.plural, "blurb": fam.blurb, "c1": comps[0], "c2": comps[1],
                   "c3": comps[2], "c4": comps[3], "metric": area.metric, "ds1": p.datasets[0], "dsN": p.datasets[-1],
                   "dslist": _and(p.datasets), "unit": area.data_unit, "inp": area.input_name, "out": area.output_name,
@@ -55,8 +68,7 @@ class Writer:
                   "lam": str(rng.choice((0.1, 0.2, 0.25, 0.5, 1.0, 2.0))), "tau": str(rng.choice((0.05, 0.07, 0.1, 0.2, 0.5)))}
 
     def v(self, t: str, **kw: str) -> str:
-        t = _ALT.sub(lambda m: self.rng.choice(m.group(1).split("|")), t)
-        return _cap(t.format(**{**self.s, **kw}))
+        return _cap(expand(t, self.rng).format(**{**self.s, **kw}))
 
     def some(self, bank: list[str], lo: int, hi: int, **kw: str) -> list[str]:
         idx = sorted(self.rng.sample(range(len(bank)), min(len(bank), self.rng.randint(lo, hi))))
@@ -94,7 +106,7 @@ class Writer:
             parts.append(self.v("[We release our code and training logs.|We discuss what these findings imply for "
                                 "future comparisons.|Our results call for reporting sweeps rather than single numbers.]"))
             return " ".join(parts)
-        parts.append(self.v("[We introduce|We propose|This paper presents] {method}, [a {fam}|an approach for {task}] "
+        parts.append(self.v("[We introduce|We propose|This paper presents] {method}, [{a_fam}|an approach for {task}] "
                             "[that relies on|built around|based on] {tech}[ to address {prob}|]."))
         parts.append(self.v("[Its key idea is to|The main idea is to|{method} is designed to] [make the {c1} depend on "
                             "the input|replace the {c1} with a learned alternative|couple the {c1} and the {c2}]"
@@ -138,7 +150,7 @@ class Writer:
                         1, 2)
         paras = [" ".join(p1)]
         paras.append(" ".join(self.some([
-            "[Consider|Take] {ds1}: [a {fam}|the usual {fam}] [spends|wastes] [most of its|much of its] [compute|capacity] on "
+            "[Consider|Take] {ds1}: [{a_fam}|the usual {fam}] [spends|wastes] [most of its|much of its] [compute|capacity] on "
             "[easy {unit}|{unit} it already handles well], [while|whereas] [the hard ones|the rare cases] [drive|dominate] the "
             "remaining [error|errors] in {metric}.",
             "[The {c1} is|We argue that the {c1} is] [where|the place where] [this happens|this inefficiency sits]: [it is|it "
@@ -151,8 +163,10 @@ class Writer:
             "than|is more important than] [their size|either one alone] for {method}."], 3, 5)))
         if self.cited:
             q = self.cited[-1]
+            first = self.cited[: min(3, len(self.cited))]
             sents = [self.v("[Prior methods|Existing methods|Recent {fams}] [have tried to|attempt to] [improve|rethink] the "
-                            "{c1} {cite}[, mostly by hand design|, with mixed results|].", cite=_cite(*self.cited[: min(3, len(self.cited))])),
+                            "{c1} {cite}[, mostly by hand design|, with mixed results|] [since {y0}|from {y0} on].",
+                            cite=_cite(*first), y0=str(min(q.year for q in first))),
                      self.v("[The most recent of them|Closest to us], {cm} {cite}, [keeps the {c2} fixed|still treats the {c2} "
                             "as a separate module|needs a long training schedule].", cm=q.method or q.title.split(':')[0],
                             cite=_cite(q))]
@@ -188,31 +202,44 @@ class Writer:
         compared = {self.pl.row_method(r[0]) for r in self.main().rows}
         paras = []
         for fam_name, group in by_fam.items():
-            sents = [self.v(f"[{_cap(fam_name)} {{cite}} [have been studied|are studied] [widely|extensively] for {{task}}"
-                            f"|Much work on {{task}} uses {fam_name} {{cite}}][, and we review those closest to ours|"
-                            "; we discuss the ones we compare with or build on].", cite=_cite(*group))]
+            named = [q.method for q in group if q.method]
+            such = f" such as {_and(named[-2:])}" if named else ""
+            sents = [self.v(f"[{_cap(fam_name)}{such} {{cite}} [have been studied|are studied] [widely|extensively] for "
+                            f"{{task}}|Much work on {{task}} uses {fam_name}{such} {{cite}}][, and we review those closest "
+                            "to {us}|; we discuss the ones {us} [is compared with|builds on]].", cite=_cite(*group),
+                            us=self.p.method or "this study")]
+            us = self.p.method or "this study"
             for q in group:
                 cm = q.method or "the study of " + q.authors[0].split()[-1] + " et al."
-                qt = q.title.split(": ")[-1].lower()
+                qt = re.sub(r"^(towards|learning|beyond|rethinking) ", "", q.title.split(": ")[-1].lower())
                 if q.method and q.method in compared:
                     t = self.rng.choice([
-                        "{cm} {cite} [studies|targets] {qt}; we compare against it in Table 1 because it is [a strong|the most "
-                        "recent] {qf} [we could re-train|with public code].",
-                        "[We include|Table 1 includes] {cm} {cite} [as a baseline|among the baselines] since it [shares our "
-                        "setting|reports results on {ds1}|is the closest {qf}].",
-                        "{cm} {cite} [is our main point of comparison|serves as a baseline] because it also [works on|addresses] {qt}."])
+                        "{cm} {cite} [studies|targets] {qt}; we compare {us} against it in Table 1 because it is [a strong|"
+                        "the most recent] {qf} [we could re-train|with public code].",
+                        "[We include|Table 1 includes] {cm} {cite} [as a baseline|among the baselines] [of|for] {us} since it "
+                        "[shares our setting|reports results on {ds1}|is the closest {qf}].",
+                        "{cm} {cite} [is the main point of comparison for|serves as a baseline for] {us} because it also "
+                        "[works on|addresses] {qt}."])
                 else:
                     t = self.rng.choice([
-                        "We follow the [evaluation protocol|data splits] of {cm} {cite}[, so that our numbers are comparable|"
-                        " to keep results comparable].",
-                        "Our {c3} [is adapted from|builds on|follows] {cm} {cite}, [which introduced it for|who used it in] {qt}.",
-                        "{cm} {cite} [also studies|looks at] {qt}, but unlike [our approach|this work] it [keeps the {c1} fixed|"
+                        "[To evaluate {us} we follow|For {us} we follow|{us} is evaluated with] the [evaluation protocol|data splits] of {cm} {cite}[, so "
+                        "that our numbers are comparable| to keep results comparable].",
+                        "The {c3} of {us} [is adapted from|builds on|follows] {cm} {cite}, [which introduced it for|who used "
+                        "it in] {qt}.",
+                        "{cm} {cite} [also studies|looks at] {qt}, but unlike {us} it [keeps the {c1} fixed|"
                         "requires a second training stage|relies on extra data], [which is why|so] we [do not compare with it "
                         "directly|discuss it here only]."])
-                sents.append(self.v(t, cm=cm, cite=_cite(q), qt=qt, qf=self._fam_of(q).rstrip("s")))
+                sents.append(self.v(t, cm=cm, cite=_cite(q), qt=qt, qf=self._fam_of(q).rstrip("s"), us=us))
                 if self.rng.random() < 0.5:
+                    theirs = q.datasets[:2]
+                    shared = [d for d in theirs if d in self.p.datasets]
+                    if len(theirs) == 1:
+                        also = f"which {us} {'also uses' if shared else 'does not use'}"
+                    else:
+                        also = (f"both of which {us} also uses" if len(shared) == 2 else
+                                f"of which {us} shares {shared[0]}" if shared else f"neither of which {us} uses")
                     sents.append(self.v(f"[It was|It is] [published|presented] at {q.venue} {q.year} and [evaluates on|reports "
-                                        f"results on] {_and(q.datasets[:2])}."))
+                                        f"results on] {_and(theirs)}, {also}."))
             paras.append(" ".join(sents))
         for q in self.cross:
             qa = AREA_BY_NAME[q.area]
@@ -285,7 +312,8 @@ class Writer:
         return " ".join(self.some([
             "[We evaluate on|Experiments use|We report results on] {dslist}[ with their standard splits| following common practice|].",
             "[Models are trained with|We use] {opt}, [a learning rate of|learning rate] {lr} and [a batch size of|batch size] {bs}.",
-            "[Weight decay is|We set weight decay to] {wd}[ and the learning rate warms up over {warm} steps|].",
+            "[Weight decay is|We set weight decay to] {wd}[ and the learning rate warms up to {lr} over {warm} steps|"
+            " with {warm} warm-up steps and {bs} {unit} per batch].",
             "[Training takes|A full run takes] about {hours} hours on {gpus} {gpu} [accelerators|devices].",
             "[All baselines are re-trained|We re-train every baseline] with [the same recipe|their public code], [and we report the "
             "mean of {seeds} seeds|averaged over {seeds} seeds].",
@@ -303,7 +331,7 @@ class Writer:
             sents.append(self.v(f"[{ds} contains|{ds} has|{_cap('the')} {ds} benchmark consists of] about {n:g} million "
                                 f"[{{unit}}|training {{unit}}]"
                                 f"[ in {k} categories| labelled with {k} classes|]; we [use|follow] its [official|standard] "
-                                "[validation split|test split] for evaluation."))
+                                "[validation split|test split] [to evaluate {us}|for evaluating {us}]."))
         sents.append(self.v("[We chose these benchmarks because|These benchmarks were chosen since] they [differ in|cover "
                             "a range of] [scale and difficulty|size and domain]."))
         return " ".join(sents)
@@ -312,7 +340,7 @@ class Writer:
         ms = [self.pl.row_method(r[0]) for r in self.main().rows if self.pl.row_method(r[0]) != self.p.method]
         fam_of = {m: self.pl.res.methods[m].family for m in ms}
         fams = {f.key: f.name for f in self.area.families}
-        items = [f"{m} (a {fams[fam_of[m]]})" for m in ms]
+        items = [f"{m} ({_an(fams[fam_of[m]])})" for m in ms]
         return " ".join([self.v(f"[We compare with|Baselines are] {_and(items)}."),
                          self.v("[Methods without public code are|Where no code is available, methods are] "
                                 "[re-implemented|reproduced] [from their papers|following their descriptions]"
@@ -367,7 +395,8 @@ class Writer:
         if f.kind == "panels":
             assert f.panels
             return self.v(f"[Figure {n}|Figure {n}, with {len(f.panels)} panels,] [repeats the sweep|extends the analysis] "
-                          f"[({', '.join(pn.label + ' ' + pn.title for pn in f.panels)})|across {len(f.panels)} settings]; "
+                          f"[({', '.join(pn.label + ' ' + pn.title for pn in f.panels)})|across {len(f.panels)} settings] "
+                          f"for {_and(sorted({s.label for pn in f.panels for s in pn.series}))}; "
                           "[the ordering of methods is stable|rankings change little] [except|apart from] small budgets.")
         if f.kind == "scatter":
             best = max(f.series, key=lambda s: max(s.y) if a.higher_is_better else -min(s.y))
@@ -383,7 +412,8 @@ class Writer:
         if f.kind == "stacked_bar":
             big = max(f.series, key=lambda s: sum(s.y)).label
             return self.v(f"[Figure {n} breaks down|The breakdown in Figure {n} shows] {f.y_label.split(' (')[0]} by "
-                          f"component: [the {big} dominates|most of it is spent in the {big}] [for every method|overall].")
+                          f"component for {_and(f.series[0].x)}: [the {big} dominates|most of it is spent in the {big}] "
+                          "[for every method|overall].")
         if f.kind == "hbar":
             s0 = f.series[0]
             top = s0.x[max(range(len(s0.y)), key=lambda i: s0.y[i] if a.higher_is_better else -s0.y[i])]
@@ -422,7 +452,7 @@ class Writer:
                           "[; all other settings follow Section 4|, selected on held-out data|].")
         if t.role == "per_class":
             return self.v(f"[Table {t.n} breaks down|Per-category results are in Table {t.n}, which breaks down] {{metric}} "
-                          f"on {t.caption.split(' on ')[-1].rstrip('.')}[ by category|].")
+                          f"of {_and([r[0] for r in t.rows])} on {t.caption.split(' on ')[-1].rstrip('.')}[ by category|].")
         return self.v(f"See Table {t.n}.")
 
 
@@ -455,7 +485,8 @@ class Writer:
             "[on|using] {gpus} {gpu} [devices|accelerators].",
             "[The learning rate of {method}|{method}'s learning rate] [follows|uses] a cosine schedule [from|starting at] "
             "{lr} after {warm} warm-up steps.",
-            "[We use|{method} uses] a batch of {bs} {unit} [per step|per update] [and|with] weight decay {wd}.",
+            "[We use|{method} uses] a batch of {bs} {unit} [per step|per update], [a peak learning rate of|learning "
+            "rate] {lr} [and|with] weight decay {wd}.",
             "[For {method}, the|The] coefficient \u03bb = {lam} and temperature \u03c4 = {tau} [were|are] [chosen|selected] on "
             "[held-out data|a validation split] of {ds1}.",
             "[Training {method} is stable|{method} trains stably] [without|with no] [gradient clipping|special tricks] at "
@@ -520,11 +551,12 @@ class Writer:
             "{c2} [remain open|are left for future work].",
             "[Gains|Improvements] on {dsN} [are smaller|are less consistent] than on {ds1}, [possibly because|perhaps since] "
             "[its {unit} differ|the {c3} matters less there].",
-            "[Training|Each run] [costs|took] about {hours} GPU-hours, [so|and] [we report|results use] {seeds} seeds."], 4, 5))]
+            "[Training|Each run] [costs|took] about {hours} GPU-hours on {gpu} [devices|accelerators], [so|and] [we report|"
+            "results use] {seeds} seeds."], 4, 5))]
 
     def conclusion(self) -> str:
         return " ".join(self.some([
-            "[We presented|This paper introduced|We have described] {method}[, a {fam} built on {tech}|] for {task}.",
+            "[We presented|This paper introduced|We have described] {method}[, {a_fam} built on {tech}|] for {task}.",
             "{method} [is evaluated|was tested] on {dslist}[ against re-trained baselines|].",
             "[Future work will cover|Next steps include|We plan to study] [applying {tech} to other {fams}|scaling the {c1}|a study of the {c2}].",
             "[Code|Our implementation] [will be|is] released."], 3, 4))
@@ -627,7 +659,7 @@ def write_paper(p: PaperGT, area: Area, fam: Family, planner, cited: list[PaperG
                                                    "Additional Analysis")), w.scaling_paras())
     if rng.random() < 0.4:
         _emit(sections, next(letters), rng.choice(("Broader Impact", "Societal Impact")), [w.v(
-            "[{method}|This work] [could reduce|may lower] the compute [needed|required] for {task}[, but|; however,] "
+            "[{us}|This work on {us}] [could reduce|may lower] the compute [needed|required] for {task}[, but|; however,] "
             "[models trained on {ds1} inherit its biases|errors on rare {unit} remain a risk].")])
     names = {m for m in planner.compared} | {p.method} - {""}
     p.abstract = _anchor(p.abstract, names)

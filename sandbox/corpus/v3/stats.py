@@ -19,6 +19,7 @@ from .vocab import AREA_BY_NAME
 MIN_AREAS = 6
 MAX_CROSS_AREA_REFS = 0.10
 MAX_SENTENCE_SHARE = 0.02
+MIN_SENTENCE_LIMIT = 2  # papers: below 100 papers, 2% is under two papers, so one shared pair is the limit
 MIN_TITLE_PATTERNS = 6
 MAX_TITLE_PATTERN_SHARE = 0.30
 MAX_BEST_CLAIMS = 0.70
@@ -48,6 +49,16 @@ _TITLE_PATTERNS = (
     ("via", re.compile(r" via ")),
     ("technique for problem", re.compile(r" for ")),
 )
+
+
+def sentence_limit(n_papers: int) -> int:
+    """How many papers one sentence may appear in: 2% of the corpus, and never fewer than two (in a corpus
+    under 100 papers 2% is less than two papers, and a sentence in one paper is not a repeat)."""
+    return max(MIN_SENTENCE_LIMIT, int(MAX_SENTENCE_SHARE * n_papers + 1e-9))
+
+
+# what a template leaves behind when it is not filled: an unchosen `[a|b]`, a `{slot}`, a citation marker
+_MARKUP = re.compile(r"\||[{}]|⟦|⟧|\[(?!\d)")
 
 
 def sentences(p: PaperGT) -> list[str]:
@@ -188,10 +199,16 @@ def corpus_habits(gt: GroundTruth, root: Path | None = None) -> dict:
     for p in papers:
         for s in sentences(p):
             seen[s].add(p.id)
-    top_sentence, top_papers = max(seen.items(), key=lambda kv: len(kv[1]))
+    top_sentence, top_papers = max(seen.items(), key=lambda kv: (len(kv[1]), kv[0]))
+    out["max_sentence_papers"] = len(top_papers)
+    out["sentence_limit_papers"] = sentence_limit(n)
     out["max_sentence_paper_share"] = round(len(top_papers) / n, 4)
-    out["most_repeated_sentence"] = top_sentence[:120]
+    out["most_repeated_sentence"] = top_sentence[:120] if len(top_papers) > 1 else ""
     out["distinct_sentences"] = len(seen)
+    leaks = [(p.id, s) for p in papers for s in sentences(p) + [p.title] + [sec.title for sec in p.sections]
+             if _MARKUP.search(s)]
+    out["sentences_with_template_markup"] = len(leaks)
+    out["template_markup_example"] = f"{leaks[0][0]}: {leaks[0][1][:120]}" if leaks else ""
     pats = Counter(title_pattern(p.title) for p in papers)
     out["title_patterns"] = dict(pats.most_common())
     out["title_pattern_count"] = len(pats)
@@ -266,8 +283,11 @@ def problems(h: dict) -> list[str]:
     need(acc <= chance + 0.1, f"method names reveal the area ({acc:.0%} vs chance {chance:.0%})")
     need(h["cross_area_reference_share"] <= MAX_CROSS_AREA_REFS, f"cross-area references {h['cross_area_reference_share']:.1%}")
     need(h["references_with_reason_share"] >= 0.99, f"references with a reason {h['references_with_reason_share']:.1%}")
-    need(h["max_sentence_paper_share"] <= MAX_SENTENCE_SHARE,
-         f"a sentence is in {h['max_sentence_paper_share']:.1%} of papers: {h['most_repeated_sentence']!r}")
+    need(h["max_sentence_papers"] <= h["sentence_limit_papers"],
+         f"a sentence is in {h['max_sentence_papers']} papers ({h['max_sentence_paper_share']:.1%}, limit "
+         f"{h['sentence_limit_papers']}): {h['most_repeated_sentence']!r}")
+    need(h["sentences_with_template_markup"] == 0,
+         f"{h['sentences_with_template_markup']} sentences keep template markup, e.g. {h['template_markup_example']!r}")
     need(h["title_pattern_count"] >= MIN_TITLE_PATTERNS, f"{h['title_pattern_count']} title patterns")
     need(h["max_title_pattern_share"] <= MAX_TITLE_PATTERN_SHARE, f"a title pattern has {h['max_title_pattern_share']:.1%}")
     need(h["abstracts_claiming_best_share"] <= MAX_BEST_CLAIMS, f"{h['abstracts_claiming_best_share']:.1%} abstracts claim the best")
