@@ -13,7 +13,7 @@ import random
 from .._model import DraftStep
 from ..v2.cues import Cue, _search
 from ..v2.probe import Probe
-from .facts import V3Facts, askable_figure
+from .facts import V3Facts
 
 
 def title_cue(f: V3Facts, pid: str, probe: Probe) -> Cue | None:
@@ -160,5 +160,4 @@ def citing_cue(f: V3Facts, src: str, src_turn: int, pid: str, probe: Probe) -> C
     return Cue(text, pid, "citing", [_search(query, rank)])
 
 
-__all__ = ["Cue", "title_cue", "citation_cue", "hint_cue", "image_cue", "ref_cue", "baseline_cue", "citing_cue",
-           "askable_figure"]
+__all__ = ["Cue", "title_cue", "citation_cue", "hint_cue", "image_cue", "ref_cue", "baseline_cue", "citing_cue"]

@@ -9,7 +9,6 @@ are arranged by the prior balancer.
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from dataclasses import dataclass
 
@@ -242,4 +241,4 @@ def is_memory_final(turns: list[DraftTurn]) -> bool:
     return False
 
 
-__all__ = ["Operand", "difference", "spread", "mean", "rank", "count", "constraint", "is_memory_final", "math"]
+__all__ = ["Operand", "difference", "spread", "mean", "rank", "count", "constraint", "is_memory_final"]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections import Counter
 from dataclasses import dataclass, field
 
 from sandbox.corpus.model import GroundTruth
@@ -44,8 +43,6 @@ MAX_ATTEMPTS = 160
 MEMORY_SHARE = 0.6  # at least this share of finals needs a value seen but not reported (issue 26 item 2)
 MIN_AREAS = 6
 MIN_PAPERS_PER_AREA = 12  # fewer and the link cues (references, baselines, citers at one setting) cannot be met
-_DEBUG = False
-WHY: Counter = Counter()
 LINK_KINDS = ("ref", "baseline", "citing", "hint")
 
 
@@ -234,11 +231,9 @@ class EpisodeBuilder:
         f, rng, slot = self.f, self.rng, self.slot
         cue = self._first_cue(anchor, n, ep_id)
         if cue is None:
-            WHY["cue"] += 1
             return None
         a_points = self._askable(anchor, n, x)
         if not a_points:
-            WHY["a_points"] += 1
             return None
         plan = v1._paper_plan(slot)
         papers = [_Paper(anchor, 1, n, cue)]
@@ -249,7 +244,6 @@ class EpisodeBuilder:
                 continue
             link = self._link(papers, d, xl, x, turn=i + 1)
             if link is None:
-                WHY["link"] += 1
                 return None
             papers.append(link)
             later.append((link, True))
@@ -258,7 +252,6 @@ class EpisodeBuilder:
         a_turn = 1 if k_first else 2
         choice = self._operands(anchor, n, x, a_turn, a_points, later)
         if choice is None:
-            WHY["operands"] += 1
             return None
         ops, final = choice
         lead1 = FIND_IMAGE if slot.image else FIND
@@ -404,8 +397,7 @@ def generate_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, count: int =
                 continue
             problems = check_episode(ep, f)
             if problems:
-                raise GenerationError(f"episode {ep_id} breaks a generator rule: {'; '.join(problems)}"
-                                      + (f" [{ep.to_json_line()}]" if _DEBUG else ""))
+                raise GenerationError(f"episode {ep_id} breaks a generator rule: {'; '.join(problems)}")
             bal, text, ledger = builder.bal, builder.text, builder.ledger
             ledger.finals += 1
             ledger.memory += is_memory_final(ep.turns)
