@@ -186,7 +186,14 @@ def test_a_wrong_memory_final_is_a_reading_memory_error(small) -> None:
             tb.call(step.tool, *(units or [(step.args.get("paper", ep.papers[0]), "text")]))
         a = t.answer
         tb.answer(str(a.value) if a.format != "set" else ", ".join(a.value))
-    tb.turn(memory_only=True).answer("-12345" if ep.turns[-1].answer.format == "number" else "Z").end()
+    gold = ep.turns[-1].answer
+    if gold.format == "choice":
+        wrong = next(k for k in gold.choices if k != gold.value)
+    elif gold.format == "set":
+        wrong = ", ".join(c for c in ep.turns[-1].derivation.candidates if c not in gold.value)
+    else:
+        wrong = "-12345"
+    tb.turn(memory_only=True).answer(wrong).end()  # a wrong but readable final
     scored = score_episode(ep, fold_events(ep.id, tb.events))
     assert all(ts.correct for ts in scored.turns[:-1])
     assert scored.failure is not None and scored.failure.type == "reading_memory"

@@ -11,6 +11,7 @@ A plotted point is *askable* only if
 - the calibrated text guess (the same method's table value on the same dataset plus the median gap between
   plotted and tabled values at that dataset and x, measured over the whole corpus) misses it by more than
   `GUESS_CLEARANCE` tolerances, and so does the same guess keyed by x alone;
+- no other series of its figure passes within `SERIES_CLEARANCE` tolerances at that x (curves cross in v3);
 - no other paper's figure plots the same series at the same setting within `ROW_CLEARANCE` tolerances.
 Tolerance is `TOLERANCE_SHARE` of the y axis the chart draws.
 """
@@ -29,7 +30,8 @@ from ..v2.facts import Cell, Point, text_numbers
 TOLERANCE_SHARE = 0.025
 CLEARANCE = 1.25
 ROW_CLEARANCE = 2.0
-GUESS_CLEARANCE = 3.0
+GUESS_CLEARANCE = 3.5
+SERIES_CLEARANCE = 1.05
 TABLE_TOLERANCE = 0.005
 _NUM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
 _TITLE_METHOD = re.compile(r"^([A-Z][\w\-]*[A-Z0-9][\w\-]*)\s*:")
@@ -201,6 +203,9 @@ class V3Facts:
             return False
         if any(abs(pt.value - g) <= GUESS_CLEARANCE * pt.tolerance for g in self.text_guesses(pt)):
             return False
+        if any(q.label != pt.label and abs(q.value - pt.value) <= SERIES_CLEARANCE * pt.tolerance
+               for q in self._at.get((pt.paper, pt.n, pt.x), [])):
+            return False  # another curve passes within reading precision: which is which cannot be told
         others = self._same_setting[(pt.n, pt.label, pt.dataset, pt.x_label, pt.x)]
         return not any(q.paper != pt.paper and abs(q.value - pt.value) <= row_clear for q in others)
 

@@ -9,6 +9,7 @@ are arranged by the prior balancer.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from dataclasses import dataclass
 
@@ -64,6 +65,20 @@ def _reads(ops: list[Operand]) -> list[DraftRead]:
     return [point_read(o.point, o.turn) for o in ops]
 
 
+def _guess(f: V3Facts, o: Operand) -> float | None:
+    """What text alone offers for an operand: its table value shifted by the corpus's median plotted-table gap."""
+    g = f.text_guesses(o.point)
+    return g[-1] if g else None
+
+
+def _guessable(f: V3Facts, ops: list[Operand], compute, answer: float, tol: float) -> bool:
+    """Would the text guesses of every operand, combined as the final combines them, give its answer?"""
+    gs = [_guess(f, o) for o in ops]
+    if any(g is None for g in gs):
+        return False
+    return abs(compute(gs) - answer) <= tol
+
+
 def _intro(ops: list[Operand]) -> str:
     """Names each unreported operand's figure by its role before the question uses it."""
     extra = [o for o in ops if not o.reported]
@@ -76,6 +91,8 @@ def _intro(ops: list[Operand]) -> str:
 def difference(ops: list[Operand], f: V3Facts, bal: PriorBalancer) -> DraftTurn | None:
     a, b = ops[0], ops[1]
     if not _apart(a, b):
+        return None
+    if _guessable(f, [a, b], lambda g: g[0] - g[1], a.point.value - b.point.value, a.point.tolerance + b.point.tolerance):
         return None
     q = (f"{_intro([a, b])} By how much does {a.text} exceed {b.text}? Answer with the first minus the second "
          f"(negative if the second is larger).")
@@ -90,6 +107,8 @@ def spread(ops: list[Operand], f: V3Facts, bal: PriorBalancer) -> DraftTurn | No
     lo = min(ops, key=lambda o: o.point.value)
     if not all(_apart(hi, o) for o in ops if o is not hi) or not all(_apart(lo, o) for o in ops if o is not lo):
         return None
+    if _guessable(f, ops, lambda g: max(g) - min(g), hi.point.value - lo.point.value, hi.point.tolerance + lo.point.tolerance):
+        return None
     q = f"{_intro(ops)} Among {_list([o.text for o in ops])}, by how much does the highest exceed the lowest?"
     ans = _number(hi.point.value - lo.point.value, hi.point.tolerance + lo.point.tolerance, _unit(ops))
     note = "max - min of " + ", ".join(f"{o.point.value:g}" for o in ops)
@@ -100,6 +119,8 @@ def mean(ops: list[Operand], f: V3Facts, bal: PriorBalancer) -> DraftTurn | None
     if len(ops) < 2:
         return None
     n = len(ops)
+    if _guessable(f, ops, lambda g: sum(g) / n, sum(o.point.value for o in ops) / n, sum(o.point.tolerance for o in ops) / n):
+        return None
     q = f"{_intro(ops)} What is the mean of {_list([o.text for o in ops])}?"
     ans = _number(sum(o.point.value for o in ops) / n, sum(o.point.tolerance for o in ops) / n, _unit(ops))
     note = "mean of " + ", ".join(f"{o.point.value:g}" for o in ops)
@@ -133,6 +154,8 @@ def count(ref: Operand, others: list[Operand], f: V3Facts, bal: PriorBalancer) -
     if len(others) < 2 or not all(_apart(ref, o) for o in others):
         return None
     k = sum(o.point.value > ref.point.value for o in others)
+    if _guessable(f, [ref] + others, lambda g: sum(x > g[0] for x in g[1:]), k, 0.0):
+        return None
     possible = len(others) + 1
     if not bal.count_ok("count", k, possible):
         return None
@@ -214,6 +237,8 @@ def constraint(cands: list[Point], cand_turn: int, refs: list[Operand], rng: ran
                 deriv = DraftDerivation(op="filter", candidates=list(choices.values()),
                                         conditions=[DraftCondition(text=t, passes=sorted(ps)) for t, ps in conds])
                 return _final(q, DraftAnswer(format="choice", value=letter, choices=choices), dedup, deriv, note)
+        if math.comb(len(labels), len(answer)) < 3:
+            continue  # a guess of the passing set must be right at most one time in three
         order = bal.arrange_set("set / filter", labels, answer, f, ctx)
         if order is None:
             continue

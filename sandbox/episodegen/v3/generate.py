@@ -39,7 +39,7 @@ DEFAULT_SEED = 3
 DEFAULT_COUNT = 160
 IMAGE_SHARE = 0.15
 DEFAULT_IMAGE_DIR = "sandbox-v3-cues"
-MAX_ATTEMPTS = 160
+MAX_ATTEMPTS = 240
 MEMORY_SHARE = 0.6  # at least this share of finals needs a value seen but not reported (issue 26 item 2)
 MIN_AREAS = 6
 MIN_PAPERS_PER_AREA = 12  # fewer and the link cues (references, baselines, citers at one setting) cannot be met
@@ -176,7 +176,7 @@ class EpisodeBuilder:
         rng.shuffle(kinds)
         for kind in kinds:
             if kind == "figure_choice":
-                settings = [(g.n, float(x)) for g in f.papers[pid].figures if g.n != k_figure and len(g.series) >= 3
+                settings = [(g.n, float(x)) for g in f.papers[pid].figures if g.n != k_figure and len(g.series) == 3
                             and g.n in {n for n, _, _ in f.combos(pid)} and self._whole(pid, g.n) for x in g.series[0].x]
                 rng.shuffle(settings)
                 for gn, gx in settings[:8]:
@@ -208,7 +208,7 @@ class EpisodeBuilder:
         return None
 
     def build(self, anchor: str, ep_id: str, source: str) -> DraftEpisode | None:
-        for n, d, xl, x in self._settings(anchor)[:12]:
+        for n, d, xl, x in self._settings(anchor)[:16]:
             self.turns: list[DraftTurn] = []
             saved = (self.bal.copy(), self.text.copy(), self.ledger.copy())
             ep = self._build_at(anchor, n, d, xl, x, ep_id, source)

@@ -94,7 +94,7 @@ def set_picks(f: V3Facts, cands: list[str], ctx: Context) -> dict[str, set[str]]
            "no ours/generic": {c for c, x in zip(cands, fe) if not (x["ours"] or x["own"] or x["generic"])}}
     # what a classifier over the same features can express: every candidate but those with one or two features,
     # or only those with one
-    keys = ("newest", "oldest", "own", "generic", "in_title", "first", "last")
+    keys = ("newest", "oldest", "own", "first", "last")
     for a, b in itertools.combinations_with_replacement(keys, 2):
         out[f"all but {a}/{b}"] = {c for c, x in zip(cands, fe) if not (x[a] or x[b])}
     for a in keys:
