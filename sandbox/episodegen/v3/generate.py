@@ -379,9 +379,13 @@ def generate_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, count: int =
     ledger = Ledger()
     source = f"sandbox.episodegen {GENERATOR_VERSION} seed={seed} ground_truth={gt.generator_version}/seed={gt.seed}"
     width = max(3, len(str(count)))
-    episodes: list[DraftEpisode] = []
+    built: dict[int, DraftEpisode] = {}
     used: dict[str, int] = {}
-    for i, slot in enumerate(slots):
+    # the scarcest slots first: a constraint final takes every series of a figure at one x, so those are built
+    # while the file has asked the least (ids keep the slot order)
+    order = sorted(range(len(slots)), key=lambda k: (slots[k].task_type != "constraint", slots[k].split != "hard", k))
+    for i in order:
+        slot = slots[i]
         ep_id = f"sbx3-{i + 1:0{width}d}"
         area = areas[i % len(areas)]
         pool = sorted(anchors[area], key=lambda pid: used.get(pid, 0))[:MAX_ATTEMPTS // 2]
@@ -404,10 +408,11 @@ def generate_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, count: int =
             for t in ep.turns:
                 for e in t.evidence:
                     used[e.paper] = used.get(e.paper, 0) + 1
-            episodes.append(ep)
+            built[i] = ep
             break
         else:
             raise GenerationError(f"could not build episode {ep_id} ({slot}) in area {area} after {MAX_ATTEMPTS} anchors")
+    episodes = [built[i] for i in range(len(slots))]
     problems = file_problems(episodes, f)
     if problems:
         raise GenerationError("the episode set breaks a generator rule: " + "; ".join(problems[:5]))
