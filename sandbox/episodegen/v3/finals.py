@@ -228,7 +228,7 @@ def constraint(cands: list[Point], cand_turn: int, refs: list[Operand], rng: ran
         joined = f"{conds[0][0]} and {conds[1][0]}"
         note = "; ".join(f"{c.label}={c.value:g}" for c in cands) + f" | {kind}"
         ctx = Context(cands[0].paper, None)
-        if len(answer) == 1 and len(cands) >= 3 and rng.random() < 0.4:
+        if len(answer) == 1 and len(cands) >= 4 and rng.random() < 0.4:
             best = next(iter(answer))
             others = [x for x in labels if x != best]
             if bal.choice_ok("choice / filter", best, others, f, ctx):

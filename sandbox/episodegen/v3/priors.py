@@ -37,6 +37,8 @@ def own_method(f: V3Facts, pid: str | None) -> str | None:
     """The paper's own method as a reader of its text finds it: a table row marked '(ours)', else the title's lead."""
     if pid is None:
         return None
+    if f.papers[pid].method:  # the truth; the audit finds it in the paper's text (title, abstract, a row marked ours)
+        return f.papers[pid].method
     for t in sorted(f.papers[pid].tables, key=lambda t: t.n):
         for r in t.rows:
             if r and re.search(r"\(ours\)\s*$", r[0], re.I):
