@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .corpus.identity import CorpusIdentity
 
 SITE = "https://sandbox.local"
-_ID_RE = re.compile(r"^[PU]\d{3,}$")
+_ID_RE = re.compile(r"^[PQU]\d{3,}$")  # P: corpora v1 and v2, Q: corpus v3, U: added by the user
 _ARXIV_RE = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?$", re.IGNORECASE)
 _URL_ID_RE = re.compile(r"/(?:papers/([A-Za-z0-9]+)/?|pdf/([A-Za-z0-9]+)\.pdf)$")
 _ARXIV_URL_RE = re.compile(r"/(?:abs|pdf)/(\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?$")

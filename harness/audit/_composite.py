@@ -112,7 +112,10 @@ class Composite:
         by_turn: dict[int, float | None] = {}
         for r in reads:
             by_turn.setdefault(r.turn, self._asked(ep, r))  # type: ignore[arg-type]
-        ops = [by_turn[t] for t in dict.fromkeys(r.turn for r in reads)]  # type: ignore[index]
+        # one operand per value read (two values shown by one turn's evidence are two operands)
+        distinct = list(dict.fromkeys((r.paper, r.unit, r.series, r.column, r.x, r.turn) for r in reads))
+        first = {(r.paper, r.unit, r.series, r.column, r.x, r.turn): r for r in reversed(reads)}
+        ops = [self._asked(ep, first[k]) for k in distinct]
         if d.op in ("mean", "sum", "range", "difference") and ops and all(v is not None for v in ops):
             nums = [float(v) for v in ops if v is not None]
             if d.op == "mean":
@@ -164,8 +167,14 @@ class Composite:
         if t is None or not 1 <= t <= len(ep.turns):
             return None
         own = [x for x in ep.turns[t - 1].reads if x.turn is None and x.unit != "text"]
+        if r is not None and own and not any(_same_value(x, r) for x in own):
+            return self._read(r)  # a value that turn's evidence showed but did not ask for: estimate it itself
         target = own[0] if own else r
         return self._read(target) if target is not None else None
+
+
+def _same_value(a: ValueRead, b: ValueRead) -> bool:
+    return (a.paper, a.unit, a.series, a.column, a.x) == (b.paper, b.unit, b.series, b.column, b.x)
 
 
 def score(composite: Composite, episodes: list[Episode]) -> CompositeScore:

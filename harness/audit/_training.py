@@ -66,6 +66,20 @@ def _build_v2(corpus_seed: int, episode_seed: int) -> tuple[GroundTruth, list[st
     return gt, lines
 
 
+def _build_v3(corpus_seed: int, episode_seed: int) -> tuple[GroundTruth, list[str]]:
+    from sandbox.corpus.versions import corpus_version
+    from sandbox.episodegen import v3
+
+    version = corpus_version("v3")
+    gt = version.plan(corpus_seed, version.default_papers)
+    lines = []
+    for k in range(EPISODE_SETS):
+        for e in v3.generate_episodes(gt, seed=episode_seed + k, count=v3.DEFAULT_COUNT, image_share=0.0):
+            e.id = f"{e.id}-s{k}"
+            lines.append(e.to_json_line())
+    return gt, lines
+
+
 def _build_v1(corpus_seed: int, episode_seed: int) -> tuple[GroundTruth, list[str]]:
     from sandbox import episodegen as v1
     from sandbox.corpus.versions import corpus_version
@@ -80,6 +94,7 @@ def _build_v1(corpus_seed: int, episode_seed: int) -> tuple[GroundTruth, list[st
     return gt, lines
 
 
+register_second_benchmark("episodegen-3.0", _build_v3)
 register_second_benchmark("episodegen-2.1", _build_v2)
 register_second_benchmark("episodegen-1", _build_v1)
 

@@ -194,21 +194,27 @@ def stats(
 @sandbox_app.command("episodes")
 def generate(
     out: Annotated[Optional[Path], typer.Option(help="where to write the episode set (default episodes/sandbox-<benchmark>.jsonl)")] = None,
-    benchmark: Annotated[str, typer.Option(help="v2 (the default benchmark, over corpus v2) or v1 (frozen, over corpus v1)")] = "v2",
+    benchmark: Annotated[str, typer.Option(help="v2 (the default benchmark, over corpus v2), v1 (frozen, over corpus v1) or v3 "
+                                                "(over corpus v3, `epi sandbox build --corpus v3`)")] = "v2",
     seed: Annotated[Optional[int], typer.Option(help="generator seed (default: the generator's default)")] = None,
-    count: Annotated[Optional[int], typer.Option(help="number of episodes (default: v2 132, v1 110)")] = None,
+    count: Annotated[Optional[int], typer.Option(help="number of episodes (default: v3 160, v2 132, v1 110)")] = None,
     ground_truth: Annotated[Optional[Path], typer.Option(help="ground_truth.json (default: the built sandbox's)")] = None,
     image_share: Annotated[Optional[float], typer.Option(
-        help="share of episodes starting from an image cue (default: v2 0.15, v1 0.17; 0 = text cues only). Cue PNGs are "
+        help="share of episodes starting from an image cue (default: v3 and v2 0.15, v1 0.17; 0 = text cues only). Cue PNGs are "
              "cropped from the PDFs in the corpus/ folder next to the ground truth and written to <out stem>-cues/")] = None,
 ) -> None:
     """Generate a benchmark episode set (and its cue images) from the sandbox ground truth (deterministic from the seed).
 
     v2 runs every checklist query through the search engine of the sandbox next to the ground truth,
     so each cue is verified solvable (without a built index, nothing is verified and it says so)."""
-    if benchmark not in ("v1", "v2"):
-        raise UserError(f"--benchmark: unknown benchmark {benchmark!r}; known: v1, v2")
-    if benchmark == "v2":
+    if benchmark not in ("v1", "v2", "v3"):
+        raise UserError(f"--benchmark: unknown benchmark {benchmark!r}; known: v1, v2, v3")
+    if benchmark == "v3":
+        from sandbox.corpus.versions import corpus_version
+        from sandbox.episodegen import v3 as gen  # type: ignore[no-redef]
+
+        default_dir = corpus_version("v3").default_dir()
+    elif benchmark == "v2":
         from sandbox.corpus.versions import corpus_version
         from sandbox.episodegen import v2 as gen
 
@@ -223,11 +229,11 @@ def generate(
     out = out or Path(f"episodes/sandbox-{benchmark}.jsonl")
     gt_path = ground_truth or default_dir / "ground_truth.json"
     if not gt_path.is_file():
-        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if benchmark == 'v2' else ' --corpus v1'}` first")
+        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if benchmark == 'v2' else ' --corpus ' + benchmark}` first")
     gt = _read_model(gt_path, GroundTruth, "ground truth")
     extra: dict = {}
     verified = ""
-    if benchmark == "v2":
+    if benchmark in ("v2", "v3"):
         from sandbox.episodegen.v2 import ToolProbe
 
         if (gt_path.parent / "index" / "ids.json").is_file() and (gt_path.parent / "catalog.json").is_file():

@@ -215,3 +215,16 @@ async def test_search_is_the_general_engine_over_page_text(world: SandboxWorld, 
     citers = {r.id for r in gt.papers if cited.id in r.references}
     hits = [h.paper_id for h in await world.search(cited.method, 10)]
     assert hits[0] == cited.id and citers & set(hits[1:])  # its name in other papers' bodies is found too
+
+
+async def test_corpus_v3_ids_resolve(built_sandbox: Path, tmp_path: Path) -> None:  # noqa: F811
+    """Corpus v3 numbers its papers Q0001...; a tool given such an id finds the paper (it once fell through to
+    the title search and failed)."""
+    root = tmp_path / "sb"
+    root.mkdir()
+    catalog = load_catalog(built_sandbox)
+    assert catalog is not None
+    catalog.papers[0].id = "Q0042"
+    (root / "catalog.json").write_text(catalog.model_dump_json())
+    meta = await SandboxWorld(root).resolve("Q0042")
+    assert meta.id == "Q0042" and meta.title == catalog.papers[0].title
