@@ -151,12 +151,11 @@ def _mark(plots_dir: Path, pid: int) -> None:
 
 
 def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    """runlock's liveness test, and not a zombie: a finished, unreaped child of this process draws nothing."""
+    from .runlock import _pid_alive as exists  # imported when first needed, not at the worker's start-up
+
+    if not exists(pid):
         return False
-    except PermissionError:
-        return True
     try:  # a finished child of this very process, not yet reaped, is a zombie: not drawing any more
         done, _ = os.waitpid(pid, os.WNOHANG)
         return done == 0

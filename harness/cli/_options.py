@@ -6,6 +6,7 @@ help cannot drift from the settings (tests/harness/test_cli_generated.py compare
 from __future__ import annotations
 
 import inspect
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -171,27 +172,9 @@ class LevelError(ValueError):
     """A level that does not parse for its option; the message names the option and the level."""
 
 
-def split_unescaped(text: str, sep: str) -> list[str]:
-    """`text` cut at every `sep` not preceded by a backslash; `\\<sep>` stays in the piece as `<sep>`."""
-    out, cur, i = [], [], 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text) and text[i + 1] in (LEVEL_SEP, ITEM_SEP, "\\"):
-            cur.append(text[i + 1])
-            i += 2
-            continue
-        if c == sep:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-        i += 1
-    out.append("".join(cur))
-    return out
-
-
 def _escaped_split(text: str, sep: str) -> list[str]:
-    """Like split_unescaped, but the pieces keep their other escapes (for a second split at another separator)."""
+    """`text` cut at every `sep` not preceded by a backslash; `\\<sep>` stays in the piece as `<sep>`, other
+    escapes stay as written (for a second split at another separator, then _unescape)."""
     out, cur, i = [], [], 0
     while i < len(text):
         c = text[i]
@@ -212,8 +195,12 @@ def _escaped_split(text: str, sep: str) -> list[str]:
     return out
 
 
+_ESCAPED = re.compile(r"\\([" + re.escape(LEVEL_SEP + ITEM_SEP) + r"\\])")
+
+
 def _unescape(text: str) -> str:
-    return "".join(split_unescaped(text, "\0"))
+    """`\\,`, `\\+` and `\\\\` as the characters they escape; any other backslash stays."""
+    return _ESCAPED.sub(r"\1", text)
 
 
 def _is_list(o: SettingOption) -> bool:
