@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import re
 import shutil
 import tempfile
@@ -278,8 +279,9 @@ class EpisodeRunner:
             if not src.is_file():  # not a FIFO or a device a swap put there since validation
                 raise OSError(f"{name!r} is not a regular file in {self.episodes_dir}")
             with src.open("rb") as fh:  # bounded: a file grown since validation is not read whole
+                size = os.fstat(fh.fileno()).st_size
                 data = fh.read(CUE_IMAGE_MAX_BYTES + 1)
-            if (why := cue_image_bytes_problem(data[:16], len(data))) is not None:
+            if (why := cue_image_bytes_problem(data[:16], max(size, len(data)))) is not None:
                 raise OSError(why)
         except (PathOutside, OSError) as e:
             raise _EpisodeStop("pipeline", f"cue image not used: {e}") from None

@@ -253,7 +253,7 @@ def _step_problems(where: str, step: Any, catalog: Catalog | None) -> list[tuple
 
 
 CUE_IMAGE_MAX_BYTES = 20 * 1024 * 1024  # what OpenAI-style endpoints accept per image; a cue is a cropped figure
-_IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"), (b"GIF87a", "GIF"), (b"GIF89a", "GIF"))
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")  # PNG, JPEG, GIF (WebP below)
 
 
 def cue_image_bytes_problem(head: bytes, size: int) -> str | None:
@@ -261,7 +261,7 @@ def cue_image_bytes_problem(head: bytes, size: int) -> str | None:
     JPEG, GIF or WebP file by its first bytes (an episode file from elsewhere may name anything)."""
     if size > CUE_IMAGE_MAX_BYTES:
         return f"cue image is {size / 2**20:.1f} MiB; the limit is {CUE_IMAGE_MAX_BYTES // 2**20} MiB"
-    if not (any(head.startswith(m) for m, _ in _IMAGE_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")):
+    if not (head.startswith(_IMAGE_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")):
         return "cue image is not a PNG, JPEG, GIF or WebP file (by its first bytes)"
     return None
 
