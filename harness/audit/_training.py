@@ -9,6 +9,7 @@ the generator and the corpus it was made from.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -52,51 +53,28 @@ def register_second_benchmark(generator_version: str, build: SecondBenchmarkBuil
     _RECIPES[generator_version] = _Recipe(build, code)
 
 
-def _build_v2(corpus_seed: int, episode_seed: int) -> tuple[GroundTruth, list[str]]:
+def _planned_benchmark(corpus: str, generator: str, corpus_seed: int, episode_seed: int) -> tuple[GroundTruth, list[str]]:
+    """Corpus version `corpus` planned (not rendered) at `corpus_seed`, and EPISODE_SETS benchmarks of the
+    episode generator module `generator` over it (more episodes over the same plan: more turns per group to
+    learn from), ids suffixed by set."""
+    import importlib
+
     from sandbox.corpus.versions import corpus_version
-    from sandbox.episodegen import v2
 
-    version = corpus_version("v2")
-    gt = version.plan(corpus_seed, version.default_papers)
-    lines = []
-    for k in range(EPISODE_SETS):  # more episodes over the same plan: more turns per group to learn from
-        for e in v2.generate_episodes(gt, seed=episode_seed + k, count=v2.DEFAULT_COUNT, image_share=0.0):
-            e.id = f"{e.id}-s{k}"
-            lines.append(e.to_json_line())
-    return gt, lines
-
-
-def _build_v3(corpus_seed: int, episode_seed: int) -> tuple[GroundTruth, list[str]]:
-    from sandbox.corpus.versions import corpus_version
-    from sandbox.episodegen import v3
-
-    version = corpus_version("v3")
+    gen = importlib.import_module(generator)
+    version = corpus_version(corpus)
     gt = version.plan(corpus_seed, version.default_papers)
     lines = []
     for k in range(EPISODE_SETS):
-        for e in v3.generate_episodes(gt, seed=episode_seed + k, count=v3.DEFAULT_COUNT, image_share=0.0):
+        for e in gen.generate_episodes(gt, seed=episode_seed + k, count=gen.DEFAULT_COUNT, image_share=0.0):
             e.id = f"{e.id}-s{k}"
             lines.append(e.to_json_line())
     return gt, lines
 
 
-def _build_v1(corpus_seed: int, episode_seed: int) -> tuple[GroundTruth, list[str]]:
-    from sandbox import episodegen as v1
-    from sandbox.corpus.versions import corpus_version
-
-    version = corpus_version("v1")
-    gt = version.plan(corpus_seed, version.default_papers)
-    lines = []
-    for k in range(EPISODE_SETS):
-        for e in v1.generate_episodes(gt, seed=episode_seed + k, count=v1.DEFAULT_COUNT, image_share=0.0):
-            e.id = f"{e.id}-s{k}"
-            lines.append(e.to_json_line())
-    return gt, lines
-
-
-register_second_benchmark("episodegen-3.0", _build_v3)
-register_second_benchmark("episodegen-2.1", _build_v2)
-register_second_benchmark("episodegen-1", _build_v1)
+register_second_benchmark("episodegen-3.0", functools.partial(_planned_benchmark, "v3", "sandbox.episodegen.v3"))
+register_second_benchmark("episodegen-2.1", functools.partial(_planned_benchmark, "v2", "sandbox.episodegen.v2"))
+register_second_benchmark("episodegen-1", functools.partial(_planned_benchmark, "v1", "sandbox.episodegen"))
 
 
 @dataclass
