@@ -31,6 +31,12 @@ async def text_of(world: World, paper: str) -> ToolResult:
 
 
 def folder_snapshot(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
-    """Every file under `folder` (but those under a folder named in `skip`) and its bytes."""
+    """Every file under `folder` (but those under a folder named in `skip`) and its bytes, once no run's plot worker
+    is still drawing there (a run returns before its plots are drawn: harness/plot_worker.py)."""
+    from harness.plot_worker import MARKER, wait_for_plots
+
+    for marker in Path(folder).rglob(MARKER):
+        if marker.parent.name == "plots":
+            assert wait_for_plots(marker.parent.parent, timeout_s=120), f"plots of {marker.parent.parent} never drawn"
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
             if p.is_file() and not set(p.relative_to(folder).parts) & set(skip)}
