@@ -13,7 +13,7 @@ from tools import PaperNotFound, ToolResult, World, get_tool
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\"'])|\n+")
 # labels whose numbers are no measurements: "Figure 2", "(page 4", "section 4.3", "Part 1 of 2", "[3]"
 _NOT_VALUES = re.compile(r"\b(?:Fig(?:ure)?s?|Tab(?:le)?s?|pages?|sec(?:tion)?s?)\.?\s*\d+(?:\.\d+)*[a-z]?"
-                         r"|\bPart \d+ of \d+|\[\d+\]", re.I)
+                         r"|\bPart \d+ of \d+|\[\d+(?:\s*[,\u2013-]?\s*\d+)*\]", re.I)  # "[4]", "[3, 6]", "[2-5]"
 _NUMBER = re.compile(r"(?<![\w.])(?<!\w-)(?<!\w\u2212)[-\u2212]?\d+(?:\.\d+)?(?!\w|\.\d)")  # not "CIFAR-100"
 _TITLE_METHOD = re.compile(r"^([A-Z][\w\-]*[A-Z0-9][\w\-]*)\s*:")
 _INTRODUCE = re.compile(r"\b[Ww]e (?:introduce|propose|present)\s+([A-Z][\w\-]+)")
@@ -188,4 +188,6 @@ class PaperReader:
         res = await self.call("pdf_rag", {"paper": paper, "query": query[:400], "k": k})
         if res.is_error:
             return []
-        return sentences(res.text, "pdf_rag")
+        # the first line repeats the query ("Passages of P1 (title) for '...':"): the audit's own words, not the paper's
+        _, _, passages = res.text.partition("\n")
+        return sentences(passages, "pdf_rag")

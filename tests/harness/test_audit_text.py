@@ -28,4 +28,24 @@ def test_value_matches_within_tolerance_or_the_printed_rounding():
 
 def test_numbers_and_names_ignore_labels_and_parts_of_words():
     assert [n.value for n in numbers("Figure 2 (page 3, section 4.2) on CIFAR-100: top-1 of 71.2 and \u22120.5 [4]")] == [71.2, -0.5]
+    # citation lists are labels too (corpus v3 cites "[3, 6]"), not a 6 that could stand for a plotted 6.37
+    assert [n.value for n in numbers("CTC models such as Xansami and Xanden [3, 6] and [2\u20135], at 6.4")] == [6.4]
     assert names("TavquinGNN is best", "TavquinGNN") and not names("TavquinGNN-L is best", "TavquinGNN")
+
+
+def test_pdf_rag_passages_leave_out_the_query_the_tool_repeats():
+    """pdf_rag's first line repeats the query; a number in the audit's own question ("at hidden dimension = 64") is
+    not the paper printing a plotted 64.25."""
+    import asyncio
+
+    from harness.audit._texts import PaperReader
+    from tools import ToolResult
+
+    class Reader(PaperReader):
+        async def call(self, tool, args):
+            return ToolResult(text=f"Passages of P1 (A title) for {args['query']!r}:\n\n[1] (page 2)\nCallo-B trains for 3 days.")
+
+    lines = asyncio.run(Reader(None).passages("P1", 'What is the accuracy of "Callo-B" at hidden dimension = 64?'))
+    assert any("3 days" in ln.text for ln in lines) and not any("64" in ln.text for ln in lines)
+    item = AskedValue("e1", 1, "P1", "figure:3", 64.25, 0.3, "Callo-B")
+    assert not any(printed_on(ln, item, "Callo-B") for ln in lines)
