@@ -266,3 +266,30 @@ def test_a_value_a_printed_number_stands_for_at_its_precision_is_not_asked(small
     paper.sections[0].paragraphs.append(f"{pt.label} is trained for {round(pt.value)} hours on 8 accelerators.")
     assert not V3Facts(g2).askable(pt)
     assert V3Facts(copy.deepcopy(gt)).askable(pt)
+
+
+def test_a_search_that_surfaces_nothing_new_leaves_the_checklist() -> None:
+    """sbx3-062 turn 5 searched for a paper that turn 4's k=20 search had listed already, with nothing new in its
+    results: the process metrics count that call redundant, so the oracle replaying the checklist scored
+    redundancy 0.0009 on sandbox-v3. Such a search is left out; one that surfaces a new paper, or moves the turn's
+    paper up, stays."""
+    from sandbox.episodegen.v3.generate import drop_searches_adding_nothing
+    from sandbox.episodegen._model import DraftAnswer, DraftRef, DraftStep, DraftTurn
+
+    class Probe:
+        results = {"wide": ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6"], "narrow": ["Q3", "Q1", "Q2", "Q4", "Q5"], "up": ["Q6", "Q1"],
+                   "fresh": ["Q9", "Q2"]}
+
+        def _hits(self, query):  # noqa: ANN001, ANN202
+            return self.results[query]
+
+    def turn(paper, query, k=5):  # noqa: ANN001, ANN202
+        return DraftTurn(question="q", answer=DraftAnswer(format="number", value=1.0), evidence=[DraftRef(paper=paper, unit="text")],
+                         checklist=[DraftStep(tool="web_search", args={"query": query, "k": k} if k != 5 else {"query": query}),
+                                    DraftStep(tool="pdf_extract", args={"paper": paper})])
+    turns = [turn("Q1", "wide", 10), turn("Q5", "narrow"), turn("Q6", "up"), turn("Q9", "fresh")]
+    drop_searches_adding_nothing(turns, Probe())
+    assert [[s.tool for s in t.checklist] for t in turns] == [
+        ["web_search", "pdf_extract"], ["pdf_extract"],  # Q5 was listed at rank 5 already: nothing new, nothing moved
+        ["web_search", "pdf_extract"],  # Q6 moves from rank 6 to 1
+        ["web_search", "pdf_extract"]]  # Q9 is new

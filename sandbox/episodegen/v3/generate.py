@@ -106,6 +106,31 @@ def check_recipe(gt: GroundTruth, count: int) -> None:
         raise GenerationError(f"count must be at least 1 (got {count})")
 
 
+def drop_searches_adding_nothing(turns: list[DraftTurn], probe: Probe) -> None:
+    """Leave out of each checklist a search that, replayed after the earlier ones, surfaces no paper not surfaced
+    already and moves none of its turn's papers up: the process metrics count it redundant (harness/scoring/
+    process.py, `_search_adds`), so the minimal checklist, and the oracle replaying it, opens the paper the
+    earlier results listed. Needs the search engine (a probe without one checks nothing)."""
+    hits_of = getattr(probe, "_hits", None)
+    if hits_of is None:
+        return
+    rank: dict[str, int] = {}
+    for turn in turns:
+        targets = {e.paper for e in turn.evidence}
+        kept = []
+        for step in turn.checklist:
+            if step.tool == "web_search":
+                hits = [p for p in hits_of(str(step.args["query"]))[: int(step.args.get("k", 5))] if p]
+                new = any(p not in rank for p in hits)
+                moved = any(p in targets and r < rank.get(p, r + 1) for r, p in enumerate(hits, 1))
+                for r, p in enumerate(hits, 1):
+                    rank[p] = min(r, rank.get(p, r))
+                if not (new or moved):
+                    continue
+            kept.append(step)
+        turn.checklist = kept
+
+
 class EpisodeBuilder:
     def __init__(self, f: V3Facts, slot: v1.Slot, rng: random.Random, probe: Probe, bal: PriorBalancer,
                  text: TextShare, ledger: Ledger, image_dir: str, need_memory: bool):
@@ -279,6 +304,7 @@ class EpisodeBuilder:
                 if r.unit.startswith("figure:"):
                     self.ledger.points.add((r.paper, int(r.unit.split(":")[1]), r.series, r.x))
         drop_repeated_steps(self.turns)
+        drop_searches_adding_nothing(self.turns, self.probe)
         cue_fig = CueFigure(paper=anchor, figure=cue.figure) if cue.image and cue.figure else None
         if cue_fig is not None:
             self.turns[0].note = f"cue image: Figure {cue.figure} of {anchor} without its caption"
