@@ -12,7 +12,6 @@ import random
 import re
 
 from ..model import FigureGT, PaperGT, SectionGT, TableGT
-from ..prose import number_citations
 from .vocab import AREA_BY_NAME, Area, Family
 
 _ALT = re.compile(r"\[([^\[\]]*\|[^\[\]]*)\]")
@@ -711,3 +710,41 @@ def _emit(out: list[SectionGT], number: str, title: str, content) -> None:
             out.append(SectionGT(number=f"{number}.{k}", title=t, paragraphs=ps))
     else:
         out.append(SectionGT(number=number, title=title, paragraphs=list(content)))
+
+
+_CITE_RE = re.compile(r"⟦([^⟧]+)⟧")
+
+
+def number_citations(p: PaperGT, sections: list[SectionGT]) -> None:
+    """Replace ⟦paper ids⟧ markers by [n] in order of first citation; that order is the reference list."""
+    order: list[str] = []
+
+    def repl(m: re.Match[str]) -> str:
+        nums = []
+        for pid in m.group(1).split(","):
+            if pid not in order:
+                order.append(pid)
+            nums.append(order.index(pid) + 1)
+        return "[" + ", ".join(str(n) for n in sorted(nums)) + "]"
+
+    for s in sections:
+        s.paragraphs = [_CITE_RE.sub(repl, t) for t in s.paragraphs]
+    p.references = order
+
+
+def short_authors(authors: list[str]) -> str:
+    """'A. Okafor, B. Lin, et al.' style author list."""
+    def initial(name: str) -> str:
+        given, _, family = name.rpartition(" ")
+        return f"{given[0]}. {family}" if given else name
+    names = [initial(a) for a in authors]
+    if len(names) > 3:
+        return f"{names[0]}, {names[1]}, et al."
+    if len(names) == 1:
+        return names[0] + "."
+    return ", ".join(names[:-1]) + f", and {names[-1]}."
+
+
+def reference_string(p: PaperGT) -> str:
+    """How another paper lists `p` in its bibliography."""
+    return f"{short_authors(p.authors)} {p.title}. In {p.venue}, {p.year}."

@@ -1,6 +1,6 @@
 """The benchmark-v3 episode generator (episodes/sandbox-v3.jsonl) over a corpus-v3 ground truth; see
 episodes/README.md for how the set is made and what is checked."""
-from ..v2.probe import NoProbe, Probe, ToolProbe
+from ..probe import NoProbe, Probe, ToolProbe
 from .checks import check_episode, file_problems
 from .facts import V3Facts
 from .generate import (

@@ -1,7 +1,7 @@
 """Rules every benchmark-v3 episode keeps, and rules the whole file keeps; the generator refuses to write a set
 that breaks any (and the tests run each on data with the flaw).
 
-Per episode, on top of the replay rules of v2 (checklists name units that exist; evidence is exposed by the
+Per episode, the replay rules (checklists name units that exist; evidence is exposed by the
 turn's own or an earlier checklist; no checklist step repeats; a final's reads point to earlier turns' evidence
 at one setting and every paper feeds it; constraint conditions bind; choice derivations list the options):
 - a figure value is asked only on a figure that shows it as pixels (raster, or vector with embedded marks);
@@ -13,15 +13,85 @@ least MEMORY_SHARE of the finals need a value the agent saw but was not asked to
 """
 from __future__ import annotations
 
-from .._checks import checklist_problems
-from .._model import DraftEpisode, DraftTurn
-from ..v2.checks import _final_problems
+from typing import Callable
+
+from tools import call_signature, exposed_units
+
+from ..model import DraftEpisode, DraftTurn
 from .cues import legend_singles_out
 from .facts import V3Facts, pixels_only
 from .finals import is_memory_final
 
 MEMORY_SHARE = 0.6
 MIN_OPERANDS = {"count": 3, "mean": 2, "range": 3, "argmax": 2, "argmin": 2, "difference": 2}
+KNOWN_TOOLS = ("web_search", "pdf_extract", "pdf_rag", "figure_extract", "table_extract", "code_exec")
+
+
+def checklist_problems(turns: list[DraftTurn], unit_exists: Callable[[str, str], bool]) -> list[str]:
+    """The replay rules: checklist steps use known tools and name units that exist; a memory-only turn's
+    evidence was exposed by earlier checklists, a tool turn's by its own or an earlier one (EC credits memory);
+    no step repeats an earlier step of the episode, so the oracle makes no redundant call."""
+    problems: list[str] = []
+    earlier: set[tuple[str, str]] = set()
+    made: set[tuple[str, str]] = set()
+    for ti, turn in enumerate(turns, start=1):
+        own: set[tuple[str, str]] = set()
+        for step in turn.checklist:
+            sig = call_signature(step.tool, step.args)
+            if sig in made:
+                problems.append(f"turn {ti}: checklist step {step.tool} {sig[1]} repeats an earlier step")
+            made.add(sig)
+            if step.tool not in KNOWN_TOOLS:
+                problems.append(f"turn {ti}: unknown tool {step.tool}")
+                continue
+            exposed = exposed_units(step.tool, step.args)
+            for key in exposed:
+                if not unit_exists(*key):
+                    problems.append(f"turn {ti}: checklist names a missing unit {key}")
+            own |= exposed
+        reach = earlier if turn.memory_only else own | earlier
+        for ev in turn.evidence:
+            if ev.key not in reach:
+                problems.append(f"turn {ti}: evidence {ev.key} not exposed by the checklist it may use")
+        earlier |= own
+    return problems
+
+
+def _final_problems(ep: DraftEpisode, final: DraftTurn) -> list[str]:
+    problems = []
+    reads = final.reads or []
+    if not reads:
+        return ["final: no reads annotation"]
+    for r in reads:
+        if r.turn is None or not 1 <= r.turn < len(ep.turns):
+            problems.append(f"final: read {r.paper} {r.unit} names no earlier turn")
+            continue
+        earlier = ep.turns[r.turn - 1]
+        if (r.paper, r.unit) not in {e.key for e in earlier.evidence}:
+            problems.append(f"final: read {r.paper} {r.unit} is not evidence of turn {r.turn}")
+    numeric = [r for r in reads if isinstance(r.value, (int, float))]
+    if len({(r.dataset, r.metric, r.x, r.x_label) for r in numeric}) > 1:
+        problems.append("final: operands measured at different settings")
+    episode_papers = {e.paper for t in ep.turns for e in t.evidence}
+    if episode_papers - {r.paper for r in reads}:
+        problems.append(f"final: papers {sorted(episode_papers - {r.paper for r in reads})} feed nothing into it")
+    d = final.derivation
+    if d is None:
+        problems.append("final: no derivation")
+    elif d.conditions:
+        passing = set(d.candidates)
+        for c in d.conditions:
+            if not set(c.passes) <= set(d.candidates):
+                problems.append(f"final: condition {c.text!r} passes a non-candidate")
+            passing &= set(c.passes)
+        for k in range(len(d.conditions)):
+            rest = set(d.candidates)
+            for j, c in enumerate(d.conditions):
+                if j != k:
+                    rest &= set(c.passes)
+            if rest == passing:
+                problems.append(f"final: condition {d.conditions[k].text!r} does not bind")
+    return problems
 
 
 def _unit_exists(f: V3Facts, paper: str, unit: str) -> bool:
@@ -95,7 +165,7 @@ def check_episode(ep: DraftEpisode, f: V3Facts) -> list[str]:
         problems.append("the final turn must be memory-only")
     if len({t.question for t in ep.turns}) != len(ep.turns):
         problems.append("two turns ask the same question")
-    problems += checklist_problems(ep.turns, lambda paper, unit: _unit_exists(f, paper, unit), minimal=True)
+    problems += checklist_problems(ep.turns, lambda paper, unit: _unit_exists(f, paper, unit))
     for ti, turn in enumerate(ep.turns, start=1):
         if turn.memory_only and turn.checklist:
             problems.append(f"turn {ti}: a memory-only turn has a checklist")
@@ -106,7 +176,7 @@ def check_episode(ep: DraftEpisode, f: V3Facts) -> list[str]:
     final = ep.turns[-1]
     if len({e.paper for e in final.evidence}) < 2:
         problems.append("final: it must fuse evidence from at least two papers")
-    problems += _final_problems(ep, final)  # type: ignore[arg-type]
+    problems += _final_problems(ep, final)
     return problems
 
 

@@ -9,11 +9,28 @@ unique on the facts it states, and with a probe its query is run through the sea
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 
-from .._model import DraftStep
-from ..v2.cues import Cue, _search
-from ..v2.probe import Probe
+from ..model import DraftStep
+from ..probe import Probe
 from .facts import V3Facts
+
+
+@dataclass
+class Cue:
+    text: str
+    target: str
+    kind: str  # title | citation | hint | image | ref | baseline | citing
+    steps: list[DraftStep]  # the checklist up to (not including) the read of the target's unit
+    resolve: list[tuple[str, str]] = field(default_factory=list)  # units read to resolve the cue
+    image: str | None = None
+    figure: int | None = None  # the figure an image cue shows
+
+
+def _search(query: str, rank: int | None = 1) -> DraftStep:
+    """web_search asking for as many results as it takes to reach the target (5, the default, 10 or 20)."""
+    k = next(k for k in (5, 10, 20) if (rank or 1) <= k)
+    return DraftStep(tool="web_search", args={"query": query} if k == 5 else {"query": query, "k": k})
 
 
 def title_cue(f: V3Facts, pid: str, probe: Probe) -> Cue | None:

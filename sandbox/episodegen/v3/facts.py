@@ -21,11 +21,10 @@ import bisect
 import re
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 from functools import cached_property
 
 from sandbox.corpus.model import FigureGT, GroundTruth, PaperGT, TableGT
-
-from ..v2.facts import Cell, Point, text_numbers
 
 TOLERANCE_SHARE = 0.025
 CLEARANCE = 1.25
@@ -41,6 +40,49 @@ _OWN_SUFFIX = re.compile(r"\s*\((?:ours|full)\)\s*$", re.I)
 def bare(label: str) -> str:
     """A row or legend label without its "(ours)" / "(full)" suffix."""
     return _OWN_SUFFIX.sub("", label)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One plotted point (line charts) or bar (bar charts) of a figure."""
+
+    paper: str
+    n: int
+    label: str
+    method: str
+    dataset: str
+    metric: str
+    x: float | None  # None for bars
+    x_label: str | None
+    value: float
+    tolerance: float
+    kind: str  # "line" | "bar"
+
+    @property
+    def unit(self) -> str:
+        return f"figure:{self.n}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    paper: str
+    n: int
+    row: str
+    column: str
+    value: float
+    metric: str | None
+
+    @property
+    def unit(self) -> str:
+        return f"table:{self.n}"
+
+
+def text_numbers(p: PaperGT) -> list[float]:
+    """Every number the paper prints as text (abstract, sections, captions, table cells, title, references)."""
+    parts = [p.title, p.abstract, *[s.title for s in p.sections], *[x for s in p.sections for x in s.paragraphs],
+             *[f.caption for f in p.figures], *[t.caption for t in p.tables],
+             *[c for t in p.tables for row in [t.columns, *t.rows] for c in row], str(p.year), p.arxiv_id or ""]
+    return [float(m) for m in _NUM.findall(" ".join(parts))]
 
 
 def figure_tolerance(fig: FigureGT) -> float:

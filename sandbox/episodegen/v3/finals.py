@@ -13,11 +13,10 @@ import math
 import random
 from dataclasses import dataclass
 
-from .._model import DraftAnswer, DraftCondition, DraftDerivation, DraftRead, DraftRef, DraftTurn
-from ..v2.facts import Point
-from ..v2.turns import point_read
-from .facts import V3Facts
+from ..model import DraftAnswer, DraftCondition, DraftDerivation, DraftRead, DraftRef, DraftTurn
+from .facts import Point, V3Facts
 from .priors import Context, PriorBalancer
+from .turns import point_read
 
 MEMORY_NOTE = "Answer from what you gathered in earlier turns; no tools are available in this turn."
 SAME = "All of these values are at the same setting (same dataset, metric and x)."

@@ -20,15 +20,12 @@ from dataclasses import dataclass, field
 
 from sandbox.corpus.model import GroundTruth
 
-from .. import _generate as v1
-from .._model import CueFigure, DraftEpisode, DraftTurn
-from ..v2.cues import Cue
-from ..v2.facts import Point
-from ..v2.generate import drop_repeated_steps, plan_slots
-from ..v2.probe import NoProbe, Probe
+from ..model import CueFigure, DraftEpisode, DraftTurn
+from ..probe import NoProbe, Probe
+from ..slots import Slot, drop_repeated_steps, paper_plan, plan_slots, write_episodes
 from .checks import check_episode, file_problems
-from .cues import baseline_cue, citation_cue, citing_cue, hint_cue, image_cue, ref_cue, title_cue
-from .facts import V3Facts
+from .cues import Cue, baseline_cue, citation_cue, citing_cue, hint_cue, image_cue, ref_cue, title_cue
+from .facts import Point, V3Facts
 from .finals import Operand, constraint, count, difference, is_memory_final, mean, rank, spread
 from .priors import PriorBalancer
 from .turns import FIND, FIND_IMAGE, TextShare, figure_choice_turn, figure_value_turn, stay, table_choice_turn, \
@@ -107,7 +104,7 @@ def check_recipe(gt: GroundTruth, count: int) -> None:
 
 
 class EpisodeBuilder:
-    def __init__(self, f: V3Facts, slot: v1.Slot, rng: random.Random, probe: Probe, bal: PriorBalancer,
+    def __init__(self, f: V3Facts, slot: Slot, rng: random.Random, probe: Probe, bal: PriorBalancer,
                  text: TextShare, ledger: Ledger, image_dir: str, need_memory: bool):
         self.f, self.slot, self.rng, self.probe = f, slot, rng, probe
         self.bal, self.text, self.ledger, self.image_dir = bal, text, ledger, image_dir
@@ -235,7 +232,7 @@ class EpisodeBuilder:
         a_points = self._askable(anchor, n, x)
         if not a_points:
             return None
-        plan = v1._paper_plan(slot)
+        plan = paper_plan(slot)
         papers = [_Paper(anchor, 1, n, cue)]
         later: list[tuple[_Paper, bool]] = []
         for i in range(2, len(plan)):
@@ -417,6 +414,3 @@ def generate_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, count: int =
     if problems:
         raise GenerationError("the episode set breaks a generator rule: " + "; ".join(problems[:5]))
     return episodes
-
-
-write_episodes = v1.write_episodes

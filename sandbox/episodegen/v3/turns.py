@@ -3,15 +3,62 @@ cell, or rank a table column. Choice turns are arranged by the prior balancer (p
 paper's method name (the title prints it) and no table cell whose value the title prints is asked."""
 from __future__ import annotations
 
-from .._model import DraftAnswer, DraftDerivation, DraftRead, DraftStep, DraftTurn
-from ..v2.cues import Cue
-from ..v2.facts import Cell, Point
-from ..v2.turns import FIND, FIND_IMAGE, _turn, figure_step, figure_value_turn, point_read, stay, x_text
-from .facts import TABLE_TOLERANCE, V3Facts
+from ..model import DraftAnswer, DraftCue, DraftDerivation, DraftRead, DraftRef, DraftStep, DraftTurn
+from .cues import Cue
+from .facts import TABLE_TOLERANCE, Cell, Point, V3Facts
 from .priors import Context, PriorBalancer
 
 __all__ = ["FIND", "FIND_IMAGE", "stay", "figure_value_turn", "point_read", "figure_choice_turn", "table_value_turn",
            "table_choice_turn", "TextShare"]
+
+
+FIND = "Find the paper described by the cue. "
+FIND_IMAGE = "The cue image is a figure (its caption cut off) from the paper to find. Find that paper. "
+
+
+def stay(turn: int) -> str:
+    return f"Stay with the paper from turn {turn}. "
+
+
+def x_text(x: float) -> str:
+    return f"{x:g}"
+
+
+def figure_step(p: Point | str, n: int | None = None) -> DraftStep:
+    if isinstance(p, Point):
+        return DraftStep(tool="figure_extract", args={"paper": p.paper, "figure": p.n})
+    return DraftStep(tool="figure_extract", args={"paper": p, "figure": n})
+
+
+def point_read(pt: Point, turn: int | None = None) -> DraftRead:
+    return DraftRead(paper=pt.paper, unit=pt.unit, turn=turn, series=pt.label, dataset=pt.dataset, metric=pt.metric,
+                     x=pt.x, x_label=pt.x_label, value=pt.value)
+
+
+def _refs(first: tuple[str, str], cue: Cue | None) -> list[DraftRef]:
+    keys = [first] + [k for k in (cue.resolve if cue else []) if k != first]
+    return [DraftRef(paper=p, unit=u) for p, u in keys]
+
+
+def _turn(lead: str, q: str, cue: Cue | None, answer: DraftAnswer, unit: tuple[str, str], read_step: DraftStep,
+          reads: list[DraftRead] | None = None, derivation: DraftDerivation | None = None) -> DraftTurn:
+    return DraftTurn(question=lead + q, cue=DraftCue(text=cue.text, image=cue.image) if cue else None, answer=answer,
+                     evidence=_refs(unit, cue), checklist=(cue.steps if cue else []) + [read_step],
+                     reads=reads, derivation=derivation)
+
+
+def value_question(pt: Point, setting: str | None) -> str:
+    if pt.kind == "bar":
+        return (f'Figure {pt.n} is a bar chart of {pt.metric} {setting}. What is the height of the "{pt.label}" bar '
+                f'at "{pt.dataset}"? Read it from the figure.')
+    return (f'Figure {pt.n} plots {pt.metric} against {pt.x_label} on {pt.dataset}. What is the {pt.metric} of the '
+            f'series "{pt.label}" at {pt.x_label} = {x_text(pt.x or 0)}? Read it from the figure.')
+
+
+def figure_value_turn(f: V3Facts, pt: Point, lead: str, cue: Cue | None) -> DraftTurn:
+    setting = f.figure(pt.paper, pt.n).setting
+    answer = DraftAnswer(format="number", value=pt.value, tolerance=pt.tolerance, unit="%" if "%" in pt.metric else None)
+    return _turn(lead, value_question(pt, setting), cue, answer, (pt.paper, pt.unit), figure_step(pt), [point_read(pt)])
 
 
 class TextShare:

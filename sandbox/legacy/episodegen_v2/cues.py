@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .._model import DraftStep
+from ..episodegen_v1._model import DraftStep
 from .facts import V2Facts
 from .probe import Probe
 

@@ -11,7 +11,7 @@ import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .model import FigureGT
+from sandbox.corpus.model import FigureGT
 
 if TYPE_CHECKING:
     import matplotlib.figure

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import random
 
-from .. import prose_bank as B1
-from ..model import FigureGT, PaperGT, SectionGT, TableGT
-from ..prose import number_citations, technique_of
+from sandbox.corpus.model import FigureGT, PaperGT, SectionGT, TableGT
+
+from ..corpus_v1 import prose_bank as B1
+from ..corpus_v1.prose import number_citations, technique_of
 from . import claims as C
 from .vocab import Area
 

@@ -1,5 +1,5 @@
-"""The benchmark-v2 episode generator (episodes/sandbox-v2.jsonl) over a corpus-v2 ground truth; see
-episodes/README.md for how the set is made and what is checked."""
+"""The benchmark-v2 episode generator (episodes/sandbox-v2.jsonl) over a corpus-v2 ground truth, frozen in
+sandbox/legacy (byte for byte, never extended); see episodes/README.md for how the set is made and checked."""
 from .checks import check_episode
 from .facts import V2Facts
 from .generate import (

@@ -17,8 +17,9 @@ from types import ModuleType
 
 import pymupdf
 
+from sandbox.corpus.model import PaperGT
+
 from .floats import FLOAT_GAP, FloatBox, draw_float, size_figure, size_table
-from .model import PaperGT
 from .prose import short_authors
 from .vocab import AFFILIATIONS, VENUE_LONG
 

@@ -8,7 +8,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .._model import DraftAnswer, DraftDerivation, DraftRead, DraftRef, DraftStep, DraftTurn
+from ..episodegen_v1._model import DraftAnswer, DraftDerivation, DraftRead, DraftRef, DraftStep, DraftTurn
 from .cues import Cue
 from .facts import TABLE_TOLERANCE, Cell, Point, V2Facts
 
@@ -91,7 +91,7 @@ def _refs(first: tuple[str, str], cue: Cue | None) -> list[DraftRef]:
 
 def _turn(lead: str, q: str, cue: Cue | None, answer: DraftAnswer, unit: tuple[str, str], read_step: DraftStep,
           reads: list[DraftRead] | None = None, derivation: DraftDerivation | None = None) -> DraftTurn:
-    from .._model import DraftCue
+    from ..episodegen_v1._model import DraftCue
 
     return DraftTurn(question=lead + q, cue=DraftCue(text=cue.text, image=cue.image) if cue else None, answer=answer,
                      evidence=_refs(unit, cue), checklist=(cue.steps if cue else []) + [read_step],

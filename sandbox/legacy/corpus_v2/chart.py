@@ -10,8 +10,9 @@ import math
 
 import pymupdf
 
-from ..charts import axis_limits, tick_step
-from ..model import FigureGT
+from sandbox.corpus.model import FigureGT
+
+from ..corpus_v1.charts import axis_limits, tick_step
 
 RASTER_DPI = 200
 _COLORS = ((0.12, 0.37, 0.66), (0.82, 0.29, 0.36), (0.16, 0.62, 0.44), (0.88, 0.63, 0.0), (0.48, 0.31, 0.63))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..model import FigureGT, GroundTruth, PaperGT
+from sandbox.corpus.model import FigureGT, GroundTruth, PaperGT
 from .claims import check_claims
 from .results import MIN_SEPARATION
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from sandbox.corpus.model import GroundTruth
 from tools import call_signature
 
-from .. import _generate as v1
-from .._model import CueFigure, DraftEpisode, DraftTurn
+from ..episodegen_v1 import _generate as v1
+from ..episodegen_v1._model import CueFigure, DraftEpisode, DraftTurn
 from .checks import check_episode
 from .cues import Cue, baseline_cue, citation_cue, citing_cue, hint_cue, image_cue, ref_cue, title_cue
 from .facts import Point, V2Facts

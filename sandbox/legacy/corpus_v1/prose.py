@@ -9,8 +9,9 @@ import random
 import re
 from dataclasses import dataclass, field
 
+from sandbox.corpus.model import PaperGT, SectionGT
+
 from . import prose_bank as B
-from .model import PaperGT, SectionGT
 from .vocab import Area
 
 _CITE_RE = re.compile(r"⟦([^⟧]+)⟧")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from sandbox.corpus.model import FigureGT, GroundTruth, PaperGT, TableGT
-from sandbox.corpus.vocab import AREAS
+from sandbox.legacy.corpus_v1.vocab import AREAS
 
 # A table or bar chart over several datasets may mix metrics (top-1 % next to mAP): name each by its dataset.
 DATASET_METRIC: dict[str, str] = {d.name: d.metric for a in AREAS for d in a.datasets}

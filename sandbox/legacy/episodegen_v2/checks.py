@@ -11,8 +11,8 @@ image cue's question and hint name no method, title, author or venue.
 """
 from __future__ import annotations
 
-from .._checks import checklist_problems
-from .._model import DraftEpisode, DraftTurn
+from ..episodegen_v1._checks import checklist_problems
+from ..episodegen_v1._model import DraftEpisode, DraftTurn
 from .facts import V2Facts
 
 

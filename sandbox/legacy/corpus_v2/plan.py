@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ..model import FigureGT, GroundTruth, PaperGT, SeriesGT, TableGT
-from ..vocab import FAMILY_NAMES, GIVEN_NAMES, STEM_HEADS, STEM_TAILS
+from sandbox.corpus.model import FigureGT, GroundTruth, PaperGT, SeriesGT, TableGT
+from ..corpus_v1.vocab import FAMILY_NAMES, GIVEN_NAMES, STEM_HEADS, STEM_TAILS
 from .checks import check_plan, figure_problem
 from .prose import write_paper
 from .results import MIN_SEPARATION, Results, off_grid, separate

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from sandbox.corpus.charts import axis_limits, tick_step
 from sandbox.corpus.model import FigureGT, GroundTruth, PaperGT, TableGT
-from sandbox.corpus.v2.vocab import AREA_BY_NAME, Area
+from sandbox.legacy.corpus_v1.charts import axis_limits, tick_step
+from sandbox.legacy.corpus_v2.vocab import AREA_BY_NAME, Area
 
 TOLERANCE_SHARE = 0.025
 CLEARANCE = 1.25

@@ -9,8 +9,9 @@ from __future__ import annotations
 import random
 import re
 
+from sandbox.corpus.model import FigureGT, GroundTruth, PaperGT, SeriesGT, TableGT
+
 from .charts import value_grid
-from .model import FigureGT, GroundTruth, PaperGT, SeriesGT, TableGT
 from .prose import PaperContext, write_paper_text
 from .vocab import AREAS, FAMILY_NAMES, GIVEN_NAMES, STEM_HEADS, STEM_TAILS, VENUES_BY_PARITY, Area, Dataset
 

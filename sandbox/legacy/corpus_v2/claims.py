@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..model import FigureGT, PaperGT, TableGT
+from sandbox.corpus.model import FigureGT, PaperGT, TableGT
 
 BEST = "On {ds}, {m} obtains the best {metric} among all compared methods."
 GAIN = "{m} improves over the strongest baseline, {b}, by {gap:.2f} points on {ds}."

@@ -14,7 +14,7 @@ import itertools
 import random
 from dataclasses import dataclass
 
-from .._model import DraftAnswer, DraftCondition, DraftDerivation, DraftRead, DraftRef, DraftTurn
+from ..episodegen_v1._model import DraftAnswer, DraftCondition, DraftDerivation, DraftRead, DraftRef, DraftTurn
 from .facts import Point, V2Facts
 from .turns import Balancer, point_read
 
