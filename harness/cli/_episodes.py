@@ -212,8 +212,8 @@ def generate(
     from sandbox.corpus.versions import corpus_version
 
     if benchmark == "v3":  # the living generator
-        from sandbox.episodegen import v3 as gen  # type: ignore[no-redef]
-        from sandbox.episodegen.images import CueImageError, write_cue_images
+        from sandbox import episodegen as gen  # type: ignore[no-redef]
+        from sandbox.episodegen import CueImageError, write_cue_images
     elif benchmark == "v2":  # frozen generators: they write sandbox-v2.jsonl and sandbox-v1.jsonl byte for byte
         from sandbox.legacy import episodegen_v2 as gen
         from sandbox.legacy.episodegen_v1 import CueImageError, write_cue_images  # type: ignore[assignment]

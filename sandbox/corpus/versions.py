@@ -90,18 +90,18 @@ def corpus_version(name: str) -> CorpusVersion:
 
         return CorpusVersion("v2", V2_VERSION, V2_PAPERS, plan_v2, reference_string, render_paper, chart,
                              _V1_RENDERER + ("legacy/corpus_v2/chart.py",), check_rendered)
-    if name == "v3":  # not the default yet: `epi sandbox build --corpus v3` writes sandbox/build-v3
-        from .v3 import chart as v3_chart
-        from .v3.checks import check_rendered as check_v3
-        from .v3.layout import render_paper as render_v3
-        from .v3.plan import DEFAULT_PAPERS as V3_PAPERS
-        from .v3.plan import GENERATOR_VERSION as V3_VERSION
-        from .v3.plan import plan_corpus as plan_v3
-        from .v3.prose import reference_string
+    if name == "v3":  # the living generator; not the default yet: `epi sandbox build --corpus v3` writes sandbox/build-v3
+        from . import chart as v3_chart
+        from .checks import check_rendered as check_v3
+        from .layout import render_paper as render_v3
+        from .plan import DEFAULT_PAPERS as V3_PAPERS
+        from .plan import GENERATOR_VERSION as V3_VERSION
+        from .plan import plan_corpus as plan_v3
+        from .prose import reference_string
 
         return CorpusVersion("v3", V3_VERSION, V3_PAPERS, plan_v3, reference_string, render_v3, v3_chart,
-                             ("corpus/flow.py", "corpus/floats.py", "corpus/v3/layout.py", "corpus/v3/chart.py",
-                              "corpus/v3/vocab.py"), check_v3)
+                             ("corpus/flow.py", "corpus/floats.py", "corpus/layout.py", "corpus/chart.py",
+                              "corpus/vocab.py"), check_v3)
     raise ValueError(f"unknown corpus version {name!r}; known versions: v1, v2, v3")
 
 

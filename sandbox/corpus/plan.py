@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from ..model import FigureGT, GroundTruth, PanelGT, PaperGT, SeriesGT, TableGT
+from .model import FigureGT, GroundTruth, PanelGT, PaperGT, SeriesGT, TableGT
 from .results import Results, better
 from .vocab import (AFFILIATIONS, AREAS, FAMILY_NAMES, FIRST_YEAR, GIVEN_NAMES, LAST_YEAR, NAME_SUFFIXES, STEM_HEADS,
                     STEM_TAILS, Area, Dataset, Family, Sweep)
@@ -534,7 +534,7 @@ def _plan(seed: int, n_papers: int) -> tuple[GroundTruth, Results]:
     from .prose import write_paper  # noqa: PLC0415
 
     if n_papers < MIN_PAPERS:
-        from ..versions import RecipeError  # noqa: PLC0415
+        from .versions import RecipeError  # noqa: PLC0415
 
         raise RecipeError(f"corpus v3 needs at least {MIN_PAPERS} papers (got {n_papers}), so that every area has "
                           "papers to cite and compare with")

@@ -13,7 +13,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from ..model import DraftAnswer, DraftCondition, DraftDerivation, DraftRead, DraftRef, DraftTurn
+from .model import DraftAnswer, DraftCondition, DraftDerivation, DraftRead, DraftRef, DraftTurn
 from .facts import Point, V3Facts
 from .priors import Context, PriorBalancer
 from .turns import point_read

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..model import FigureGT, PaperGT, SectionGT, TableGT
+from .model import FigureGT, PaperGT, SectionGT, TableGT
 from .vocab import AREA_BY_NAME, Area, Family
 
 _ALT = re.compile(r"\[([^\[\]]*\|[^\[\]]*)\]")

@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 import pymupdf
 
-from ..model import FigureGT, PanelGT, SeriesGT
+from .model import FigureGT, PanelGT, SeriesGT
 
 _PALETTES = (
     ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.17, 0.63, 0.17), (0.84, 0.15, 0.16), (0.58, 0.4, 0.74), (0.55, 0.34, 0.29)),

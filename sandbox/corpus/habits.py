@@ -12,7 +12,7 @@ import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from ..model import FigureGT, GroundTruth, PaperGT
+from .model import FigureGT, GroundTruth, PaperGT
 from .vocab import AREA_BY_NAME
 
 # thresholds of issue 26, item 3

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from ..model import DraftStep
-from ..probe import Probe
+from .model import DraftStep
+from .probe import Probe
 from .facts import V3Facts
 
 

@@ -3,7 +3,7 @@ cell, or rank a table column. Choice turns are arranged by the prior balancer (p
 paper's method name (the title prints it) and no table cell whose value the title prints is asked."""
 from __future__ import annotations
 
-from ..model import DraftAnswer, DraftCue, DraftDerivation, DraftRead, DraftRef, DraftStep, DraftTurn
+from .model import DraftAnswer, DraftCue, DraftDerivation, DraftRead, DraftRef, DraftStep, DraftTurn
 from .cues import Cue
 from .facts import TABLE_TOLERANCE, Cell, Point, V3Facts
 from .priors import Context, PriorBalancer

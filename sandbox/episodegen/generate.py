@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from sandbox.corpus.model import GroundTruth
 
-from ..model import CueFigure, DraftEpisode, DraftTurn
-from ..probe import NoProbe, Probe
-from ..slots import Slot, drop_repeated_steps, paper_plan, plan_slots, write_episodes
+from .model import CueFigure, DraftEpisode, DraftTurn
+from .probe import NoProbe, Probe
+from .slots import Slot, drop_repeated_steps, paper_plan, plan_slots, write_episodes
 from .checks import check_episode, file_problems
 from .cues import Cue, baseline_cue, citation_cue, citing_cue, hint_cue, image_cue, ref_cue, title_cue
 from .facts import Point, V3Facts

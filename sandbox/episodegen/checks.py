@@ -17,7 +17,7 @@ from typing import Callable
 
 from tools import call_signature, exposed_units
 
-from ..model import DraftEpisode, DraftTurn
+from .model import DraftEpisode, DraftTurn
 from .cues import legend_singles_out
 from .facts import V3Facts, pixels_only
 from .finals import is_memory_final

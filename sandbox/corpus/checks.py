@@ -1,7 +1,7 @@
 """Checks corpus v3 must pass after rendering; the build fails with the first broken one."""
 from __future__ import annotations
 
-from ..model import GroundTruth
+from .model import GroundTruth
 
 MIN_PAGES, MAX_PAGES = 4, 12
 

@@ -10,9 +10,9 @@ import math
 
 import pymupdf
 
-from ..floats import CAPTION_GAP, FloatBox, _font, caption_css, caption_html, draw_float, measure_html, size_table
-from ..flow import _FLOAT_RE, PAGE, Geometry, _Flow, _para_html, body_css
-from ..model import FigureGT, PaperGT, TableGT
+from .floats import CAPTION_GAP, FloatBox, _font, caption_css, caption_html, draw_float, measure_html, size_table
+from .flow import _FLOAT_RE, PAGE, Geometry, _Flow, _para_html, body_css
+from .model import FigureGT, PaperGT, TableGT
 from . import chart
 from .vocab import AFFILIATIONS, VENUE_LONG
 
