@@ -23,6 +23,7 @@ from sandbox.corpus.model import Catalog, GroundTruth
 
 from ._apps import UserError, episodes_app, sandbox_app
 
+MAX_EPISODES = 2000  # `epi sandbox episodes --count`: the benchmarks have 110-160; no corpus gives this many
 
 
 def _read_model(path: Path, model: type[Catalog] | type[GroundTruth], what: str):  # noqa: ANN202
@@ -209,6 +210,9 @@ def generate(
     so each cue is verified solvable (without a built index, nothing is verified and it says so)."""
     if benchmark not in ("v1", "v2", "v3"):
         raise UserError(f"--benchmark: unknown benchmark {benchmark!r}; known: v1, v2, v3")
+    if count is not None and not 1 <= count <= MAX_EPISODES:
+        raise UserError(f"--count: {count} episodes; give 1 to {MAX_EPISODES} (a corpus runs out of distinct episodes "
+                        "long before that, which the generator reports)")
     from sandbox.corpus.versions import corpus_version
 
     if benchmark == "v3":  # the living generator

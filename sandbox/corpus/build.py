@@ -273,9 +273,11 @@ def _version_for(gt: GroundTruth) -> CorpusVersion:
 def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n_papers: int | None = None,
                  force: bool = False, with_index: bool = True, workers: int | None = None,
                  corpus: str = DEFAULT_CORPUS) -> BuildResult:
-    """Generate corpus `corpus` into `sandbox_dir` (default: that version's folder) unless it is up to date."""
+    """Generate corpus `corpus` into `sandbox_dir` (default: that version's folder) unless it is up to date.
+    RecipeError, before anything is written, for a recipe the version cannot make (too few papers)."""
     version = corpus_version(corpus)
     n_papers = n_papers or version.default_papers
+    version.check_recipe(n_papers)  # before anything is planned or written
     root = Path(sandbox_dir) if sandbox_dir else version.default_dir()
     t0 = time.perf_counter()
     gt = version.plan(seed, n_papers)

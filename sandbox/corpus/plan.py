@@ -22,6 +22,7 @@ from .vocab import (AFFILIATIONS, AREAS, FAMILY_NAMES, FIRST_YEAR, GIVEN_NAMES, 
 GENERATOR_VERSION = "corpus-3.0"
 DEFAULT_PAPERS = 480
 MIN_PAPERS = 24  # fewer cannot give every area papers to cite
+MIN_PAPERS_REASON = "so that every area has papers to cite and compare with"
 STUDY_SHARE = 0.15  # empirical studies: no method of their own
 CROSS_AREA_CITE = 0.22  # chance a paper cites one paper of another area (with a stated reason)
 CROSS_AREA_MAX = 0.08  # ... as long as cross-area references stay at most this share of all references
@@ -536,8 +537,7 @@ def _plan(seed: int, n_papers: int) -> tuple[GroundTruth, Results]:
     if n_papers < MIN_PAPERS:
         from .versions import RecipeError  # noqa: PLC0415
 
-        raise RecipeError(f"corpus v3 needs at least {MIN_PAPERS} papers (got {n_papers}), so that every area has "
-                          "papers to cite and compare with")
+        raise RecipeError(f"corpus v3 needs at least {MIN_PAPERS} papers (got {n_papers}), {MIN_PAPERS_REASON}")
     rng = random.Random(f"corpus-v3:{seed}")
     res = Results(random.Random(f"corpus-v3:{seed}:results"))
     areas = _areas_for(n_papers)
