@@ -1,4 +1,4 @@
-"""Render a corpus-v3 paper to PDF with the flow of the shared renderer (layout.py), plus what v3 papers
+"""Render a corpus-v3 paper to PDF with the page flow (flow.py) and float drawing (floats.py), plus what v3 papers
 have: figures sized by kind (multi-panel and wide figures span both columns), the bibliography before
 the appendices, and appendix floats placed after it.
 """
