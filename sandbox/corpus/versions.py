@@ -102,7 +102,7 @@ def corpus_version(name: str) -> CorpusVersion:
                              f"so that its distractor rule holds (every paper has {MIN_DISTRACTORS} look-alikes sharing "
                              "two of area, dataset, venue and year, first author; checked from that size on)",
                              check_rendered)
-    if name == "v3":  # the living generator; not the default yet: `epi sandbox build --corpus v3` writes sandbox/build-v3
+    if name == "v3":  # the living generator; not the default yet (`epi sandbox build --corpus v3`: sandbox/build-v3)
         from . import chart as v3_chart
         from .checks import check_rendered as check_v3
         from .layout import render_paper as render_v3
