@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from sandbox.corpus.build import build_corpus, load_ground_truth  # noqa: E402
-from sandbox.corpus.v3 import stats as S  # noqa: E402
+from sandbox.corpus import habits as S  # noqa: E402
 from sandbox.corpus.versions import corpus_version  # noqa: E402
 
 BUDGET_S = 600  # `make run` on a fresh 2-core machine, install included

@@ -72,9 +72,12 @@ def _planned_benchmark(corpus: str, generator: str, corpus_seed: int, episode_se
     return gt, lines
 
 
-register_second_benchmark("episodegen-3.0", functools.partial(_planned_benchmark, "v3", "sandbox.episodegen.v3"))
-register_second_benchmark("episodegen-2.1", functools.partial(_planned_benchmark, "v2", "sandbox.episodegen.v2"))
-register_second_benchmark("episodegen-1", functools.partial(_planned_benchmark, "v1", "sandbox.episodegen"))
+_LEGACY_CODE = ("sandbox.corpus", "sandbox.legacy")  # the frozen generators (v1, v2) and the corpus model
+register_second_benchmark("episodegen-3.0", functools.partial(_planned_benchmark, "v3", "sandbox.episodegen"))
+register_second_benchmark("episodegen-2.1", functools.partial(_planned_benchmark, "v2", "sandbox.legacy.episodegen_v2"),
+                          _LEGACY_CODE)
+register_second_benchmark("episodegen-1", functools.partial(_planned_benchmark, "v1", "sandbox.legacy.episodegen_v1"),
+                          _LEGACY_CODE)
 
 
 @dataclass

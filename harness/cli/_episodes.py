@@ -23,6 +23,7 @@ from sandbox.corpus.model import Catalog, GroundTruth
 
 from ._apps import UserError, episodes_app, sandbox_app
 
+MAX_EPISODES = 2000  # `epi sandbox episodes --count`: the benchmarks have 110-160; no corpus gives this many
 
 
 def _read_model(path: Path, model: type[Catalog] | type[GroundTruth], what: str):  # noqa: ANN202
@@ -209,23 +210,21 @@ def generate(
     so each cue is verified solvable (without a built index, nothing is verified and it says so)."""
     if benchmark not in ("v1", "v2", "v3"):
         raise UserError(f"--benchmark: unknown benchmark {benchmark!r}; known: v1, v2, v3")
-    if benchmark == "v3":
-        from sandbox.corpus.versions import corpus_version
-        from sandbox.episodegen import v3 as gen  # type: ignore[no-redef]
+    if count is not None and not 1 <= count <= MAX_EPISODES:
+        raise UserError(f"--count: {count} episodes; give 1 to {MAX_EPISODES} (a corpus runs out of distinct episodes "
+                        "long before that, which the generator reports)")
+    from sandbox.corpus.versions import corpus_version
 
-        default_dir = corpus_version("v3").default_dir()
-    elif benchmark == "v2":
-        from sandbox.corpus.versions import corpus_version
-        from sandbox.episodegen import v2 as gen
-
-        default_dir = corpus_version("v2").default_dir()
-    else:
+    if benchmark == "v3":  # the living generator
         from sandbox import episodegen as gen  # type: ignore[no-redef]
-        from sandbox.corpus.versions import corpus_version
-
-        default_dir = corpus_version("v1").default_dir()
-    from sandbox.episodegen import CueImageError, write_cue_images
-
+        from sandbox.episodegen import CueImageError, write_cue_images
+    elif benchmark == "v2":  # frozen generators: they write sandbox-v2.jsonl and sandbox-v1.jsonl byte for byte
+        from sandbox.legacy import episodegen_v2 as gen
+        from sandbox.legacy.episodegen_v1 import CueImageError, write_cue_images  # type: ignore[assignment]
+    else:
+        from sandbox.legacy import episodegen_v1 as gen  # type: ignore[no-redef]
+        from sandbox.legacy.episodegen_v1 import CueImageError, write_cue_images  # type: ignore[assignment]
+    default_dir = corpus_version(benchmark).default_dir()
     out = out or Path(f"episodes/sandbox-{benchmark}.jsonl")
     gt_path = ground_truth or default_dir / "ground_truth.json"
     if not gt_path.is_file():
@@ -234,10 +233,8 @@ def generate(
     extra: dict = {}
     verified = ""
     if benchmark in ("v2", "v3"):
-        from sandbox.episodegen.v2 import ToolProbe
-
         if (gt_path.parent / "index" / "ids.json").is_file() and (gt_path.parent / "catalog.json").is_file():
-            extra["probe"] = ToolProbe(gt_path.parent)
+            extra["probe"] = gen.ToolProbe(gt_path.parent)
             verified = "; every checklist query verified with the search engine"
         else:
             verified = "; NOT verified with the search engine (no built index next to the ground truth)"

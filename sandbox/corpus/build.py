@@ -28,7 +28,6 @@ from .versions import DEFAULT_CORPUS, DEFAULT_SEED, CorpusVersion, corpus_versio
 
 STAMP_NAME = "build.json"
 CACHE_NAME = "render-cache"
-_RENDERER_FILES = ("layout.py", "floats.py", "charts.py", "v2/chart.py")
 
 
 class BuildStamp(BaseModel):
@@ -75,13 +74,10 @@ def _full_width_figures(p: PaperGT, seed: int) -> set[int]:
 
 
 def _render_one(job: tuple[str, str, list[str], int]) -> tuple[str, bytes]:
-    from .layout import render_paper
-
     corpus, paper_json, refs, seed = job
     p = PaperGT.model_validate_json(paper_json)
     version = corpus_version(corpus)
-    render = version.render or render_paper
-    pdf = render(p, refs, _full_width_figures(p, seed), version.chart_backend)
+    pdf = version.render(p, refs, _full_width_figures(p, seed), version.chart_backend)
     return p.model_dump_json(), pdf
 
 
@@ -204,13 +200,11 @@ def _catalog_entry(p: PaperGT, by_id: dict[str, PaperGT], pdf_hash: str, version
     )
 
 
-def renderer_digest(version: CorpusVersion | None = None) -> str:
-    """Hash of the renderer's source: part of every render-cache key, so new code never reuses old PDFs.
-    A version with a renderer of its own (v3) adds its files; v1's and v2's digests are what they were."""
-    here = Path(__file__).resolve().parent
+def renderer_digest(version: CorpusVersion) -> str:
+    """Hash of the version's renderer source: part of every render-cache key, so new code never reuses old PDFs."""
     h = hashlib.sha256()
-    for name in _RENDERER_FILES + (version.renderer_files if version else ()):
-        h.update((here / name).read_bytes())
+    for name in version.renderer_files:
+        h.update((paths.PACKAGE_DIR / name).read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -279,9 +273,11 @@ def _version_for(gt: GroundTruth) -> CorpusVersion:
 def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n_papers: int | None = None,
                  force: bool = False, with_index: bool = True, workers: int | None = None,
                  corpus: str = DEFAULT_CORPUS) -> BuildResult:
-    """Generate corpus `corpus` into `sandbox_dir` (default: that version's folder) unless it is up to date."""
+    """Generate corpus `corpus` into `sandbox_dir` (default: that version's folder) unless it is up to date.
+    RecipeError, before anything is written, for a recipe the version cannot make (too few papers)."""
     version = corpus_version(corpus)
     n_papers = n_papers or version.default_papers
+    version.check_recipe(n_papers)  # before anything is planned or written
     root = Path(sandbox_dir) if sandbox_dir else version.default_dir()
     t0 = time.perf_counter()
     gt = version.plan(seed, n_papers)
@@ -298,14 +294,8 @@ def build_corpus(sandbox_dir: Path | None = None, *, seed: int = DEFAULT_SEED, n
     added = [e for e in (old.papers if old else []) if e.origin == "added" and (root / e.pdf).is_file()]
     parts: dict[str, IndexPart] | None = {} if with_index else None
     pdfs, rendered = render_corpus(gt, workers, root / CACHE_NAME, corpus, parts)
-    if version.name == "v2":
-        from .v2.checks import check_rendered
-
-        check_rendered(gt)
-    elif version.name == "v3":
-        from .v3.checks import check_rendered as check_v3
-
-        check_v3(gt)
+    if version.check_rendered is not None:
+        version.check_rendered(gt)
     corpus_dir = root / "corpus"
     corpus_dir.mkdir(parents=True, exist_ok=True)
     for stale in corpus_dir.glob("P*.pdf"):

@@ -1,18 +1,16 @@
 """Figures and tables of a generated page: how big they are, and how they are drawn.
 
-A float is sized before layout (chart size, table rows, caption height) and drawn after the text
-has been flowed around the space reserved for it. Tables are drawn in booktabs style (top, middle and
-bottom rules only) with the caption above; figures carry their caption below.
+A float is sized before layout (a table by its rows and caption; a figure by the layout, which renders its
+chart) and drawn after the text has been flowed around the space reserved for it. Tables are drawn in
+booktabs style (top, middle and bottom rules only) with the caption above; figures carry their caption below.
 """
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from types import ModuleType
 
 import pymupdf
 
-from . import charts
 from .model import FigureGT, TableGT
 
 CAPTION_GAP = 5.0  # between a float body and its caption
@@ -107,23 +105,6 @@ def size_table(t: TableGT, column_w: float, text_w: float, two_column: bool, cap
     cap_h = measure_html(caption_html(t.caption, centered), caption_css(caption_size), cap_w)
     return FloatBox("table", t, box_w, sum(widths), body_h, cap_h, caption_size, full, centered,
                     table_font=size, col_widths=tuple(widths))
-
-
-def size_figure(f: FigureGT, column_w: float, text_w: float, two_column: bool, full: bool,
-                caption_size: float, backend: ModuleType = charts) -> FloatBox:
-    """A figure box with the chart rendered at the exact size it will be placed at (by `backend`:
-    matplotlib for corpus v1, sandbox.corpus.v2.chart for v2)."""
-    if two_column and not full:
-        body_w, body_h, box_w = column_w, column_w * 0.66, column_w
-    elif two_column:
-        body_w, body_h, box_w = text_w * 0.72, text_w * 0.34, text_w
-    else:
-        body_w, body_h, box_w = text_w * 0.68, text_w * 0.42, text_w
-    chart = (backend.render_vector if f.visual == "vector" else backend.render_raster)(f, body_w, body_h)
-    centered = pymupdf.get_text_length(f.caption, fontname=_BODY_FONT, fontsize=caption_size) < box_w * 0.95
-    cap_h = measure_html(caption_html(f.caption, centered), caption_css(caption_size), box_w)
-    return FloatBox("figure", f, box_w, body_w, body_h, cap_h, caption_size, full or not two_column, centered,
-                    chart=chart)
 
 
 def draw_float(page: pymupdf.Page, box: FloatBox, x0: float, y0: float) -> pymupdf.Rect:

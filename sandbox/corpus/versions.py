@@ -5,6 +5,9 @@ v2 (the default, `corpus-2.0`) is what `episodes/sandbox-v2.jsonl` is built on. 
 name v1 papers) still runs: `epi sandbox build --corpus v1` writes it next to the default sandbox
 (`sandbox/build-v1`), and `EPI_SANDBOX_DIR=sandbox/build-v1 epi run --episodes episodes/sandbox-v1.jsonl`
 runs on it. Paper ids of the two never collide (v2 uses four digits, P0001).
+
+v1's and v2's generators are frozen in `sandbox/legacy/` (never extended); v3's is the living generator
+(`sandbox/corpus`), which later versions extend. This module is the one place that names both.
 """
 from __future__ import annotations
 
@@ -54,40 +57,65 @@ class CorpusVersion:
     default_papers: int
     plan: Callable[[int, int], GroundTruth]
     reference_string: Callable[[PaperGT], str]
+    render: Callable[..., bytes]  # render(paper, refs, full-width figures, chart_backend) -> PDF bytes
     chart_backend: ModuleType | None  # None: matplotlib (v1)
-    render: Callable[..., bytes] | None = None  # v3: its own paper renderer (default: layout.render_paper)
-    renderer_files: tuple[str, ...] = ()  # v3: its renderer's sources, part of its render-cache key
+    renderer_files: tuple[str, ...]  # its renderer's sources (under sandbox/): its render-cache key
+    min_papers: int  # the smallest corpus its rules can hold in
+    min_reason: str  # ... and why, for the error
+    check_rendered: Callable[[GroundTruth], None] | None = None  # the build's checks after rendering
 
     def default_dir(self) -> Path:
         """sandbox_dir() for the default corpus; `<sandbox_dir()>-<name>` for another."""
         return default_dir(self.name)
 
+    def check_recipe(self, n_papers: int) -> None:
+        """RecipeError (one line) when this version cannot make a corpus of `n_papers` papers."""
+        if n_papers < self.min_papers:
+            raise RecipeError(f"corpus {self.name} needs at least {self.min_papers} papers (got {n_papers}), "
+                              f"{self.min_reason}")
+
+
+_V1_RENDERER = ("legacy/corpus_v1/layout.py", "legacy/corpus_v1/floats.py", "legacy/corpus_v1/charts.py")
+
 
 def corpus_version(name: str) -> CorpusVersion:
     """The version named `name` ('v1', 'v2' or 'v3'); ValueError naming the known ones otherwise."""
     if name == "v1":
-        from .plan import DEFAULT_PAPERS, GENERATOR_VERSION, plan_corpus
-        from .prose import reference_string
+        from ..legacy.corpus_v1.layout import render_paper
+        from ..legacy.corpus_v1.plan import DEFAULT_PAPERS, GENERATOR_VERSION, plan_corpus
+        from ..legacy.corpus_v1.prose import reference_string
+        from ..legacy.corpus_v1.vocab import AREAS
 
-        return CorpusVersion("v1", GENERATOR_VERSION, DEFAULT_PAPERS, plan_corpus, reference_string, None)
+        return CorpusVersion("v1", GENERATOR_VERSION, DEFAULT_PAPERS, plan_corpus, reference_string, render_paper,
+                             None, _V1_RENDERER, len(AREAS), f"one in each of its {len(AREAS)} areas")
     if name == "v2":
-        from .prose import reference_string  # v2 papers list references as v1's do
-        from .v2 import chart
-        from .v2.plan import DEFAULT_PAPERS as V2_PAPERS
-        from .v2.plan import GENERATOR_VERSION as V2_VERSION
-        from .v2.plan import plan_corpus as plan_v2
+        from ..legacy.corpus_v1.layout import render_paper  # v2 papers are laid out as v1's, with v2's charts
+        from ..legacy.corpus_v1.prose import reference_string  # and list references as v1's do
+        from ..legacy.corpus_v2 import chart
+        from ..legacy.corpus_v2.checks import MIN_DISTRACTORS, check_rendered
+        from ..legacy.corpus_v2.plan import DEFAULT_PAPERS as V2_PAPERS
+        from ..legacy.corpus_v2.plan import GENERATOR_VERSION as V2_VERSION
+        from ..legacy.corpus_v2.plan import plan_corpus as plan_v2
 
-        return CorpusVersion("v2", V2_VERSION, V2_PAPERS, plan_v2, reference_string, chart)
-    if name == "v3":  # not the default yet: `epi sandbox build --corpus v3` writes sandbox/build-v3
+        return CorpusVersion("v2", V2_VERSION, V2_PAPERS, plan_v2, reference_string, render_paper, chart,
+                             _V1_RENDERER + ("legacy/corpus_v2/chart.py",), 4 * MIN_DISTRACTORS,
+                             f"so that its distractor rule holds (every paper has {MIN_DISTRACTORS} look-alikes sharing "
+                             "two of area, dataset, venue and year, first author; checked from that size on)",
+                             check_rendered)
+    if name == "v3":  # the living generator; not the default yet (`epi sandbox build --corpus v3`: sandbox/build-v3)
+        from . import chart as v3_chart
+        from .checks import check_rendered as check_v3
+        from .layout import render_paper as render_v3
+        from .plan import DEFAULT_PAPERS as V3_PAPERS
+        from .plan import GENERATOR_VERSION as V3_VERSION
+        from .plan import MIN_PAPERS as V3_MIN
+        from .plan import MIN_PAPERS_REASON as V3_MIN_REASON
+        from .plan import plan_corpus as plan_v3
         from .prose import reference_string
-        from .v3 import chart as v3_chart
-        from .v3.layout import render_paper as render_v3
-        from .v3.plan import DEFAULT_PAPERS as V3_PAPERS
-        from .v3.plan import GENERATOR_VERSION as V3_VERSION
-        from .v3.plan import plan_corpus as plan_v3
 
-        return CorpusVersion("v3", V3_VERSION, V3_PAPERS, plan_v3, reference_string, v3_chart, render_v3,
-                             ("v3/chart.py", "v3/layout.py", "v3/vocab.py"))
+        return CorpusVersion("v3", V3_VERSION, V3_PAPERS, plan_v3, reference_string, render_v3, v3_chart,
+                             ("corpus/flow.py", "corpus/floats.py", "corpus/layout.py", "corpus/chart.py",
+                              "corpus/vocab.py"), V3_MIN, V3_MIN_REASON, check_v3)
     raise ValueError(f"unknown corpus version {name!r}; known versions: v1, v2, v3")
 
 

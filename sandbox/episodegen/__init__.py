@@ -1,28 +1,21 @@
-"""The episode generators. This package is v1's (episodes/sandbox-v1.jsonl over corpus v1, frozen);
-`sandbox.episodegen.v2` makes the default benchmark (episodes/sandbox-v2.jsonl over corpus v2).
-
-Deterministic from a seed. See episodes/README.md for how each set is made and what is checked.
-"""
-from ._checks import check_episode
-from ._cues import PaperCue, matching_papers
-from ._facts import CorpusFacts, Group, ValueFact
-from ._generate import (
+"""The living episode generator: benchmark v3 (episodes/sandbox-v3.jsonl over a corpus-v3 ground truth), which
+later benchmark versions extend in place. The frozen v1 and v2 generators are in `sandbox.legacy`, which this
+package never imports. See episodes/README.md for how the set is made and what is checked."""
+from .checks import check_episode, file_problems
+from .facts import V3Facts
+from .generate import (
     DEFAULT_COUNT,
     DEFAULT_IMAGE_DIR,
-    IMAGE_SHARE,
     DEFAULT_SEED,
     GENERATOR_VERSION,
+    IMAGE_SHARE,
     GenerationError,
     generate_episodes,
-    plan_slots,
     write_episodes,
 )
-from ._images import CUE_DPI, CueImageError, legend_identifies, render_cue_image, write_cue_images
-from ._model import CueFigure, DraftEpisode
+from .images import CueImageError, write_cue_images
+from .probe import NoProbe, Probe, ToolProbe
 
-__all__ = [
-    "check_episode", "PaperCue", "matching_papers", "CorpusFacts", "Group", "ValueFact",
-    "DEFAULT_COUNT", "DEFAULT_SEED", "GENERATOR_VERSION", "GenerationError", "generate_episodes", "plan_slots",
-    "write_episodes", "DraftEpisode", "CueFigure", "DEFAULT_IMAGE_DIR", "IMAGE_SHARE", "CUE_DPI", "CueImageError",
-    "legend_identifies", "render_cue_image", "write_cue_images",
-]
+__all__ = ["check_episode", "file_problems", "V3Facts", "DEFAULT_COUNT", "DEFAULT_IMAGE_DIR", "DEFAULT_SEED",
+           "GENERATOR_VERSION", "IMAGE_SHARE", "GenerationError", "generate_episodes", "write_episodes", "NoProbe",
+           "Probe", "ToolProbe", "CueImageError", "write_cue_images"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from sandbox.corpus.model import FigureGT, GroundTruth, PaperGT, TableGT
 
-from .v2.facts import Point, V2Facts, figure_tolerance
+from sandbox.legacy.episodegen_v2.facts import Point, V2Facts, figure_tolerance
 
 TABLE_TOLERANCE = 0.005  # a printed cell: exact to its last digit
 EFFICIENCY = ("Params (M)", "GFLOPs", "Throughput (img/s)")

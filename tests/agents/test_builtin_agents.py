@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 def generated_episodes(tiny_sandbox: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Episodes made by the benchmark's own generator over the tiny sandbox (same templates as sandbox-v1)."""
     from sandbox.corpus.build import load_ground_truth
-    from sandbox.episodegen import generate_episodes, write_episodes
+    from sandbox.legacy.episodegen_v1 import generate_episodes, write_episodes
 
     out = tmp_path_factory.mktemp("agent_eps") / "generated.jsonl"
     write_episodes(generate_episodes(load_ground_truth(tiny_sandbox), count=16), out)

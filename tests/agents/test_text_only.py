@@ -66,7 +66,7 @@ def test_choice_follows_a_table_ranking_then_a_ranking_sentence_then_the_own_met
 @pytest.fixture(scope="module")
 def generated_episodes(tiny_sandbox: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from sandbox.corpus.build import load_ground_truth
-    from sandbox.episodegen import generate_episodes, write_episodes
+    from sandbox.legacy.episodegen_v1 import generate_episodes, write_episodes
 
     out = tmp_path_factory.mktemp("text_only_eps") / "generated.jsonl"
     write_episodes(generate_episodes(load_ground_truth(tiny_sandbox), count=8), out)

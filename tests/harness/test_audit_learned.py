@@ -104,7 +104,7 @@ def _chart_pdf(vector: bool) -> tuple[bytes, tuple[float, float, float, float], 
     import pymupdf
 
     from sandbox.corpus.model import FigureGT, SeriesGT
-    from sandbox.corpus.v2.chart import draw_chart, render_raster
+    from sandbox.legacy.corpus_v2.chart import draw_chart, render_raster
 
     series = {"Ours": [61.37, 66.18, 70.42, 73.91], "Kornet": [55.12, 58.43, 63.77, 65.02]}
     fig = FigureGT(n=1, kind="line", visual="vector", caption="Figure 1: x", x_label="budget", y_label="accuracy (%)",

@@ -14,7 +14,7 @@ import pytest
 
 from sandbox.corpus.build import BuildStamp, build_corpus, ground_truth_hash, load_catalog, load_ground_truth, sha256
 from sandbox.corpus.model import GroundTruth
-from sandbox.corpus.plan import plan_corpus
+from sandbox.legacy.corpus_v1.plan import plan_corpus
 
 SMALL = 12
 SEED = 7

@@ -11,12 +11,12 @@ import pytest
 
 from sandbox.corpus.build import build_corpus, ground_truth_hash, load_ground_truth
 from sandbox.corpus.model import GroundTruth
-from sandbox.corpus.v2.checks import MIN_DISTRACTORS, check_plan, distractor_counts
-from sandbox.corpus.v2.claims import ClaimError, check_claims
-from sandbox.corpus.v2.plan import DEFAULT_PAPERS, plan_corpus
-from sandbox.corpus.v2.results import MIN_SEPARATION
-from sandbox.corpus.v2.vocab import AREA_BY_NAME
-from sandbox.episodegen.v2.facts import V2Facts
+from sandbox.legacy.corpus_v2.checks import MIN_DISTRACTORS, check_plan, distractor_counts
+from sandbox.legacy.corpus_v2.claims import ClaimError, check_claims
+from sandbox.legacy.corpus_v2.plan import DEFAULT_PAPERS, plan_corpus
+from sandbox.legacy.corpus_v2.results import MIN_SEPARATION
+from sandbox.legacy.corpus_v2.vocab import AREA_BY_NAME
+from sandbox.legacy.episodegen_v2.facts import V2Facts
 
 from .v2_fixture import V2_PAPERS, V2_SEED, v2_sandbox  # noqa: F401  (session fixture)
 

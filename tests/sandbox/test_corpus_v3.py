@@ -2,7 +2,7 @@
 
 The text and figure habits are measured on the plan of a full-size corpus (planning renders nothing and
 takes seconds); pages, placement, raster resolution and what a figure's drawing encodes are measured on
-a small rendered build. Every number is computed by sandbox/corpus/v3/stats.py, which reads the ground
+a small rendered build. Every number is computed by sandbox/corpus/habits.py, which reads the ground
 truth and the PDFs, not the generator's intentions.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from harness.cli._apps import UserError, app
 from sandbox.corpus.build import build_corpus, ground_truth_hash, load_ground_truth
 from sandbox.corpus.model import FigureGT, GroundTruth
-from sandbox.corpus.v3 import stats as S
-from sandbox.corpus.v3.plan import DEFAULT_PAPERS, plan_corpus
+from sandbox.corpus import habits as S
+from sandbox.corpus.plan import DEFAULT_PAPERS, plan_corpus
 from sandbox.corpus.versions import corpus_version
 
 V3_PAPERS = 48
@@ -95,7 +95,7 @@ def test_a_sentence_may_repeat_in_2_percent_of_papers_and_never_more_than_a_pair
 def test_the_cross_area_budget_keeps_every_small_corpus_in_its_area(monkeypatch: pytest.MonkeyPatch) -> None:
     """A small corpus has few same-area papers to cite, so independent cross-area draws reach 10% for some
     seeds; the planner's running budget holds the share under the limit for every one."""
-    from sandbox.corpus.v3 import plan as P
+    from sandbox.corpus import plan as P
 
     def shares() -> list[float]:
         return [S.corpus_habits(plan_corpus(seed, P.MIN_PAPERS))["cross_area_reference_share"] for seed in (1, 2, 3)]

@@ -16,7 +16,7 @@ from harness.episode import Episode
 from harness.episodes_io import checklist_coverage_problems, episode_stats, exposed_units, load_episodes
 from sandbox.corpus.model import Catalog, GroundTruth
 from sandbox.corpus.versions import corpus_version
-from sandbox.episodegen import (
+from sandbox.legacy.episodegen_v1 import (
     CUE_DPI,
     IMAGE_SHARE,
     GenerationError,
@@ -25,7 +25,7 @@ from sandbox.episodegen import (
     write_cue_images,
     write_episodes,
 )
-from sandbox.episodegen._facts import CorpusFacts
+from sandbox.legacy.episodegen_v1._facts import CorpusFacts
 from tests.sandbox.episode_reader import EpisodeReader
 from tests.sandbox.gt_fixture import catalog_of, make_ground_truth
 

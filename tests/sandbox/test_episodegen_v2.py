@@ -16,11 +16,11 @@ from harness.episode import Episode
 from harness.episodes_io import checklist_coverage_problems, episode_stats, load_episodes
 from sandbox.corpus.build import load_catalog, load_ground_truth
 from sandbox.corpus.model import GroundTruth
-from sandbox.corpus.v2.plan import plan_corpus
-from sandbox.episodegen.v2 import DEFAULT_COUNT, IMAGE_SHARE, NoProbe, ToolProbe, V2Facts, generate_episodes, write_episodes
+from sandbox.legacy.corpus_v2.plan import plan_corpus
+from sandbox.legacy.episodegen_v2 import DEFAULT_COUNT, IMAGE_SHARE, NoProbe, ToolProbe, V2Facts, generate_episodes, write_episodes
 from sandbox.world import SandboxWorld
-from sandbox.episodegen._model import DraftEpisode
-from sandbox.episodegen.v2.checks import check_episode
+from sandbox.legacy.episodegen_v1._model import DraftEpisode
+from sandbox.legacy.episodegen_v2.checks import check_episode
 from tools import call_signature, exposed_units, get_tool
 
 from .v2_fixture import V2_EPISODES, v2_episode_file, v2_sandbox  # noqa: F401  (session fixtures)
@@ -264,7 +264,7 @@ COMMITTED = REPO / "episodes" / "sandbox-v2.jsonl"
 def test_committed_benchmark_regenerates_from_the_built_sandbox(tmp_path: Path) -> None:
     """sandbox-v2.jsonl and its cue images come byte for byte from the default sandbox and the default seed."""
     from sandbox import paths
-    from sandbox.episodegen import write_cue_images
+    from sandbox.legacy.episodegen_v1 import write_cue_images
 
     if not (paths.sandbox_dir() / "index" / "ids.json").is_file():
         pytest.skip("the sandbox is not built (run `epi sandbox build`)")

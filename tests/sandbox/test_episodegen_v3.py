@@ -19,12 +19,12 @@ from harness.episode import Episode
 from harness.scoring.metrics import score_episode
 from harness.trace_fold import fold_events
 from sandbox.corpus.model import GroundTruth
-from sandbox.corpus.v3.plan import plan_corpus
-from sandbox.episodegen import v3
-from sandbox.episodegen.v3.checks import check_episode, file_problems
-from sandbox.episodegen.v3.facts import V3Facts
-from sandbox.episodegen.v3.finals import is_memory_final
-from sandbox.episodegen.v3.priors import Context, PriorBalancer, choice_picks
+from sandbox.corpus.plan import plan_corpus
+from sandbox import episodegen as v3
+from sandbox.episodegen.checks import check_episode, file_problems
+from sandbox.episodegen.facts import V3Facts
+from sandbox.episodegen.finals import is_memory_final
+from sandbox.episodegen.priors import Context, PriorBalancer, choice_picks
 
 from ..harness.scoring_fixture import TraceBuilder
 

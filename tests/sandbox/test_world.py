@@ -11,9 +11,9 @@ import pymupdf
 import pytest
 
 from sandbox.corpus.build import load_catalog, load_ground_truth
-from sandbox.corpus.layout import render_paper
-from sandbox.corpus.plan import plan_corpus
-from sandbox.corpus.prose import reference_string
+from sandbox.legacy.corpus_v1.layout import render_paper
+from sandbox.legacy.corpus_v1.plan import plan_corpus
+from sandbox.legacy.corpus_v1.prose import reference_string
 from sandbox.world import SandboxNotBuilt, SandboxWorld
 from tools import PaperNotFound
 

@@ -26,8 +26,8 @@ def v2_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def v2_episode_file(v2_sandbox: Path) -> Path:
     from sandbox.corpus.build import load_ground_truth
-    from sandbox.episodegen import write_cue_images
-    from sandbox.episodegen.v2 import IMAGE_SHARE, ToolProbe, generate_episodes, write_episodes
+    from sandbox.legacy.episodegen_v1 import write_cue_images
+    from sandbox.legacy.episodegen_v2 import IMAGE_SHARE, ToolProbe, generate_episodes, write_episodes
 
     if "episodes" not in _BUILT:
         out = v2_sandbox / "episodes" / "small-v2.jsonl"

@@ -1,1 +1,0 @@
-"""Corpus v3: papers with the habits of real ones (issue 26); see plan.py."""
