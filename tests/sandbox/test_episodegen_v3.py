@@ -231,3 +231,38 @@ def test_committed_benchmark_regenerates_from_the_built_sandbox(tmp_path: Path) 
     out = tmp_path / "sandbox-v3.jsonl"
     v3.write_episodes(eps, out)
     assert out.read_bytes() == committed.read_bytes()
+
+
+def test_the_balancer_holds_the_shortest_option_at_chance(small) -> None:
+    """The audit's answer-free rule "the shortest option" (38.9% vs chance 25.8% on sandbox-v3 before): options
+    are placed anywhere, so only holding back turns keeps it at chance; an option list with no unique shortest is
+    one the rule does not answer, and does not count against it."""
+    gt, f, eps = small
+    ctx = Context(f.ids[0], True)
+    assert choice_picks(f, ["Abc", "Bcde", "Cdef"], ctx)["shortest"] == 0
+    assert choice_picks(f, ["Abc", "Bcd", "Cdef"], ctx)["shortest"] is None  # a tie: the audit's rule abstains
+    bal = PriorBalancer(random.Random(1))
+    right = offered = 0
+    for i in range(80):  # data where the answer is the shortest name three times in four...
+        short, rest = "Ax", ["Bxxxx", "Cxxxxx", "Dxxxxxx"]
+        correct, others = (short, rest) if i % 4 else (rest[0], [short] + rest[1:])
+        if not bal.choice_ok("choice / argmin", correct, others, f, ctx):
+            continue
+        bal.arrange_choice("choice / argmin", correct, others, f, ctx)
+        right += correct == short
+        offered += 1
+    assert offered >= 25 and right <= 0.25 * offered + 0.03 * offered + 1  # ...is held to chance plus the slack
+
+
+def test_a_value_a_printed_number_stands_for_at_its_precision_is_not_asked(small) -> None:
+    """"32 A6000 accelerators" in a sentence naming Tavden-L stands for a plotted 32.42 at the precision it is
+    printed with (the audit counted 15 such values on sandbox-v3); the generator now leaves them out."""
+    gt, f, eps = small
+    # a point the tolerance clearance alone would ask: its integer is farther than CLEARANCE tolerances, within 0.5
+    pt = next(q for pid in f.ids for q in f.points[pid]
+              if f.askable(q) and 1.25 * q.tolerance + 0.01 < abs(round(q.value) - q.value) <= 0.5)
+    g2 = copy.deepcopy(gt)
+    paper = next(p for p in g2.papers if p.id == pt.paper)
+    paper.sections[0].paragraphs.append(f"{pt.label} is trained for {round(pt.value)} hours on 8 accelerators.")
+    assert not V3Facts(g2).askable(pt)
+    assert V3Facts(copy.deepcopy(gt)).askable(pt)

@@ -6,8 +6,9 @@ A plotted point is *askable* only if
 - its figure shows it as pixels: a raster figure, or a vector figure whose marks are embedded as an image
   (`vector_exact` False); a vector drawing whose coordinates give every value exactly is never asked;
 - its figure has a linear y axis (a log axis makes the tolerance uneven) and is a single-panel line chart;
-- no number printed in its paper lies within `CLEARANCE` tolerances of it, nor a number on a table row of
-  the same method within `ROW_CLEARANCE` tolerances;
+- no number printed in its paper lies within `CLEARANCE` tolerances of it, nor stands for it at the precision
+  it is printed with ("32 GPUs" for 32.42: a reader of the text could take a rounded value for it), nor a number
+  on a table row of the same method within `ROW_CLEARANCE` tolerances;
 - the calibrated text guess (the same method's table value on the same dataset plus the median gap between
   plotted and tabled values at that dataset and x, measured over the whole corpus) misses it by more than
   `GUESS_CLEARANCE` tolerances, and so does the same guess keyed by x alone;
@@ -36,6 +37,15 @@ TABLE_TOLERANCE = 0.005
 _NUM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
 _TITLE_METHOD = re.compile(r"^([A-Z][\w\-]*[A-Z0-9][\w\-]*)\s*:")
 _OWN_SUFFIX = re.compile(r"\s*\((?:ours|full)\)\s*$", re.I)
+
+
+def printed_numbers(p: PaperGT) -> list[tuple[float, float]]:
+    """Every number the paper prints as text (text_numbers' fields) with half a unit of its last printed digit."""
+    parts = [p.title, p.abstract, *[s.title for s in p.sections], *[x for s in p.sections for x in s.paragraphs],
+             *[f.caption for f in p.figures], *[t.caption for t in p.tables],
+             *[c for t in p.tables for row in [t.columns, *t.rows] for c in row], str(p.year), p.arxiv_id or ""]
+    return sorted((float(m), 0.5 * 10.0 ** -(len(m.split(".")[1]) if "." in m else 0))
+                  for m in _NUM.findall(" ".join(parts)))
 
 
 def bare(label: str) -> str:
@@ -100,6 +110,7 @@ class V3Facts:
                                                        f.y_label, float(x), f.x_label, float(y), tol, "line"))
         self._numbers = {p.id: text_numbers(p) for p in gt.papers}
         self._sorted_numbers = {pid: sorted(v) for pid, v in self._numbers.items()}
+        self._printed = {p.id: printed_numbers(p) for p in gt.papers}
         self._askable: dict[Point, bool] = {}
         self._at: dict[tuple[str, int, float | None], list[Point]] = defaultdict(list)
         for pts in self.points.values():
@@ -191,9 +202,14 @@ class V3Facts:
         return self._askable[pt]
 
     def _near_text_number(self, pid: str, v: float, within: float) -> bool:
+        """A number of the paper's text within `within` of v, or one whose printed precision covers v."""
         nums = self._sorted_numbers[pid]
         i = bisect.bisect_left(nums, v - within)
-        return i < len(nums) and nums[i] <= v + within
+        if i < len(nums) and nums[i] <= v + within:
+            return True
+        printed = self._printed[pid]
+        i = bisect.bisect_left(printed, (v - 0.5, 0.0))  # no half unit is wider than an integer's
+        return any(abs(n - v) <= half + 1e-9 for n, half in printed[i:bisect.bisect_right(printed, (v + 0.5, 1.0))])
 
     def _check_askable(self, pt: Point) -> bool:
         if self._near_text_number(pt.paper, pt.value, CLEARANCE * pt.tolerance):

@@ -20,6 +20,7 @@ from .facts import V3Facts
 from .priors import Context, PriorBalancer
 
 MEMORY_NOTE = "Answer from what you gathered in earlier turns; no tools are available in this turn."
+MIN_SETS = 5  # candidate sets of the answer's size a set final offers at least (4 methods 2 passing, 5 methods 1)
 SAME = "All of these values are at the same setting (same dataset, metric and x)."
 
 
@@ -140,7 +141,10 @@ def rank(ops: list[Operand], f: V3Facts, bal: PriorBalancer) -> DraftTurn | None
         label = {o: o.text[0].upper() + o.text[1:] for o in ops}
         group = "choice / argmax" if hi else "choice / argmin"
         ctx = Context(ops[0].point.paper, hi)
-        choices, letter = bal.arrange_choice(group, label[best], [label[o] for o in ops if o is not best], f, ctx)
+        others = [label[o] for o in ops if o is not best]
+        if not bal.choice_ok(group, label[best], others, f, ctx):
+            continue  # e.g. the one reported value, the shortest option, is the answer too often already
+        choices, letter = bal.arrange_choice(group, label[best], others, f, ctx)
         word = "highest" if hi else "lowest"
         q = f"{_intro(ops)} Which of the following is the {word}? Answer with the letter of the option."
         deriv = DraftDerivation(op="argmax" if hi else "argmin", candidates=list(choices.values()))
@@ -228,7 +232,8 @@ def constraint(cands: list[Point], cand_turn: int, refs: list[Operand], rng: ran
         joined = f"{conds[0][0]} and {conds[1][0]}"
         note = "; ".join(f"{c.label}={c.value:g}" for c in cands) + f" | {kind}"
         ctx = Context(cands[0].paper, None)
-        if len(answer) == 1 and len(cands) >= 4 and rng.random() < 0.4:
+        sets = math.comb(len(labels), len(answer))
+        if len(answer) == 1 and len(cands) >= 4 and (rng.random() < 0.4 or sets < MIN_SETS):
             best = next(iter(answer))
             others = [x for x in labels if x != best]
             if bal.choice_ok("choice / filter", best, others, f, ctx):
@@ -237,8 +242,8 @@ def constraint(cands: list[Point], cand_turn: int, refs: list[Operand], rng: ran
                 deriv = DraftDerivation(op="filter", candidates=list(choices.values()),
                                         conditions=[DraftCondition(text=t, passes=sorted(ps)) for t, ps in conds])
                 return _final(q, DraftAnswer(format="choice", value=letter, choices=choices), dedup, deriv, note)
-        if math.comb(len(labels), len(answer)) < 3:
-            continue  # a guess of the passing set must be right at most one time in three
+        if sets < MIN_SETS:
+            continue  # a guess of the passing set, even knowing its size, is right at most one time in MIN_SETS
         order = bal.arrange_set("set / filter", labels, answer, f, ctx)
         if order is None:
             continue

@@ -1,7 +1,7 @@
 """Keep every choice and set answer free of the answer priors `epi episodes audit` learns (harness/audit/
 _answer_priors.py): the 'Ours' / own-method option, the generic-sounding name, the own method when the best is
 asked else the generic name, the name in the title, the newest and the oldest paper's method, the first and the
-last option, the most common position, the candidate list minus its two extremes, every candidate but 'Ours'
+last option, the shortest and the longest option (harness/audit/_priors.py), the most common position, the candidate list minus its two extremes, every candidate but 'Ours'
 and generic names, and the most common count.
 
 The generator cannot import the audit (the sandbox room does not import the harness), so the rules are
@@ -75,12 +75,21 @@ def _top(feats: list[dict[str, float]], key: str) -> int:
     return vals.index(max(vals))  # ties: the first, as the audit's rule does
 
 
-def choice_picks(f: V3Facts, cands: list[str], ctx: Context) -> dict[str, int]:
-    """rule name -> the index each named choice rule picks."""
+def _unique(lengths: list[int], pick: int) -> int | None:
+    """The one option of length `pick`; None when several share it (the audit's length rules then abstain)."""
+    at = [i for i, n in enumerate(lengths) if n == pick]
+    return at[0] if len(at) == 1 else None
+
+
+def choice_picks(f: V3Facts, cands: list[str], ctx: Context) -> dict[str, int | None]:
+    """rule name -> the index each named choice rule picks (None: the rule does not answer this turn)."""
     fe = _features(f, cands, ctx)
     ours_or_own = _top(fe, "ours") if any(x["ours"] for x in fe) else _top(fe, "own")
-    picks = {"ours/own": ours_or_own, "generic": _top(fe, "generic"), "in_title": _top(fe, "in_title"),
-             "newest": _top(fe, "newest"), "oldest": _top(fe, "oldest"), "first": 0, "last": len(cands) - 1}
+    lengths = [len(c) for c in cands]
+    picks: dict[str, int | None] = {
+        "ours/own": ours_or_own, "generic": _top(fe, "generic"), "in_title": _top(fe, "in_title"),
+        "newest": _top(fe, "newest"), "oldest": _top(fe, "oldest"), "first": 0, "last": len(cands) - 1,
+        "shortest": _unique(lengths, min(lengths)), "longest": _unique(lengths, max(lengths))}
     picks["own if best else generic"] = ours_or_own if ctx.asks_best else picks["generic"]
     # newer methods tend to score better in any corpus: the newest when the best is asked, else the oldest
     picks["newest if best else oldest"] = picks["newest"] if ctx.asks_best else picks["oldest"]
@@ -110,7 +119,7 @@ class PriorBalancer:
 
     rng: random.Random
     hits: Counter = field(default_factory=Counter)  # (group, bucket, rule) -> turns the rule answers
-    chance: dict = field(default_factory=dict)  # (group, bucket) -> sum of chance
+    chance: dict = field(default_factory=dict)  # (group, bucket, rule) -> sum of chance over the turns it answers
     turns: Counter = field(default_factory=Counter)  # (group, bucket) -> turns
     positions: Counter = field(default_factory=Counter)  # (group, n, position) -> turns
     answers: Counter = field(default_factory=Counter)  # (group, answer) -> turns (counts, set sizes)
@@ -119,10 +128,18 @@ class PriorBalancer:
         return PriorBalancer(self.rng, Counter(self.hits), dict(self.chance), Counter(self.turns),
                              Counter(self.positions), Counter(self.answers))
 
-    def _excess(self, key: tuple, right: dict[str, bool], chance: float) -> float:
-        """The worst rule's hits over chance after this turn, in turns (lower is better)."""
-        c = self.chance.get(key, 0.0) + chance
-        return max((self.hits[key + (r,)] + ok - c for r, ok in right.items()), default=0.0)
+    def _excess(self, key: tuple, right: dict[str, bool | None], chance: float) -> float:
+        """The worst rule's hits over chance after this turn, in turns (lower is better); a rule that does not
+        answer this turn (None) keeps its standing."""
+        return max((self.hits[key + (r,)] + bool(ok) - self.chance.get(key + (r,), 0.0) - (chance if ok is not None else 0.0)
+                    for r, ok in right.items()), default=0.0)
+
+    def _record(self, key: tuple, right: dict[str, bool | None], chance: float) -> None:
+        self.turns[key] += 1
+        for r, ok in right.items():
+            if ok is not None:
+                self.hits[key + (r,)] += ok
+                self.chance[key + (r,)] = self.chance.get(key + (r,), 0.0) + chance
 
     def arrange_choice(self, group: str, correct: str, others: list[str], f: V3Facts, ctx: Context,
                        tries: int = 24) -> tuple[dict[str, str], str]:
@@ -138,16 +155,13 @@ class PriorBalancer:
             pos = free[k % len(free)]
             order = rest[:pos] + [correct] + rest[pos:]
             picks = choice_picks(f, order, ctx)
-            right = {r: i == pos for r, i in picks.items()}
+            right = {r: None if i is None else i == pos for r, i in picks.items()}
             score = (round(self._excess(key, right, 1 / n), 6), self.rng.random())
             if best is None or score < best[0]:
                 best = (score, order, pos, right)
         assert best is not None
         _, order, pos, right = best
-        self.turns[key] += 1
-        self.chance[key] = self.chance.get(key, 0.0) + 1 / n
-        for r, ok in right.items():
-            self.hits[key + (r,)] += ok
+        self._record(key, right, 1 / n)
         self.positions[(group, n, pos)] += 1
         return {LETTERS[i]: t for i, t in enumerate(order)}, LETTERS[pos]
 
@@ -159,7 +173,7 @@ class PriorBalancer:
         used = [self.positions[(group, n, i)] for i in range(n)]
         for pos in [i for i in range(n) if used[i] == min(used)]:
             order = others[:pos] + [correct] + others[pos:]
-            right = {r: i == pos for r, i in choice_picks(f, order, ctx).items()}
+            right = {r: None if i is None else i == pos for r, i in choice_picks(f, order, ctx).items()}
             if self._excess(key, right, 1 / n) <= budget:
                 return True
         return False
@@ -182,10 +196,7 @@ class PriorBalancer:
         if best is None or best[3] > budget:
             return None
         _, order, right, _ = best
-        self.turns[key] += 1
-        self.chance[key] = self.chance.get(key, 0.0) + chance
-        for r, ok in right.items():
-            self.hits[key + (r,)] += ok
+        self._record(key, right, chance)
         return order
 
     def count_ok(self, group: str, answer: int, possible: int) -> bool:

@@ -10,6 +10,8 @@ from ..v2.turns import FIND, FIND_IMAGE, _turn, figure_step, figure_value_turn, 
 from .facts import TABLE_TOLERANCE, V3Facts
 from .priors import Context, PriorBalancer
 
+DISTRACTOR_DRAWS = 4
+
 __all__ = ["FIND", "FIND_IMAGE", "stay", "figure_value_turn", "point_read", "figure_choice_turn", "table_value_turn",
            "table_choice_turn", "TextShare"]
 
@@ -105,12 +107,14 @@ def table_choice_turn(f: V3Facts, pid: str, lead: str, cue: Cue | None, bal: Pri
                 variants.append((col, hi, ranked[0][0]))
     bal.rng.shuffle(variants)
     for col, hi, best in variants:
-        others = [r[0] for r in t.rows if r[0] != best]
-        others = bal.rng.sample(others, min(3, len(others)))
+        rest = [r[0] for r in t.rows if r[0] != best]
         best_word = hi == t.higher_is_better
         ctx = Context(pid, best_word)
         group = "choice / argmax" if hi else "choice / argmin"
-        if not bal.choice_ok(group, best, others, f, ctx):
+        # a few draws of the distractors: which option is the shortest or the newest depends on them
+        others = next((o for o in (bal.rng.sample(rest, min(3, len(rest))) for _ in range(DISTRACTOR_DRAWS))
+                       if bal.choice_ok(group, best, o, f, ctx)), None)
+        if others is None:
             continue
         choices, letter = bal.arrange_choice(group, best, others, f, ctx)
         asked.add((pid, t.n, col))
