@@ -20,11 +20,11 @@ from .agent import AgentConfig
 from .fieldmeta import cli
 from .trace import BudgetUnit
 
-DEFAULT_BENCHMARK = "sandbox-v2.jsonl"  # sandbox-v1.jsonl stays runnable on corpus v1 (episodes/README.md)
+DEFAULT_BENCHMARK = "sandbox-v3.jsonl"  # sandbox-v1 and sandbox-v2 stay runnable on their corpora (episodes/README.md)
 
 
 def _default_episodes() -> Path:
-    """The sandbox benchmark: ./episodes/sandbox-v2.jsonl if present, else the one beside the installed code."""
+    """The sandbox benchmark: ./episodes/sandbox-v3.jsonl if present, else the one beside the installed code."""
     local = Path("episodes") / DEFAULT_BENCHMARK
     if local.is_file():
         return local

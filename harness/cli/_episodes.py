@@ -195,8 +195,8 @@ def stats(
 @sandbox_app.command("episodes")
 def generate(
     out: Annotated[Optional[Path], typer.Option(help="where to write the episode set (default episodes/sandbox-<benchmark>.jsonl)")] = None,
-    benchmark: Annotated[str, typer.Option(help="v2 (the default benchmark, over corpus v2), v1 (frozen, over corpus v1) or v3 "
-                                                "(over corpus v3, `epi sandbox build --corpus v3`)")] = "v2",
+    benchmark: Annotated[str, typer.Option(help="v3 (the default benchmark, over corpus v3), or the frozen v2 and v1 (over "
+                                                "corpus v2 and v1, `epi sandbox build --corpus v2`)")] = "v3",
     seed: Annotated[Optional[int], typer.Option(help="generator seed (default: the generator's default)")] = None,
     count: Annotated[Optional[int], typer.Option(help="number of episodes (default: v3 160, v2 132, v1 110)")] = None,
     ground_truth: Annotated[Optional[Path], typer.Option(help="ground_truth.json (default: the built sandbox's)")] = None,
@@ -228,7 +228,7 @@ def generate(
     out = out or Path(f"episodes/sandbox-{benchmark}.jsonl")
     gt_path = ground_truth or default_dir / "ground_truth.json"
     if not gt_path.is_file():
-        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if benchmark == 'v2' else ' --corpus ' + benchmark}` first")
+        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if benchmark == 'v3' else ' --corpus ' + benchmark}` first")
     gt = _read_model(gt_path, GroundTruth, "ground truth")
     extra: dict = {}
     verified = ""

@@ -20,10 +20,10 @@ _out = Console()
 @sandbox_app.command("build")
 def build(
     seed: int = typer.Option(DEFAULT_SEED, help="Seed of the corpus generator; the same seed gives the same corpus."),
-    papers: int = typer.Option(None, min=1, max=2000, help="Number of papers to generate (default: v2 480, v1 96, v3 480)."),
-    corpus: str = typer.Option("v2", help="Corpus version: v2 (the default benchmark's), v1 (for "
-                               "episodes/sandbox-v1.jsonl; built into <EPI_SANDBOX_DIR>-v1, i.e. sandbox/build-v1) or "
-                               "v3 (the next corpus, built into sandbox/build-v3)."),
+    papers: int = typer.Option(None, min=1, max=2000, help="Number of papers to generate (default: v3 480, v2 480, v1 96)."),
+    corpus: str = typer.Option("v3", help="Corpus version: v3 (the default benchmark's, built into EPI_SANDBOX_DIR, i.e. "
+                               "sandbox/build), v2 or v1 (for the frozen episodes/sandbox-v2.jsonl and sandbox-v1.jsonl; "
+                               "built into <EPI_SANDBOX_DIR>-v2 and -v1)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if the corpus is up to date."),
 ) -> None:
     """Generate the corpus (PDFs, ground truth, catalog) and its search index under EPI_SANDBOX_DIR."""

@@ -1,10 +1,11 @@
 """The corpus versions the sandbox can build, and where each lives by default.
 
-v2 (the default, `corpus-2.0`) is what `episodes/sandbox-v2.jsonl` is built on. v1 (`corpus-1.1`,
-96 papers) stays buildable, byte for byte, so `episodes/sandbox-v1.jsonl` (whose paper ids P001...
-name v1 papers) still runs: `epi sandbox build --corpus v1` writes it next to the default sandbox
-(`sandbox/build-v1`), and `EPI_SANDBOX_DIR=sandbox/build-v1 epi run --episodes episodes/sandbox-v1.jsonl`
-runs on it. Paper ids of the two never collide (v2 uses four digits, P0001).
+v3 (the default, `corpus-3.0`, 480 papers) is what `episodes/sandbox-v3.jsonl` is built on; `epi sandbox build`
+writes it to sandbox/build. v1 (`corpus-1.1`, 96 papers) and v2 (`corpus-2.0`, 480 papers) stay buildable, byte
+for byte, so the frozen benchmarks `episodes/sandbox-v1.jsonl` and `sandbox-v2.jsonl` still run:
+`epi sandbox build --corpus v1` (or v2) writes it next to the default sandbox (`sandbox/build-v1`,
+`sandbox/build-v2`), and `epi run --episodes episodes/sandbox-v1.jsonl` finds it there from the file's `source`.
+Paper ids never collide across versions (v1 P001, v2 P0001, v3 Q0001).
 
 v1's and v2's generators are frozen in `sandbox/legacy/` (never extended); v3's is the living generator
 (`sandbox/corpus`), which later versions extend. This module is the one place that names both.
@@ -22,7 +23,7 @@ from .. import paths
 if TYPE_CHECKING:  # the pydantic models cost ~0.15 s to import; epi's start-up reads only DEFAULT_SEED here
     from .model import GroundTruth, PaperGT
 
-DEFAULT_CORPUS = "v2"
+DEFAULT_CORPUS = "v3"
 DEFAULT_SEED = 7  # the corpus generator's seed; kept here so the CLI reads it without loading the builder
 
 
@@ -102,7 +103,7 @@ def corpus_version(name: str) -> CorpusVersion:
                              f"so that its distractor rule holds (every paper has {MIN_DISTRACTORS} look-alikes sharing "
                              "two of area, dataset, venue and year, first author; checked from that size on)",
                              check_rendered)
-    if name == "v3":  # the living generator; not the default yet (`epi sandbox build --corpus v3`: sandbox/build-v3)
+    if name == "v3":  # the living generator and the default: `epi sandbox build` writes sandbox/build
         from . import chart as v3_chart
         from .checks import check_rendered as check_v3
         from .layout import render_paper as render_v3

@@ -106,7 +106,7 @@ def test_run_and_audit_use_the_corpus_versions_own_folder(
 V1_BUILT = (paths.sandbox_dir().with_name(paths.sandbox_dir().name + "-v1") / "catalog.json").is_file()
 
 
-@pytest.mark.skipif(not (V1_BUILT and paths.catalog_path().is_file()), reason="corpora v1 and v2 are not both built")
+@pytest.mark.skipif(not (V1_BUILT and paths.catalog_path().is_file()), reason="corpus v1 and the default corpus are not both built")
 def test_sandbox_v1_runs_on_corpus_v1_from_the_default_setup(tmp_path, capsys, monkeypatch) -> None:
     """The issue's case: `epi run --episodes episodes/sandbox-v1.jsonl` printed 1,138 'no paper in the catalog'."""
     code, lines = epi(["run", "--agent", "oracle", "--episodes", str(paths.REPO_DIR / "episodes" / "sandbox-v1.jsonl"),
@@ -140,7 +140,8 @@ def test_the_stamps_epi_run_reads_are_each_generators_own() -> None:
 
     assert {n: corpus_version(n).generator_version for n in GENERATOR_VERSIONS} == GENERATOR_VERSIONS
     probe = ("import sys; from pathlib import Path; from sandbox.corpus.select import build_command, NeededCorpus; "
-             "print(build_command(NeededCorpus('corpus-2.0', 7))[0]); print('pymupdf' in sys.modules)")
+             "print(build_command(NeededCorpus('corpus-3.0', 7))[0]); print(build_command(NeededCorpus('corpus-2.0', 7))[0]); "
+             "print('pymupdf' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[2]).stdout.split()
-    assert out == ["epi", "sandbox", "build", "False"]
+                         cwd=Path(__file__).resolve().parents[2]).stdout.splitlines()
+    assert out == ["epi sandbox build", "epi sandbox build --corpus v2", "False"]  # v3 is the default corpus

@@ -206,12 +206,12 @@ def test_no_figure_claim_of_the_report_benchmark_is_printed_in_its_paper() -> No
     """The audit of report gold: a value cited to a figure is not given by any number the paper prints."""
     import re
 
-    from sandbox import paths
     from sandbox.corpus.model import GroundTruth
+    from sandbox.corpus.versions import corpus_version
 
-    gt_path = paths.sandbox_dir() / "ground_truth.json"
+    gt_path = corpus_version("v2").default_dir() / "ground_truth.json"  # the report benchmark's corpus
     if not gt_path.is_file():
-        pytest.skip("no built sandbox corpus")
+        pytest.skip("corpus v2 is not built (`make sandbox-v2`)")
     gt = GroundTruth.model_validate_json(gt_path.read_text())
     papers = {p.id: p for p in gt.papers}
     n = 0

@@ -19,14 +19,15 @@ def _run(agent: str, root: Path) -> dict:
     from harness.agent import AgentConfig
     from harness.runner import run_episodes
     from harness.settings import RunSettings
-    from sandbox import paths
+    from sandbox.corpus.versions import corpus_version
     from sandbox.world import SandboxWorld
 
-    if not (paths.sandbox_dir() / "index" / "ids.json").is_file():
-        pytest.skip("the default sandbox is not built (`make sandbox`); CI builds it before the tests")
+    v2 = corpus_version("v2").default_dir()  # the report benchmark is built on corpus v2 (its `source` says so)
+    if not (v2 / "index" / "ids.json").is_file():
+        pytest.skip(f"corpus v2 is not built in {v2} (`make sandbox-v2`); CI builds it before the tests")
     settings = RunSettings(agent=agent, episodes=BENCH, results=root, run_id=f"report-{agent}", concurrency=8,
                            agent_config=AgentConfig())
-    run_dir = Path(asyncio.run(run_episodes(settings, world=SandboxWorld())).run_dir)
+    run_dir = Path(asyncio.run(run_episodes(settings, world=SandboxWorld(v2))).run_dir)
     return json.loads((run_dir / "scores.json").read_text())
 
 

@@ -1,4 +1,4 @@
-"""Issue 13's must-show on the default benchmark (sandbox-v2 over the built corpus v2): the oracle scores
+"""Issue 13's must-show on the frozen benchmark sandbox-v2 (over the built corpus v2, sandbox/build-v2): the oracle scores
 ESR 100, EC 100, MG 1.0, and the text-only adversary (gold navigation, text only) is right on at most 5% of
 figure-number turns and at most chance + 10 points of figure-choice turns. The audit of the same file runs
 in `make test` (`epi episodes audit`); its thresholds are tested on small files in tests/harness."""
@@ -28,14 +28,13 @@ def _figure_turns_module():  # noqa: ANN202
 
 @pytest.fixture(scope="module")
 def v2_world():  # noqa: ANN201
-    from sandbox.corpus.model import Catalog
+    from sandbox.corpus.versions import corpus_version
     from sandbox.world import SandboxWorld
 
-    if not (paths.sandbox_dir() / "index" / "ids.json").is_file():
-        pytest.skip("the sandbox is not built (run `epi sandbox build`)")
-    if not Catalog.model_validate_json(paths.catalog_path().read_bytes()).generator_version.startswith("corpus-2"):
-        pytest.skip("the default sandbox is not corpus v2")
-    return SandboxWorld()
+    root = corpus_version("v2").default_dir()
+    if not (root / "index" / "ids.json").is_file():
+        pytest.skip(f"corpus v2 is not built in {root} (run `epi sandbox build --corpus v2`)")
+    return SandboxWorld(root)
 
 
 async def _run(agent: str, world, results: Path):  # noqa: ANN001, ANN202
@@ -46,11 +45,9 @@ async def _run(agent: str, world, results: Path):  # noqa: ANN001, ANN202
     return await run_episodes(settings, world=world)
 
 
-def test_oracle_scores_esr_100_ec_100_mg_1_on_v2(v2_world, default_oracle_run: Path) -> None:  # noqa: ANN001
-    from harness.scoring.run import read_run_scores
-
-    s = read_run_scores(default_oracle_run)
-    assert Path(s.episodes_path or "").resolve() == V2.resolve()  # the default benchmark is v2
+async def test_oracle_scores_esr_100_ec_100_mg_1_on_v2(v2_world, tmp_path: Path) -> None:  # noqa: ANN001
+    s = (await _run("oracle", v2_world, tmp_path)).scores
+    assert s is not None and Path(s.episodes_path or "").resolve() == V2.resolve()
     assert s.all.episodes >= 120 and (s.all.esr, s.all.ec, s.all.mg) == (100.0, 100.0, 1.0)
     assert 0.35 <= s.easy.episodes / s.all.episodes <= 0.45  # Easy/Hard about 40/60
 

@@ -258,15 +258,17 @@ def test_too_small_a_corpus_is_refused_before_anything_is_written(tmp_path: Path
     assert not (tmp_path / "build-v3").exists()
 
 
-def test_v3_is_registered_but_not_the_default() -> None:
+def test_v3_is_the_default_and_the_frozen_corpora_live_beside_it() -> None:
+    from sandbox import paths
     from sandbox.corpus.versions import DEFAULT_CORPUS
 
     v = corpus_version("v3")
-    assert DEFAULT_CORPUS != "v3" and v.default_dir().name.endswith("-v3")
+    assert DEFAULT_CORPUS == "v3" and v.default_dir() == paths.sandbox_dir()
+    assert corpus_version("v2").default_dir().name.endswith("-v2") and corpus_version("v1").default_dir().name.endswith("-v1")
     assert v.generator_version == "corpus-3.0"
 
 
-@pytest.mark.parametrize("name, folder", [("v1", "build-v1"), pytest.param("v2", "build", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name, folder", [("v1", "build-v1"), pytest.param("v2", "build-v2", marks=pytest.mark.slow)])
 def test_legacy_plans_are_unchanged_by_the_v3_model_fields(name: str, folder: str) -> None:
     """The corpus-v3 fields of the shared model are left out of v1's and v2's JSON: their planned ground
     truth hashes to what the built legacy sandbox recorded."""

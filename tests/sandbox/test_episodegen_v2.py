@@ -262,22 +262,23 @@ COMMITTED = REPO / "episodes" / "sandbox-v2.jsonl"
 @pytest.mark.slow
 @pytest.mark.skipif(not COMMITTED.is_file(), reason="episodes/sandbox-v2.jsonl is not generated yet")
 def test_committed_benchmark_regenerates_from_the_built_sandbox(tmp_path: Path) -> None:
-    """sandbox-v2.jsonl and its cue images come byte for byte from the default sandbox and the default seed."""
-    from sandbox import paths
+    """sandbox-v2.jsonl and its cue images come byte for byte from corpus v2 (sandbox/build-v2) and the default seed."""
+    from sandbox.corpus.versions import corpus_version
     from sandbox.legacy.episodegen_v1 import write_cue_images
 
-    if not (paths.sandbox_dir() / "index" / "ids.json").is_file():
-        pytest.skip("the sandbox is not built (run `epi sandbox build`)")
-    gt = load_ground_truth(paths.sandbox_dir())
-    eps = generate_episodes(gt, image_share=IMAGE_SHARE, probe=ToolProbe(paths.sandbox_dir()))
+    root = corpus_version("v2").default_dir()
+    if not (root / "index" / "ids.json").is_file():
+        pytest.skip(f"corpus v2 is not built in {root} (run `epi sandbox build --corpus v2`)")
+    gt = load_ground_truth(root)
+    eps = generate_episodes(gt, image_share=IMAGE_SHARE, probe=ToolProbe(root))
     out = tmp_path / "sandbox-v2.jsonl"
     write_episodes(eps, out)
     assert out.read_bytes() == COMMITTED.read_bytes()
-    digests = write_cue_images(eps, gt, paths.corpus_dir(), tmp_path)
+    digests = write_cue_images(eps, gt, root / "corpus", tmp_path)
     committed = {f"sandbox-v2-cues/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest()
                  for f in (COMMITTED.parent / "sandbox-v2-cues").glob("*.png")}
     assert digests == committed
-    loaded = load_episodes(COMMITTED, catalog=load_catalog(paths.sandbox_dir()))
+    loaded = load_episodes(COMMITTED, catalog=load_catalog(root))
     assert len(loaded.episodes) >= 120
     assert {json.loads(line)["source"] for line in COMMITTED.read_text().splitlines()} == {loaded.episodes[0].source}
     _text_alone_rarely_answers(V2Facts(gt), loaded.episodes)
