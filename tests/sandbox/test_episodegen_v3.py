@@ -273,8 +273,8 @@ def test_a_search_that_surfaces_nothing_new_leaves_the_checklist() -> None:
     results: the process metrics count that call redundant, so the oracle replaying the checklist scored
     redundancy 0.0009 on sandbox-v3. Such a search is left out; one that surfaces a new paper, or moves the turn's
     paper up, stays."""
-    from sandbox.episodegen.v3.generate import drop_searches_adding_nothing
-    from sandbox.episodegen._model import DraftAnswer, DraftRef, DraftStep, DraftTurn
+    from sandbox.episodegen.generate import drop_searches_adding_nothing
+    from sandbox.episodegen.model import DraftAnswer, DraftRef, DraftStep, DraftTurn
 
     class Probe:
         results = {"wide": ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6"], "narrow": ["Q3", "Q1", "Q2", "Q4", "Q5"], "up": ["Q6", "Q1"],
