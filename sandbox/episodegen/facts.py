@@ -38,13 +38,17 @@ _TITLE_METHOD = re.compile(r"^([A-Z][\w\-]*[A-Z0-9][\w\-]*)\s*:")
 _OWN_SUFFIX = re.compile(r"\s*\((?:ours|full)\)\s*$", re.I)
 
 
-def printed_numbers(p: PaperGT) -> list[tuple[float, float]]:
-    """Every number the paper prints as text (text_numbers' fields) with half a unit of its last printed digit."""
+def printed_text(p: PaperGT) -> str:
+    """All the text the paper prints (abstract, sections, captions, table cells, title, year, arXiv id)."""
     parts = [p.title, p.abstract, *[s.title for s in p.sections], *[x for s in p.sections for x in s.paragraphs],
              *[f.caption for f in p.figures], *[t.caption for t in p.tables],
              *[c for t in p.tables for row in [t.columns, *t.rows] for c in row], str(p.year), p.arxiv_id or ""]
-    return sorted((float(m), 0.5 * 10.0 ** -(len(m.split(".")[1]) if "." in m else 0))
-                  for m in _NUM.findall(" ".join(parts)))
+    return " ".join(parts)
+
+
+def printed_numbers(p: PaperGT) -> list[tuple[float, float]]:
+    """Every number the paper prints as text, with half a unit of its last printed digit."""
+    return sorted((float(m), 0.5 * 10.0 ** -(len(m.split(".")[1]) if "." in m else 0)) for m in _NUM.findall(printed_text(p)))
 
 
 def bare(label: str) -> str:
@@ -88,11 +92,8 @@ class Cell:
 
 
 def text_numbers(p: PaperGT) -> list[float]:
-    """Every number the paper prints as text (abstract, sections, captions, table cells, title, references)."""
-    parts = [p.title, p.abstract, *[s.title for s in p.sections], *[x for s in p.sections for x in s.paragraphs],
-             *[f.caption for f in p.figures], *[t.caption for t in p.tables],
-             *[c for t in p.tables for row in [t.columns, *t.rows] for c in row], str(p.year), p.arxiv_id or ""]
-    return [float(m) for m in _NUM.findall(" ".join(parts))]
+    """Every number the paper prints as text."""
+    return [float(m) for m in _NUM.findall(printed_text(p))]
 
 
 def figure_tolerance(fig: FigureGT) -> float:
