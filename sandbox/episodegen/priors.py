@@ -1,8 +1,8 @@
 """Keep every choice and set answer free of the answer priors `epi episodes audit` learns (harness/audit/
 _answer_priors.py): the 'Ours' / own-method option, the generic-sounding name, the own method when the best is
 asked else the generic name, the name in the title, the newest and the oldest paper's method, the first and the
-last option, the shortest and the longest option (harness/audit/_priors.py), the most common position, the candidate list minus its two extremes, every candidate but 'Ours'
-and generic names, and the most common count.
+last option, the shortest and the longest option (harness/audit/_priors.py), the most common position, the
+candidate list minus its two extremes, every candidate but 'Ours' and generic names, and the most common count.
 
 The generator cannot import the audit (the sandbox room does not import the harness), so the rules are
 restated here on the ground truth; `PriorBalancer` scores each arrangement a turn could take (which option sits

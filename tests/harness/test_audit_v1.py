@@ -54,7 +54,9 @@ def test_v1_fails_and_names_its_problems(report):
 
 def test_v1_figures_match_the_issue(report):
     fig = report.check("figure_values_in_text")
-    assert (fig.count, fig.total) == (87, 156)  # issue 13: 86 of 156 (55%) on a row or sentence naming the method
+    # issue 13: 86 of 156 (55%) on a row or sentence naming the method; 87 while pdf_rag's first line, which repeats
+    # the audit's own question, counted as the paper's text
+    assert (fig.count, fig.total) == (86, 156)
     assert fig.breakdown[0].count >= 70  # most of them on the series' own table row
     cue = report.check("cue_paste_top1")
     # issue 13: 243 of 306 with the v1 search engine; a new engine may change it, v1 must still fail

@@ -64,7 +64,9 @@ def test_the_oracle_wastes_no_call_on_the_whole_default_benchmark(default_oracle
                 assert t["reuse"] == 1.0, (e["episode_id"], t["turn"])  # it had every required unit in memory
     assert {s.tool for e in rows for t in gold[e["episode_id"]].turns for s in t.checklist} >= {
         "web_search", "table_extract", "figure_extract", "pdf_extract"}
-    assert {t["format"] for e in rows for t in e["turns"]} == {"number", "choice", "text", "set"}
+    # every answer format of the benchmark (sandbox-v3 asks no text answer: a method's name would be printed in a title)
+    formats = {t.answer.format for ep in gold.values() for t in ep.turns}
+    assert {t["format"] for e in rows for t in e["turns"]} == formats >= {"number", "choice", "set"}
     # a later turn reading another series of a figure an earlier turn opened makes no call: the figure is in
     # memory (its checklist is empty), and evidence correctness still credits it
     from_memory = [(e["episode_id"], t["turn"]) for e in rows for t in e["process"]["turns"]
@@ -107,7 +109,8 @@ def test_answers_given_without_looking_anything_up_are_flagged_ungrounded(tmp_pa
     tool_turns = [src for mem, src in checked if not mem]
     # nothing was shown, so nothing is traced to an observation or a figure; a tool turn's value can still
     # equal an earlier answer by coincidence (sbx-002: a figure read 83 after a table value 83.01)
-    assert len(tool_turns) >= 8 and set(tool_turns) <= {"none", "earlier_answers"}
+    # (sandbox-v3's first three episodes cover every tool and format with 7 checked tool turns; sandbox-v2's had 8)
+    assert len(tool_turns) >= 6 and set(tool_turns) <= {"none", "earlier_answers"}
     assert tool_turns.count("none") >= 0.8 * len(tool_turns)
     assert all(src in ("none", "earlier_answers") for mem, src in checked if mem)
     assert s.all.process.ungrounded >= tool_turns.count("none")

@@ -9,6 +9,7 @@ through the real runner (as in test_scoring_must_show), and the run is scored fr
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,8 @@ def reasons_run(tmp_path_factory) -> Path:  # noqa: ANN001
     episodes = _episodes()
     sub = tmp_path / "episodes.jsonl"
     sub.write_text("".join(e.model_dump_json(exclude_none=False) + "\n" for e in episodes), encoding="utf-8")
+    for cues in DEFAULT_EPISODES.parent.glob(f"{DEFAULT_EPISODES.stem}-cues"):  # image cues are read beside the file
+        shutil.copytree(cues, tmp_path / cues.name)
     replies = [(turn.question, with_reason(turn, k)) for k, turn in enumerate(t for ep in episodes for t in ep.turns)]
     return run_scripted_answers(sub, replies, tmp_path, "reasons")
 
