@@ -10,7 +10,7 @@ curves; "Ours" in legends; raster, exact-vector and rasterised-mark vector figur
 resolution (planned, and measured on the PDFs). Build time is wall and CPU seconds, and CPU seconds over
 2 cores (what an otherwise idle 2-core machine would wait), against the `make run` budget of 600 s.
 
-    .venv/bin/python bench/corpus_stats.py [--papers 480] [--seed 7] [--workers 2] [--dir sandbox/build-v3 | --into DIR] [--json]
+    .venv/bin/python bench/corpus_stats.py [--papers 480] [--seed 7] [--workers 2] [--dir sandbox/build | --into DIR] [--json]
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ first page, a page with a multi-panel or heatmap figure, a page with several fig
 with floats. Bottom row: pages of the real papers in ../shared/realpdfs (ACL Anthology, CC BY 4.0): a
 first page, and pages holding figures and tables. Writes episodes/v3-pages.png by default.
 
-    .venv/bin/python bench/v3_pages.py [--dir sandbox/build-v3] [--real ../shared/realpdfs] [--out episodes/v3-pages.png]
+    .venv/bin/python bench/v3_pages.py [--dir sandbox/build] [--real ../shared/realpdfs] [--out episodes/v3-pages.png]
 """
 from __future__ import annotations
 
