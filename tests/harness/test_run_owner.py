@@ -45,8 +45,11 @@ def _server() -> ScriptedModelServer:
 def _epi(args: list[str], sandbox: Path, *, ignore_sigint: bool = False) -> subprocess.Popen:
     env = {**os.environ, "EPI_SANDBOX_DIR": str(sandbox), "HF_HUB_OFFLINE": "1", KEY: "sk-test",
            "PYTHONPATH": str(REPO)}
-    # a background job of a non-interactive shell (`epi run ... &` in a script) starts with SIGINT ignored
-    pre = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
+    # a background job of a non-interactive shell (`epi run ... &` in a script) starts with SIGINT ignored; otherwise
+    # the run starts as from a terminal, whatever this test process inherited (pytest itself started as such a
+    # background job would pass SIGINT's "ignored" on, and the run would rightly keep ignoring it)
+    disposition = signal.SIG_IGN if ignore_sigint else signal.SIG_DFL
+    pre = lambda: signal.signal(signal.SIGINT, disposition)  # noqa: E731
     return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=REPO, env=env, preexec_fn=pre,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
