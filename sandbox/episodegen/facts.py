@@ -91,11 +91,6 @@ class Cell:
         return f"table:{self.n}"
 
 
-def text_numbers(p: PaperGT) -> list[float]:
-    """Every number the paper prints as text."""
-    return [float(m) for m in _NUM.findall(printed_text(p))]
-
-
 def figure_tolerance(fig: FigureGT) -> float:
     """TOLERANCE_SHARE of the y range corpus v3 draws for a line chart (values and error extents, padded 8%)."""
     ys = [y for s in fig.series for y in s.y]
@@ -151,8 +146,6 @@ class V3Facts:
                     for x, y in zip(s.x, s.y):
                         self.points[p.id].append(Point(p.id, f.n, s.label, s.method or s.label, f.dataset or "",
                                                        f.y_label, float(x), f.x_label, float(y), tol, "line"))
-        self._numbers = {p.id: text_numbers(p) for p in gt.papers}
-        self._sorted_numbers = {pid: sorted(v) for pid, v in self._numbers.items()}
         self._printed = {p.id: printed_numbers(p) for p in gt.papers}
         self._askable: dict[Point, bool] = {}
         self._at: dict[tuple[str, int, float | None], list[Point]] = defaultdict(list)
@@ -246,13 +239,11 @@ class V3Facts:
 
     def _near_text_number(self, pid: str, v: float, within: float) -> bool:
         """A number of the paper's text within `within` of v, or one whose printed precision covers v."""
-        nums = self._sorted_numbers[pid]
-        i = bisect.bisect_left(nums, v - within)
-        if i < len(nums) and nums[i] <= v + within:
-            return True
         printed = self._printed[pid]
-        i = bisect.bisect_left(printed, (v - 0.5, 0.0))  # no half unit is wider than an integer's
-        return any(abs(n - v) <= half + 1e-9 for n, half in printed[i:bisect.bisect_right(printed, (v + 0.5, 1.0))])
+        reach = max(within, 0.5)  # no half unit is wider than an integer's
+        lo = bisect.bisect_left(printed, v - reach, key=lambda t: t[0])
+        hi = bisect.bisect_right(printed, v + reach, key=lambda t: t[0])
+        return any(abs(n - v) <= within or abs(n - v) <= half + 1e-9 for n, half in printed[lo:hi])
 
     def _check_askable(self, pt: Point) -> bool:
         if self._near_text_number(pt.paper, pt.value, CLEARANCE * pt.tolerance):

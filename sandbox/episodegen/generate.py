@@ -108,16 +108,16 @@ def drop_searches_adding_nothing(turns: list[DraftTurn], probe: Probe) -> None:
     already and moves none of its turn's papers up: the process metrics count it redundant (harness/scoring/
     process.py, `_search_adds`), so the minimal checklist, and the oracle replaying it, opens the paper the
     earlier results listed. Needs the search engine (a probe without one checks nothing)."""
-    hits_of = getattr(probe, "_hits", None)
-    if hits_of is None:
-        return
     rank: dict[str, int] = {}
     for turn in turns:
         targets = {e.paper for e in turn.evidence}
         kept = []
         for step in turn.checklist:
             if step.tool == "web_search":
-                hits = [p for p in hits_of(str(step.args["query"]))[: int(step.args.get("k", 5))] if p]
+                listed = probe.hits(str(step.args["query"]))
+                if listed is None:
+                    return  # no search engine: nothing to replay, every checklist stays as it is
+                hits = [p for p in listed[: int(step.args.get("k", 5))] if p]
                 new = any(p not in rank for p in hits)
                 moved = any(p in targets and r < rank.get(p, r + 1) for r, p in enumerate(hits, 1))
                 for r, p in enumerate(hits, 1):

@@ -23,6 +23,9 @@ class Probe(Protocol):
     def top1(self, query: str) -> str | None:
         """The paper the engine ranks first for `query`."""
 
+    def hits(self, query: str) -> list[str] | None:
+        """The paper ids of the first SEARCH_K hits of `query`, best first; None without a search engine."""
+
     def reference_part(self, paper: str, number: int, title: str) -> int | None:
         """The pdf_extract part of `paper` showing its reference entry [number] (the cited title beside it)."""
 
@@ -37,6 +40,9 @@ class NoProbe:
         return 1
 
     def top1(self, query: str) -> str | None:
+        return None
+
+    def hits(self, query: str) -> list[str] | None:
         return None
 
     def reference_part(self, paper: str, number: int, title: str) -> int | None:
@@ -59,17 +65,17 @@ class ToolProbe:
         self._parts: dict[str, list[str]] = {}
         self._parsed: dict[str, object] = {}
 
-    def _hits(self, query: str) -> list[str]:
+    def hits(self, query: str) -> list[str]:
         if query not in self._search:
             self._search[query] = [h.paper_id or "" for h in self.world._search_sync(query, SEARCH_K)]
         return self._search[query]
 
     def rank(self, query: str, target: str) -> int | None:
-        hits = self._hits(query)
+        hits = self.hits(query)
         return hits.index(target) + 1 if target in hits else None
 
     def top1(self, query: str) -> str | None:
-        hits = self._hits(query)
+        hits = self.hits(query)
         return hits[0] if hits else None
 
     def reference_part(self, paper: str, number: int, title: str) -> int | None:

@@ -280,7 +280,7 @@ def test_a_search_that_surfaces_nothing_new_leaves_the_checklist() -> None:
         results = {"wide": ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6"], "narrow": ["Q3", "Q1", "Q2", "Q4", "Q5"], "up": ["Q6", "Q1"],
                    "fresh": ["Q9", "Q2"]}
 
-        def _hits(self, query):  # noqa: ANN001, ANN202
+        def hits(self, query):  # noqa: ANN001, ANN202
             return self.results[query]
 
     def turn(paper, query, k=5):  # noqa: ANN001, ANN202
