@@ -55,6 +55,8 @@ POST_ALTERNATIVE = re.compile(
 # "(C is a close second)": a remark about another option inside parentheses, not an offer of it
 _POST_STATEMENT = re.compile(r"^[\s%*\"'”’]*(?:is|was|are|has|had|scores?|reaches|achieves|gets|comes|ranks|trails|follows|lags)\b",
                              re.I)
+# "(C: 70.1)": another option labelled with its value inside parentheses, a remark when nothing offers it
+_POST_LABELLED = re.compile(r"^[\s*\"'”’]*[:=]\s*[-+−]?\.?\d")
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ class Clauses:
             cue = Cue(m.start(), m.end(), kind, m.group(0))
             out.cues.append(cue)
             if kind == "boundary":
-                state, stack = "assert", []
+                if not (cue.text == ":" and stack):  # "(NorloDet: 70.1)": a colon inside a parenthesis labels, it ends nothing
+                    state, stack = "assert", []
             elif kind == "open":
                 stack.append((state, m.end()))
             elif kind == "close":
@@ -118,6 +121,9 @@ class Clauses:
                 return "alternative"
         i = bisect.bisect_right(self._ends, start) - 1
         if end is not None and i >= 0 and self._depths[i] > 0 and _POST_STATEMENT.match(self.text[end:end + 30]):
+            return "reason"
+        if (end is not None and i >= 0 and self._depths[i] > 0 and self._modes[i] == "assert"
+                and _POST_LABELLED.match(self.text[end:end + 30])):
             return "reason"
         return self._modes[i] if i >= 0 else "assert"
 
