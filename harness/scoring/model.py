@@ -62,7 +62,10 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # 14: issue 22 (verified): a value or option a parenthesis labels with something else ("77.2 (NorloDet: 70.1)",
 # "77.2 (70.1 for NorloDet)", "D (C: 70.1)") and a value a number rose or fell from ("77.2, up from 70.1") are remarks,
 # not alternatives (were hedged); "77.2 (70.1)" and "77.2 (or NorloDet: 70.1)" stay hedged. No other number moves.
-SCORER_VERSION = "14"
+# 15: issue 22 (verified): a search repeating an earlier one of the episode up to the query's case, spacing and
+# punctuation (same other arguments) is redundant even when the engine lists another paper in its tail; stored
+# queries fold punctuation at the ends of words. The built-in agents' scores on sandbox-v3 do not move.
+SCORER_VERSION = "15"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
