@@ -283,3 +283,24 @@ def test_a_search_respelled_is_redundant_even_when_the_engine_ranks_it_otherwise
     t = process_of(Episode.model_validate(e), fold_events("Q1", b.events)).turns[0]
     assert t.redundant_calls == [2, 3, 6] and t.repeated_calls == []
     assert t.queries == ["galvogcn heterophily", "galvogcn heterophily paper"]
+
+
+@pytest.mark.parametrize("opened, source", [("figure:1", "figure"), ("figure:2", "figure_other"), (None, "none")])
+def test_only_the_figure_the_turn_requires_grounds_a_number_printed_nowhere(opened, source):
+    """Issue 22 item 2: another figure of the right paper is reported as `figure_other`, not grounded; a figure of a
+    paper the turn is not about grounds nothing (`none`)."""
+    from harness.episode import Episode
+    from harness.scoring.process import process_of
+    from harness.trace_fold import fold_events
+
+    e = ep("G1", [turn("In Figure 1 of P001, what is the peak?", {"format": "number", "value": 12, "tolerance": 0.5},
+                       [("P001", "figure:1")], [("figure_extract", F11)])])
+    b = TraceBuilder("G1", n_turns=1).turn(tools=["figure_extract"])
+    b.call("figure_extract", ("P009", "figure:1"), args={"paper": "P009", "figure": 1}, text="Figure 1 of P009")
+    if opened:
+        b.call("figure_extract", ("P001", opened), args={"paper": "P001", "figure": int(opened[-1])}, text=f"Figure {opened[-1]} of P001")
+    b.answer("Final answer: 12").end()
+    p = process_of(Episode.model_validate(e), fold_events("G1", b.events))
+    g = p.turns[0].grounding
+    assert g.source == source and g.grounded is (source == "figure")
+    assert p.grounding == (1.0 if source == "figure" else 0.0) and p.ungrounded_turns == ([] if source == "figure" else [1])
