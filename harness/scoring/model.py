@@ -65,7 +65,11 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # 15: issue 22 (verified): a search repeating an earlier one of the episode up to the query's case, spacing and
 # punctuation (same other arguments) is redundant even when the engine lists another paper in its tail; stored
 # queries fold punctuation at the ends of words. The built-in agents' scores on sandbox-v3 do not move.
-SCORER_VERSION = "15"
+# 16: issue 22 (verified): after the committed answer a condition's consequent that reads as an answer offers another
+# ("Final answer: 77.2\nIf the test split is meant, 84.7." is hedged, every format; "..., the full model reaches 79.1"
+# is not); inside the answer what a condition names is not
+# offered ("D (if we ignore C)" answers D). No other number moves.
+SCORER_VERSION = "16"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
