@@ -7,9 +7,7 @@ TAG     := $(shell date +%Y%m%d-%H%M%S)
 RESULTS ?= results
 # CI audits the default benchmark (`epi episodes audit` with no file = the default of `epi run`, sandbox-v3);
 # `make test AUDIT_DEFAULT_BENCHMARK=0` skips it (sandbox-v1 and sandbox-v2 fail the learned adversaries by design).
-# --learned-advisory: the adversaries that know the generator (issue 25) are reported but do not fail the build
-# until the default benchmark passes all of them (sandbox-v3 passes 14 of 15 checks; the no-vision composite still
-# completes 1 of 160 episodes); every other check fails it.
+# Every check fails the build, the adversaries that know the generator (issue 25) included: sandbox-v3 passes all 15.
 AUDIT_DEFAULT_BENCHMARK ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -68,7 +66,7 @@ run: sandbox
 	@echo "replay a failed episode: $(BIN)/epi replay $(RESULTS)/heuristic-$(TAG) --failed"
 
 test: sandbox sandbox-v1 sandbox-v2 install-system
-	@if [ "$(AUDIT_DEFAULT_BENCHMARK)" = 1 ]; then $(BIN)/epi episodes audit --learned-advisory; \
+	@if [ "$(AUDIT_DEFAULT_BENCHMARK)" = 1 ]; then $(BIN)/epi episodes audit; \
 	else echo "audit of the default benchmark skipped (AUDIT_DEFAULT_BENCHMARK=0)"; fi
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
