@@ -55,11 +55,12 @@ def leaky_figure_value(gt: GroundTruth) -> tuple[PaperGT, int, str, str, float]:
     raise AssertionError("the tiny corpus has no bar chart with a table row")
 
 
-def hidden_figure_value(gt: GroundTruth) -> tuple[PaperGT, int, str, float, float]:
-    """A point of a line chart whose value no text of the paper prints near its series: (paper, figure, series, x, y)."""
+def hidden_figure_value(gt: GroundTruth, visual: str | None = None) -> tuple[PaperGT, int, str, float, float]:
+    """A point of a line chart (drawn as `visual`, if given) whose value no text of the paper prints near its series:
+    (paper, figure, series, x, y)."""
     for p in gt.papers:
         for f in p.figures:
-            if f.kind != "line":
+            if f.kind != "line" or visual is not None and f.visual != visual:
                 continue
             for s in f.series:
                 printed = _printed_numbers(p, s.label)
@@ -250,3 +251,24 @@ def test_train_on_bad_input(files, tiny_sandbox, tmp_path, monkeypatch, capsys):
     assert code in (0, 1)
     checks = _learned(out)
     assert checks["calibrated_guess"]["status"] == "not checked" and "fewer than 60" in checks["calibrated_guess"]["not_checked_why"]
+
+
+def test_learned_advisory_reports_a_broken_learned_threshold_while_every_other_check_still_fails(
+        files, tiny_sandbox, tmp_path, monkeypatch, capsys):
+    # a value on a chart drawn as vectors: the geometry reader (a learned-adversary check) reads it from the PDF
+    p, fig, series, x, y = hidden_figure_value(_gt(tiny_sandbox), visual="vector")
+    f = _write(tmp_path / "vector.jsonl", _episode("vector", p, fig, series, y, x=x))
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(f), "--sandbox", str(tiny_sandbox), "--json")
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    assert code == 1 and (checks["geometry_reader"]["status"], checks["geometry_reader"]["advisory"]) == ("fail", False)
+    assert [c for c, v in checks.items() if v["status"] == "fail"] == ["geometry_reader"]
+    # --learned-advisory (make test): reported, marked, not failing
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(f), "--sandbox", str(tiny_sandbox), "--learned-advisory")
+    assert code == 0, out
+    assert re.search(r"fail\*\s+figure values: vector geometry reader\s+1/1 \(100\.0%\)\s+<= 5%", out)
+    assert "ADVISORY (fail*, --learned-advisory" in out and out.strip().splitlines()[-1].startswith("PASS: ")
+    # every other check keeps failing the audit (and the build) under the flag
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(files["leaky"]), "--sandbox", str(tiny_sandbox),
+                         "--learned-advisory")
+    assert code == 1 and re.search(r"FAIL\s+figure values printed in text", out)
+    assert out.strip().splitlines()[-1].startswith("FAIL: 2 of")
