@@ -251,6 +251,9 @@ def test_train_on_bad_input(files, tiny_sandbox, tmp_path, monkeypatch, capsys):
     assert code in (0, 1)
     checks = _learned(out)
     assert checks["calibrated_guess"]["status"] == "not checked" and "fewer than 60" in checks["calibrated_guess"]["not_checked_why"]
+    # the composite without a text guesser is a weaker adversary: its pass is no pass
+    comp = checks["no_vision_composite"]
+    assert comp["status"] == "not checked" and "no text guesser could be learned" in comp["not_checked_why"]
 
 
 def test_learned_advisory_reports_a_broken_learned_threshold_while_every_other_check_still_fails(
@@ -272,3 +275,47 @@ def test_learned_advisory_reports_a_broken_learned_threshold_while_every_other_c
                          "--learned-advisory")
     assert code == 1 and re.search(r"FAIL\s+figure values printed in text", out)
     assert out.strip().splitlines()[-1].startswith("FAIL: 2 of")
+
+
+@pytest.fixture
+def generated(files, tiny_sandbox, tmp_path_factory, monkeypatch) -> dict[str, Path]:
+    """The sound file as if generator episodegen-1 had made it over the tiny corpus (so the audit builds a second
+    benchmark, in a cache of the test's own), with and without its reads/derivation annotations."""
+    from sandbox.corpus.build import load_ground_truth
+
+    gt = load_ground_truth(tiny_sandbox)
+    cache = tmp_path_factory.getbasetemp() / "audit-cache"  # one second benchmark for every test here
+    monkeypatch.setenv("EPI_CACHE_DIR", str(cache))
+    out = tmp_path_factory.getbasetemp() / "generated"
+    out.mkdir(exist_ok=True)
+    ep = json.loads(files["sound"].read_text().splitlines()[0])
+    ep["source"] = f"sandbox.episodegen episodegen-1 seed=1 ground_truth={gt.generator_version}/seed={gt.seed}"
+    annotated = _write(out / "annotated.jsonl", ep)
+    for t in ep["turns"]:
+        t.pop("reads", None)
+        t.pop("derivation", None)
+    return {"annotated": annotated, "plain": _write(out / "plain.jsonl", ep)}
+
+
+@pytest.mark.slow
+def test_the_composite_says_not_checked_on_a_file_without_annotations(generated, tiny_sandbox, monkeypatch, capsys):
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(generated["plain"]), "--sandbox", str(tiny_sandbox),
+                         "--json")
+    report = json.loads(out)
+    assert code == 0 and "second benchmark: episodegen-1" in report["learned_from"]
+    comp = _learned(out)["no_vision_composite"]
+    assert comp["status"] == "not checked" and "no `reads`/`derivation` annotation" in comp["not_checked_why"]
+    assert _learned(out)["calibrated_guess"]["status"] == "pass"  # the question names the value: still judged
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(generated["annotated"]), "--sandbox",
+                         str(tiny_sandbox), "--json")
+    comp = _learned(out)["no_vision_composite"]
+    assert comp["status"] == "pass" and (comp["total"], comp["not_checked"]) == (1, 0)
+
+
+def test_figure_value_checks_say_why_a_file_without_figure_values_is_not_checked(tiny_episodes, tiny_sandbox, monkeypatch,
+                                                                                  capsys):
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(tiny_episodes), "--sandbox", str(tiny_sandbox))
+    assert code in (0, 1) and "Traceback" not in out  # table reads and recall: figure-free finals fail, as they should
+    assert re.search(r"n/c\s+figure values: vector geometry reader[^\n]*\n(?:[^\n]*\n){0,2}\s+not checked: "
+                     r"the file asks no figure value",
+                     out), out
