@@ -319,3 +319,20 @@ def test_figure_value_checks_say_why_a_file_without_figure_values_is_not_checked
     assert re.search(r"n/c\s+figure values: vector geometry reader[^\n]*\n(?:[^\n]*\n){0,2}\s+not checked: "
                      r"the file asks no figure value",
                      out), out
+
+
+def test_train_on_a_users_annotated_file_teaches_the_learned_checks(files, tiny_sandbox, tmp_path, monkeypatch, capsys):
+    """A corpus without a generator: --train-on names an annotated file over it, read through the tools."""
+    gt = _gt(tiny_sandbox)
+    eps = [_episode(f"t{p.id}-{f.n}-{i}-{j}", p, f.n, s.label, y, x=float(x))
+           for p in gt.papers for f in p.figures if f.kind == "line"
+           for i, s in enumerate(f.series) for j, (x, y) in enumerate(zip(s.x, s.y))]
+    train = _write(tmp_path / "train.jsonl", *eps)
+    code, out = _run_epi(monkeypatch, capsys, "episodes", "audit", str(files["sound"]), "--sandbox", str(tiny_sandbox),
+                         "--train-on", str(train), "--json")
+    report = json.loads(out)
+    assert code in (0, 1) and report["learned_from"].startswith(f"{train} ({len(eps)} episodes")
+    for cid in ("calibrated_guess", "learned_regressor"):
+        c = _learned(out)[cid]
+        assert c["status"] in ("pass", "fail") and c["total"] == 1, c  # judged on the audited file's figure value
+        assert "validation" in c["breakdown"][0]["label"] and c["breakdown"][0]["total"] > 0

@@ -273,3 +273,41 @@ def test_answer_prior_groups_under_20_turns_are_listed_not_judged():
     check = _prior_check("set", habit=True, n_audited=19)
     assert check.status == "not checked" and "no group" in (check.not_checked_why or "")
     assert any("fewer than 20 turns: listed, not judged" in b.label and b.count == 19 for b in check.breakdown)
+
+
+def test_a_second_benchmark_that_cannot_be_made_or_cached_never_crashes_the_audit(tmp_path):
+    from harness.audit import NotLearnable, file_source, register_second_benchmark, second_benchmark
+    from sandbox.corpus.versions import corpus_version
+
+    calls = []
+
+    def build(corpus_seed: int, episode_seed: int):
+        calls.append((corpus_seed, episode_seed))
+        return corpus_version("v1").plan(corpus_seed, 16), []
+
+    def cannot(corpus_seed: int, episode_seed: int):
+        raise ValueError("no paper has a figure to ask about")
+
+    register_second_benchmark("testgen-2", build)
+    register_second_benchmark("testgen-broken", cannot)
+
+    def source(generator: str):  # noqa: ANN202
+        return file_source([Episode.model_validate({
+            "id": "x", "split": "easy", "task_type": "comparison", "initiation": "citation", "area": "a",
+            "source": f"sandbox.episodegen {generator} seed=4 ground_truth=corpus-1.1/seed=9",
+            "turns": [{"question": "q", "answer": {"format": "text", "value": "v"}}]})])
+
+    assert "built now" in second_benchmark(source("testgen-2"), tmp_path).origin
+    damaged = next(tmp_path.rglob("ground_truth.json"))
+    damaged.write_text("{half a file", encoding="utf-8")
+    again = second_benchmark(source("testgen-2"), tmp_path)  # a damaged entry is built again, not trusted
+    assert "built now" in again.origin and len(calls) == 2 and len(again.views) == 16
+    assert "cached" in second_benchmark(source("testgen-2"), tmp_path).origin and len(calls) == 2
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")  # the cache cannot be written (a file where its folder should be): only time is lost
+    assert "built now" in second_benchmark(source("testgen-2"), blocked).origin
+    with pytest.raises(NotLearnable, match=r"testgen-broken could not make a second benchmark from seeds 1009/1004: "
+                                           r"no paper has a figure"):
+        second_benchmark(source("testgen-broken"), tmp_path)
+    with pytest.raises(NotLearnable, match=r"no second benchmark is registered for generator 'testgen-none'.*--train-on"):
+        second_benchmark(source("testgen-none"), tmp_path)
