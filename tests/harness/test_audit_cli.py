@@ -310,6 +310,8 @@ def test_the_composite_says_not_checked_on_a_file_without_annotations(generated,
                          str(tiny_sandbox), "--json")
     comp = _learned(out)["no_vision_composite"]
     assert comp["status"] == "pass" and (comp["total"], comp["not_checked"]) == (1, 0)
+    # scored like an agent: ESR with its Wilson 95% interval, Acc_final, Acc_pre
+    assert re.fullmatch(r"ESR 0\.0% \[0\.0, \d+\.\d\], Acc_final 0\.0%, Acc_pre \d+\.\d%", comp["shown"]), comp["shown"]
 
 
 def test_figure_value_checks_say_why_a_file_without_figure_values_is_not_checked(tiny_episodes, tiny_sandbox, monkeypatch,
