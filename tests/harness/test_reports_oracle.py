@@ -59,7 +59,7 @@ def test_the_oracle_writes_a_complete_faithful_report_on_every_report_episode(ve
 def test_the_agents_that_read_no_figure_are_scored_on_every_v3_report_episode(agent: str, tmp_path: Path) -> None:
     s = _run(agent, "v3", tmp_path)
     rep = s["report"]
-    assert rep["reports"] == rep["answered"] >= 40 and rep["claims"] > 0 and rep["problems"] == {}
+    assert rep["reports"] == rep["answered"] >= 40 and rep["claims"] > 0
     assert rep["visual_integrity"]["den"] == 0  # they cannot read figures, so they cite none
     # every v3 report episode asks for figure values, which no table states: recall stays short of 100
     assert rep["coverage_recall"]["value"] < 100.0

@@ -135,13 +135,43 @@ def test_a_corpus_v2_ground_truth_is_refused() -> None:
         rg.generate_report_episodes(gt, questions=1)
 
 
+def test_epi_sandbox_episodes_writes_a_report_benchmark_and_refuses_an_odd_count(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli._apps import UserError, app
+
+    _built("v3")
+    out = tmp_path / "r.jsonl"
+    res = CliRunner().invoke(app, ["sandbox", "episodes", "--benchmark", "v3-report", "--count", "4", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "wrote 4 report episodes" in res.output and "validated against the sandbox catalog" in res.output
+    assert len(out.read_text().splitlines()) == 4
+    res = CliRunner().invoke(app, ["sandbox", "episodes", "--benchmark", "v3-report", "--count", "3", "--out", str(out)])
+    assert isinstance(res.exception, UserError) and "even number" in str(res.exception)  # `epi` exits 2 on it
+
+
 @pytest.mark.slow
 def test_the_frozen_v2_report_benchmark_regenerates_byte_for_byte(tmp_path: Path) -> None:
-    from sandbox.legacy import reportgen_v2
+    """`epi sandbox episodes --benchmark v2-report` runs the frozen generator: the committed file, same bytes."""
+    from typer.testing import CliRunner
 
-    _, gt = _built("v2")
-    eps = reportgen_v2.generate_report_episodes(gt)
+    from harness.cli._apps import app
+
+    _built("v2")
     out = tmp_path / "sandbox-v2-report.jsonl"
-    reportgen_v2.write_report_episodes(eps, out)
+    res = CliRunner().invoke(app, ["sandbox", "episodes", "--benchmark", "v2-report", "--out", str(out)])
+    assert res.exit_code == 0, res.output
     assert out.read_bytes() == (EPISODES / "sandbox-v2-report.jsonl").read_bytes()
     assert json.loads(out.read_text().splitlines()[0])["source"].startswith("sandbox.episodegen.report reportgen-1.0 ")
+
+
+def test_the_audit_knows_how_to_learn_its_adversaries_for_the_report_generator() -> None:
+    """`epi episodes audit` reads the generator from the file's `source`: the living report generator's stamp has a
+    second-benchmark recipe (a new stamp without one would leave the learned checks "not checked")."""
+    from harness.audit._training import _RECIPES, file_source
+
+    first = json.loads(COMMITTED.read_text().splitlines()[0])
+    assert first["source"].startswith(f"sandbox.episodegen.report {rg.GENERATOR_VERSION} ")
+    src = file_source([Episode.model_validate(first)])
+    assert src is not None and src.generator == rg.GENERATOR_VERSION and src.corpus == "corpus-3.0"
+    assert rg.GENERATOR_VERSION in _RECIPES
