@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sandbox.corpus.model import GroundTruth, PaperGT, TableGT
 
-from .facts import TABLE_TOLERANCE, Point, V3Facts, askable_figure, bare, figure_tolerance
+from .facts import TABLE_TOLERANCE, Point, V3Facts, askable_figure, figure_tolerance
 
 PARAMS = "Params (M)"
 GFLOPS = "GFLOPs"
@@ -158,6 +158,3 @@ class ReportCorpus:
     def paper_facts(self, pid: str) -> dict:
         p = self.papers[pid]
         return {"paper": pid, "method": p.method, "venue": p.venue, "year": p.year, "title": p.title}
-
-    def own_label(self, pid: str, label: str) -> bool:
-        return self.v3.is_own(pid, label) or bare(label) != label
