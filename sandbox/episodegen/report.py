@@ -301,15 +301,16 @@ def _round_between(a: float, b: float) -> float:
 
 
 def generate_report_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, questions: int = DEFAULT_QUESTIONS,
-                             probe: Probe | None = None) -> list[dict]:
+                             probe: Probe | None = None, corpus: ReportCorpus | None = None) -> list[dict]:
     """Report episodes (plain dicts in the public episode format), two personas per question; the questions cycle
     through the corpus's areas (a paper of another area when none of the area can serve), the cue kinds
-    alternate, and each pair takes the next two archetypes."""
+    alternate, and each pair takes the next two archetypes. `corpus`: the ground truth's index, when the caller
+    has built it already (`ReportCorpus(gt)`)."""
     if not gt.generator_version.startswith("corpus-3"):
         raise ReportGenerationError(f"the report generator reads corpus v3 ground truths, not {gt.generator_version} "
                                     "(the v2 report benchmark is sandbox.legacy.reportgen_v2)")
     probe = probe or NoProbe()
-    corpus = ReportCorpus(gt)
+    corpus = corpus if corpus is not None and corpus.gt is gt else ReportCorpus(gt)
     rng = random.Random(f"report-v3:{seed}")
     areas = sorted({p.area for p in gt.papers})
     pools = {a: [pid for pid in corpus.ids if corpus.papers[pid].area == a] for a in areas}
@@ -335,7 +336,7 @@ def generate_report_episodes(gt: GroundTruth, *, seed: int = DEFAULT_SEED, quest
             break
         else:
             raise ReportGenerationError(f"no paper can serve report question {q + 1} (readers {archs[0].key}, {archs[1].key})")
-    problems = report_problems(out, gt)
+    problems = report_problems(out, gt, corpus)
     if problems:
         raise ReportGenerationError("the report episodes break a generator rule: " + "; ".join(problems[:5]))
     return out

@@ -39,7 +39,7 @@ def v3() -> tuple[GroundTruth, ReportCorpus, list[dict]]:
 
         root, gt = _built("v3")
         corpus = ReportCorpus(gt)
-        eps = rg.generate_report_episodes(gt, probe=ToolProbe(root))
+        eps = rg.generate_report_episodes(gt, probe=ToolProbe(root), corpus=corpus)
         _CACHE["v3"] = (gt, corpus, eps)
     return _CACHE["v3"]  # type: ignore[return-value]
 
@@ -58,10 +58,10 @@ def test_the_committed_v3_report_benchmark_is_what_the_generator_writes(v3, tmp_
 
 def test_the_generator_is_deterministic(v3, tmp_path: Path) -> None:  # noqa: ANN001
     """Same ground truth and seed, same bytes (without a probe too); another seed, another benchmark."""
-    gt, _, _ = v3
-    a = _bytes(rg.generate_report_episodes(gt, questions=6), tmp_path / "a.jsonl")
-    b = _bytes(rg.generate_report_episodes(gt, questions=6), tmp_path / "b.jsonl")
-    c = _bytes(rg.generate_report_episodes(gt, questions=6, seed=32), tmp_path / "c.jsonl")
+    gt, corpus, _ = v3
+    a = _bytes(rg.generate_report_episodes(gt, questions=6, corpus=corpus), tmp_path / "a.jsonl")
+    b = _bytes(rg.generate_report_episodes(gt, questions=6, corpus=ReportCorpus(gt)), tmp_path / "b.jsonl")
+    c = _bytes(rg.generate_report_episodes(gt, questions=6, seed=32, corpus=corpus), tmp_path / "c.jsonl")
     assert a == b and a != c
 
 
@@ -84,6 +84,7 @@ def _figure_claim(eps: list[dict]) -> tuple[dict, dict]:
     return e, g
 
 
+@pytest.mark.slow
 def test_a_figure_value_the_text_prints_is_refused(v3) -> None:  # noqa: ANN001
     gt, corpus, eps = v3
     e, g = _figure_claim(eps)
@@ -135,6 +136,7 @@ def test_a_corpus_v2_ground_truth_is_refused() -> None:
         rg.generate_report_episodes(gt, questions=1)
 
 
+@pytest.mark.slow
 def test_epi_sandbox_episodes_writes_a_report_benchmark_and_refuses_an_odd_count(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
