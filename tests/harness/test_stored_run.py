@@ -90,6 +90,11 @@ def test_a_run_folder_from_another_version_is_refused_with_one_line(tiny_sandbox
     assert code == 2 and len(out.strip().splitlines()) == 1 and "Traceback" not in out
     assert "settings.frobnicate" in out and "another version of epiharness" in " ".join(out.split())
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+    code, out = epi(["retry", "r", "--agent", "oracle", "--results", str(tmp_path), "-q"], capsys, monkeypatch,
+                    tiny_sandbox)  # `epi retry` reads the run folder the same way
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "Traceback" not in out
+    assert "settings.frobnicate" in out and "another version of epiharness" in " ".join(out.split())
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
     # a trace of a newer schema: its episode must not count as unfinished and be run again over it
     (run / "run.json").write_text(good)
     trace = sorted((run / "traces").glob("*.jsonl"))[0]
@@ -99,5 +104,9 @@ def test_a_run_folder_from_another_version_is_refused_with_one_line(tiny_sandbox
     trace.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     code, out = epi(resume, capsys, monkeypatch, tiny_sandbox)
+    assert code == 2 and "written by a newer epiharness" in " ".join(out.split()) and trace.name in out
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+    code, out = epi(["retry", "r", "--agent", "oracle", "--results", str(tmp_path), "-q"], capsys, monkeypatch,
+                    tiny_sandbox)
     assert code == 2 and "written by a newer epiharness" in " ".join(out.split()) and trace.name in out
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
