@@ -527,3 +527,39 @@ def test_a_run_folder_names_no_agent_program_and_no_variable_for_it(tiny_sandbox
                     capsys, monkeypatch, tiny_sandbox)
     assert code == 2 and "Traceback" not in out and "--agent-cmd" in out, out
     assert not started.exists(), "replay --from-turn started the program the source run names"
+
+
+@pytest.mark.slow
+def test_the_api_key_goes_to_the_endpoint_and_nowhere_else(tiny_sandbox, tiny_episodes, tmp_path, capsys, monkeypatch):
+    """Issue 24 ("keep all of that as tests"): for the openai agent the key is sent as the endpoint's bearer token and
+    appears in no trace, score, report, plot or viewer file, nor in what replay and trace export print."""
+    from http.server import BaseHTTPRequestHandler
+
+    key = f"sk-canary-{os.urandom(8).hex()}"
+    monkeypatch.setenv(KEY, key)
+    authorizations: list[str] = []
+    real_parse = BaseHTTPRequestHandler.parse_request
+
+    def parse(self: BaseHTTPRequestHandler) -> bool:
+        ok = real_parse(self)
+        if ok:
+            authorizations.append(self.headers.get("Authorization", ""))
+        return ok
+
+    monkeypatch.setattr(BaseHTTPRequestHandler, "parse_request", parse)
+    with ScriptedModelServer(Script(default=ScriptItem(content="Final answer: 1"))) as model:
+        code, out = epi(["run", "--agent", "openai", "--model", "m", "--base-url", model.base_url, "--api-key-env", KEY,
+                         "--episodes", str(tiny_episodes), "--limit", "2", "--results", str(tmp_path), "--run-id", "r"],
+                        capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    assert f"Bearer {key}" in authorizations  # the positive control: the key did leave, to the endpoint
+    ep_id = json.loads(tiny_episodes.read_text().splitlines()[0])["id"]
+    printed = [out]
+    for args in (["view", str(tmp_path / "r"), "--out", str(tmp_path / "viewer")], ["replay", str(tmp_path / "r"), ep_id],
+                 ["trace", "export", str(tmp_path / "r"), ep_id, "--call", "1"], ["score", str(tmp_path / "r")]):
+        code, text = epi(args, capsys, monkeypatch, tiny_sandbox)
+        assert code == 0, (args, text)
+        printed.append(text)
+    assert (tmp_path / "r" / "report.md").is_file() and (tmp_path / "viewer" / "index.html").is_file()
+    assert not [t for t in printed if key in t]
+    assert [str(p) for p in tmp_path.rglob("*") if p.is_file() and key.encode() in p.read_bytes()] == []
