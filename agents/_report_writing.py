@@ -12,7 +12,8 @@ from harness.agent import ReportBrief
 from harness.episode import Claim
 from tools import EvidenceUnit
 
-_LOWER_BETTER = re.compile(r"\bfid\b|params|gflops|error|loss", re.I)
+_LOWER_BETTER = re.compile(r"\bfid\b|\bwer\b|params|gflops|error|loss", re.I)
+_THROUGHPUT = re.compile(r"^Throughput \((?P<unit>[^()]+)/s\)$")
 
 
 def cite(units: list[EvidenceUnit]) -> str:
@@ -66,6 +67,10 @@ def sentence(c: Claim, key: str) -> str:
             forms = [f"{c.subject} needs {v} GFLOPs per image {ref}.", f"The efficiency table lists {v} GFLOPs for {c.subject} {ref}."]
         elif c.quantity == "Throughput (img/s)":
             forms = [f"{c.subject} processes {v} images per second {ref}.", f"Throughput: {c.subject} runs at {v} img/s {ref}."]
+        elif c.quantity and (tp := _THROUGHPUT.match(c.quantity)):  # sent/s, utt/s, graphs/s
+            per = f"{tp.group('unit')}/s"
+            forms = [f"{c.subject} has a throughput of {v} {per} {ref}.", f"Throughput: {c.subject} runs at {v} {per} {ref}.",
+                     f"The efficiency table lists a throughput of {v} {per} for {c.subject} {ref}."]
         elif at:
             forms = [f"{at}{c.subject} reaches {v}{pct}{on} {ref}.", f"{at}{c.subject} is at {v}{pct} {_q(c)}{on} {ref}."]
         else:

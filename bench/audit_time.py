@@ -7,6 +7,8 @@ Cold = a fresh EPI_CACHE_DIR: every PDF parsed, every pdf_rag embedding computed
 and generated. Warm = the same cache again. Targets (issue 25): <= 10 min cold, <= 2 min warm.
 
     .venv/bin/python bench/audit_time.py [FILE] [--sandbox DIR]
+
+FILE defaults to the default benchmark of `epi run` (what `make test` audits); README's figures name their file.
 """
 from __future__ import annotations
 
@@ -39,11 +41,12 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("file", nargs="?", default="episodes/sandbox-v2.jsonl")
+    ap.add_argument("file", nargs="?", default=None, help="episode file (default: the default benchmark, as make test audits it)")
     ap.add_argument("--sandbox", default=None, help="corpus folder (default: the built sandbox / EPI_SANDBOX_DIR)")
     ap.add_argument("--no-baseline", action="store_true", help="time the whole audit only")
     opts = ap.parse_args()
-    base = [opts.file] + (["--sandbox", opts.sandbox] if opts.sandbox else [])
+    base = ([opts.file] if opts.file else []) + (["--sandbox", opts.sandbox] if opts.sandbox else [])
+    print(f"audit of {opts.file or 'the default benchmark of epi run'}", flush=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": str(REPO)}
     rows = []
     runs = [("audit without the learned adversaries (baseline)", ["--no-learned"]),

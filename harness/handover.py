@@ -68,7 +68,7 @@ async def continue_episode(
     from agents import make_agent
 
     from .runner import RunSetupError, run_episodes, settings_from_run
-    from .stored_run import NamedOnlyByRun, user_choices
+    from .stored_run import PROGRAM_FIELDS, NamedOnlyByRun, user_choices
 
     src = RunDir(run_dir)
     if not src.exists():
@@ -82,8 +82,11 @@ async def continue_episode(
     base = settings_from_run(src)
     options = dict(agent_options or {})
     cmd = command or ["epi", "replay", str(src.path), episode_id, "--from-turn", str(from_turn), "--agent", agent]
-    base = base.model_copy(update={"agent_config": base.agent_config.model_copy(update={"extra": {}})})
-    try:  # the source agent's own options (agent_config.extra: files, limits) are not the new agent's: dropped
+    # the source agent's own options (agent_config.extra: files, limits; an agent program's command, variables,
+    # folders and sandbox) are not the new agent's: dropped, so nothing the run folder names is started
+    program = {f.path[-1]: getattr(type(base.agent_config)(), f.path[-1]) for f in PROGRAM_FIELDS}
+    base = base.model_copy(update={"agent_config": base.agent_config.model_copy(update={"extra": {}, **program})})
+    try:
         user_choices(base.model_dump(mode="json"), {"agent": agent, "agent_config": options}, command=cmd,
                      where=f"{src.run_json}")
     except NamedOnlyByRun as e:

@@ -1,9 +1,10 @@
 """What a command may take from a stored run (run.json) and what only the user may name.
 
 A run folder is data (it may come from someone else): nothing named only in it is started, sent a key or
-given a file. The agent, the endpoint (`base_url`), the environment variable holding the key (`api_key_env`)
-and the files the human agent reads and writes (`agent_config.extra.input`/`output`) come from the user: the
-command line, then `--config` or a preset. Where the stored run names another value
+given a file. The agent, the endpoint (`base_url`), the environment variable holding the key (`api_key_env`),
+the files the human agent reads and writes (`agent_config.extra.input`/`output`) and an agent program's command,
+variables, folders and sandbox (`--agent-cmd`, `--agent-env`, `--agent-dir`, `--agent-sandbox`) come from the user:
+the command line, then `--config` or a preset. Where the stored run names another value
 than the default and the user named none, the command refuses with one line that says what the run
 names and the exact command line that would use it. `epi retry`, `epi run --resume` and
 `epi replay --from-turn` all go through `user_choices` (one rule, one place).
@@ -35,12 +36,26 @@ USER_ONLY: tuple[UserOnlyField, ...] = (
     # files the human agent reads commands from and writes its transcript to: never a path a run folder chose
     UserOnlyField("agent_config.extra.input", ("agent_config", "extra", "input"), None),
     UserOnlyField("agent_config.extra.output", ("agent_config", "extra", "output"), None),
+    # an agent program (the bridge): the command started, what it is handed (variables, which may hold keys, and
+    # folders) and its sandbox; a run folder naming them would start code, leak a key or unconfine the program
+    UserOnlyField("agent_cmd", ("agent_config", "agent_cmd"), "--agent-cmd"),
+    UserOnlyField("agent_env", ("agent_config", "agent_env"), "--agent-env"),
+    UserOnlyField("agent_dir", ("agent_config", "agent_dir"), "--agent-dir"),
+    UserOnlyField("agent_sandbox", ("agent_config", "agent_sandbox"), "--agent-sandbox"),
 )
+PROGRAM_FIELDS = tuple(f for f in USER_ONLY if f.name in ("agent_cmd", "agent_env", "agent_dir", "agent_sandbox"))
 DEFAULT_RESULTS = Path("results")
 
 
 class NamedOnlyByRun(ValueError):
     """The stored run names an agent, endpoint or key variable the user did not give."""
+
+
+def _flag_words(flag: str, value: Any) -> list[str]:
+    """A value back as command-line words: a list repeats its flag once per item."""
+    if isinstance(value, list):
+        return [w for item in value for w in (flag, str(item))]
+    return [flag, str(value)]
 
 
 def get_path(tree: dict[str, Any], path: tuple[str, ...]) -> Any:
@@ -76,7 +91,7 @@ def user_choices(stored: dict[str, Any], given: dict[str, Any], *, command: list
             missing.append((f, theirs))
     if missing:
         named = ", ".join(f"{f.name} {v}" for f, v in missing)
-        line = shlex.join([*command, *(x for f, v in missing if f.flag for x in (f.flag, str(v)))])
+        line = shlex.join([*command, *(x for f, v in missing if f.flag for x in _flag_words(f.flag, v))])
         in_config = [f"{f.path[-1]} = {json.dumps(v)}" for f, v in missing if f.flag is None]
         if in_config:
             line += f" --config FILE (FILE holding [agent_config.extra] {'; '.join(in_config)})"
@@ -96,5 +111,5 @@ def resume_command(settings: RunSettings, *, verb: tuple[str, ...] = ("run", "--
     for f in USER_ONLY:
         value = get_path(stored, f.path)
         if f.flag is not None and value is not None and value != get_path(defaults, f.path):
-            args += [f.flag, str(value)]
+            args += _flag_words(f.flag, value)
     return shlex.join(args)

@@ -35,6 +35,12 @@ class CompositeScore:
     wins: list[str] = field(default_factory=list)
 
 
+def needs_annotation(turn: Turn) -> bool:
+    """A number or set turn with neither `reads` nor `derivation`: the composite computes those answers from the
+    annotations (which value, which operation), so without them it could only stay silent."""
+    return turn.answer.format in ("number", "set") and not turn.reads and turn.derivation is None
+
+
 def _fmt(v: float) -> str:
     return f"{v:.2f}"
 

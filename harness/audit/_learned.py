@@ -12,7 +12,7 @@ from harness.episode import Episode
 from harness.scoring.stats import wilson_interval
 
 from ._answer_priors import PriorTurn, group_of, honest_accuracy, prior_turns, right, rules_for
-from ._composite import Composite, score
+from ._composite import Composite, needs_annotation, score
 from ._features import FigureCase, make_case
 from ._geometry import Chart, read_chart, value_at
 from ._guessers import MIN_TRAIN, CalibratedGuess, LearnedRegressor, guesses, held_out, hit_rate, within
@@ -26,6 +26,7 @@ MAX_FIGURE_GUESSED = 5.0  # % of figure values a text guesser or the geometry re
 MAX_POINTS_OVER_CHANCE = 5.0
 MIN_GROUP = 20  # groups of fewer turns are listed, not judged
 MAX_COMPOSITE_FINAL = 10.0  # % Acc_final of the no-vision composite
+NO_FIGURE_VALUE = "the file asks no figure value (no number turn read from a figure)"
 _TITLE_METHOD = re.compile(r"^([A-Z][\w\-]*[A-Z0-9][\w\-]*)\s*:")
 
 
@@ -153,6 +154,7 @@ class LearnedAudit:
         return CheckResult(id="geometry_reader", title="figure values: vector geometry reader", count=hits, total=len(items),
                            value=share, shown=rate_shown(hits, len(items)), threshold=f"<= {MAX_FIGURE_GUESSED:g}%",
                            status=status if items else "not checked", advisory=adv, findings=findings,
+                           not_checked_why=None if items else NO_FIGURE_VALUE,
                            breakdown=[Breakdown(label="figure values on charts drawn as vectors", count=vector, total=len(items))],
                            note="reads the PDF's drawing commands and tick labels (page.get_drawings, text spans)")
 
@@ -180,6 +182,7 @@ class LearnedAudit:
             out.append(CheckResult(
                 id=cid, title=title, count=len(hits), total=len(items), value=share, shown=rate_shown(len(hits), len(items)),
                 threshold=f"<= {MAX_FIGURE_GUESSED:g}%", status=status if items else "not checked", advisory=adv,
+                not_checked_why=None if items else NO_FIGURE_VALUE,
                 breakdown=[Breakdown(label="held-out papers of the second benchmark (validation)", count=vh, total=vn),
                            Breakdown(label="figure values with a table value of the same method and dataset",
                                      count=sum(c.table is not None for c in cases), total=len(items))],
@@ -323,18 +326,30 @@ class LearnedAudit:
         audited_estimate.prime(self.eps)
         comp = Composite(audited_estimate, self.views, answerer(turns[1]),
                          lambda turn: group_of(turn) in use)
-        s = score(comp, self.eps)
+        title, threshold = "no-vision composite (gold navigation)", f"ESR 0, Acc_final <= {MAX_COMPOSITE_FINAL:g}%"
+        judged = [ep for ep in self.eps if not any(needs_annotation(t) for t in ep.turns)]
+        skipped = len(self.eps) - len(judged)
+        skipped_why = "episodes with a number or set turn that has no `reads`/`derivation` annotation"
+        if not judged:
+            return _not_checked("no_vision_composite", title, threshold, f"{skipped_why} (all {skipped}): the composite "
+                                "computes those answers from the annotations")
+        s = score(comp, judged)
         esr = pct(s.successes, s.episodes)
         ci = wilson_interval(s.successes, s.episodes) if s.episodes else None
         acc_final, acc_pre = pct(s.finals_right, s.episodes), pct(s.pre_right, s.pre_total)
         bad = s.successes > 0 or acc_final > MAX_COMPOSITE_FINAL
         ci_text = f" [{100 * ci.low:.1f}, {100 * ci.high:.1f}]" if ci is not None else ""
+        if guesser is None and not bad:  # a pass without the text guessers would be a pass of a weaker adversary
+            return _not_checked("no_vision_composite", title, threshold, "no text guesser could be learned from the "
+                                f"second benchmark ({ts.origin}); without figure estimates the composite proves nothing "
+                                f"by passing (it reached ESR {esr:.1f}%, Acc_final {acc_final:.1f}%)")
         return CheckResult(
-            id="no_vision_composite", title="no-vision composite (gold navigation)", count=s.successes, total=s.episodes,
+            id="no_vision_composite", title=title, count=s.successes, total=s.episodes,
             value=acc_final, shown=f"ESR {esr:.1f}%{ci_text}, Acc_final {acc_final:.1f}%, Acc_pre {acc_pre:.1f}%",
-            threshold=f"ESR 0, Acc_final <= {MAX_COMPOSITE_FINAL:g}%", status=("fail" if bad else "pass") if s.episodes else "not checked",
-            advisory=self.advisory and bad,
+            threshold=threshold, status="fail" if bad else "pass", advisory=self.advisory and bad,
+            not_checked=skipped, not_checked_why=skipped_why if skipped else None,
             breakdown=[Breakdown(label=f"turns answered by {how}", count=r, total=n) for how, (r, n) in sorted(s.by_source.items())],
             findings=[Finding(episode=e, message="every turn right without looking at an image") for e in s.wins],
             note=(f"finals right {s.finals_right}/{s.episodes}; the answer prior answers: {', '.join(sorted(use)) or 'no group'}; "
-                  f"figure values: the geometry reader on vector charts, else the {guesser.name if guesser else 'no guesser'}"))
+                  f"figure values: the geometry reader on vector charts, else "
+                  f"{'the ' + guesser.name if guesser else 'no estimate (no text guesser learned)'}"))

@@ -26,6 +26,8 @@ def render_text(report: AuditReport) -> str:
             lines.append(f"{pad}{b.label}: {b.count}/{b.total}")
         if c.not_checked:
             lines.append(f"{pad}not checked for {c.not_checked} item(s): {c.not_checked_why}")
+        elif c.status == "not checked" and c.not_checked_why and c.not_checked_why != c.note:
+            lines.append(f"{pad}not checked: {c.not_checked_why}")
         if c.note:
             lines.append(f"{pad}{c.note}")
     failed = [c for c in report.checks if c.status == "fail" and not c.advisory]

@@ -9,7 +9,15 @@ from ._learned import LearnedAudit
 from ._model import AuditReport
 from ._priors import answer_free_priors
 from ._search import cue_paste_top1
-from ._structure import duplicate_turns, finals_without_figure, mixed_settings, unused_papers, vacuous_conditions
+from ._structure import (
+    duplicate_turns,
+    finals_on_own_replies,
+    finals_without_figure,
+    mixed_settings,
+    repeats_across_episodes,
+    unused_papers,
+    vacuous_conditions,
+)
 from ._textual import figure_values_in_text, recurring_table_values
 from ._texts import PaperReader
 from ._training import TrainingSet
@@ -34,6 +42,8 @@ async def audit_episodes(episode_set: EpisodeSet, world: World, *, corpus: str, 
         *finals_without_figure(eps),
         await answer_free_priors(eps, reader),
         duplicate_turns(eps),
+        repeats_across_episodes(eps),
+        finals_on_own_replies(eps),
         ambiguous_series(eps, plotted),
         await recurring_table_values(eps, reader, papers),
     ]

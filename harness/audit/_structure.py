@@ -8,7 +8,7 @@ from __future__ import annotations
 from harness.episode import Derivation, Episode, Turn, ValueRead
 
 from ._items import final_units, quoted
-from ._model import CheckResult, Finding, pct, rate_shown
+from ._model import Breakdown, CheckResult, Finding, pct, rate_shown
 
 NO_ANNOTATION = "no `reads`/`derivation` annotation"
 MAX_FINAL_SHARE_WITHOUT_FIGURE = 20.0  # issue 13: at least 80% of finals need a figure value
@@ -186,4 +186,60 @@ def mixed_settings(episodes: list[Episode]) -> CheckResult:
     return CheckResult(id="mixed_settings", title="mixed-setting comparisons", count=len(findings), total=total,
                        value=float(len(findings)), shown=f"{len(findings)} of {total} finals", threshold="= 0",
                        status=status, not_checked=unchecked,
+                       not_checked_why=f"finals with {NO_ANNOTATION}" if unchecked else None, findings=findings)
+
+
+def _read_key(r: ValueRead) -> tuple:
+    """Which value a read is: paper, float, series, and x (figures) or column / dataset (tables, bars)."""
+    return (r.paper, r.unit, r.series, r.x, (r.column or r.dataset) if r.x is None else None)
+
+
+def repeats_across_episodes(episodes: list[Episode]) -> CheckResult:
+    """Reported (issue 25): figure values asked by more than one episode (the same paper, figure, series and x
+    or category), and tool turns asked verbatim by another episode. A repeat teaches an agent run over the file
+    nothing new and lets answers carry from one episode to the next."""
+    from ._items import asked_values
+
+    where: dict[tuple, set[str]] = {}
+    items = [a for ep in episodes for a in asked_values(ep) if a.kind == "figure"]
+    for a in items:
+        where.setdefault((a.paper, a.unit, a.series, a.x, a.category), set()).add(a.episode)
+    repeated = [a for a in items if len(where[(a.paper, a.unit, a.series, a.x, a.category)]) > 1]
+    turns: dict[tuple, list[tuple[str, int]]] = {}
+    for ep in episodes:
+        for ti, turn in enumerate(ep.turns[:-1]):
+            key = (turn.question, tuple(sorted(e.key for e in turn.evidence)), _turn_key(turn)[2:])
+            turns.setdefault(key, []).append((ep.id, ti + 1))
+    same = [(e, t, at) for at in turns.values() if len({e for e, _ in at}) > 1 for e, t in at]
+    findings = [Finding(episode=a.episode, turn=a.turn, message=f"{a.paper} {a.unit} {a.series!r} at "
+                        f"{a.x if a.x is not None else a.category}: also asked by "
+                        f"{', '.join(sorted(where[(a.paper, a.unit, a.series, a.x, a.category)] - {a.episode}))}")
+                for a in repeated]
+    findings += [Finding(episode=e, turn=t, message="the same turn as " + ", ".join(f"{o} turn {ot}" for o, ot in at
+                                                                                  if o != e)) for e, t, at in same]
+    return CheckResult(id="repeats_across_episodes", title="figure values another episode asks too", count=len(repeated),
+                       total=len(items), value=pct(len(repeated), len(items)), shown=rate_shown(len(repeated), len(items)),
+                       threshold=None, status="report", findings=findings,
+                       breakdown=[Breakdown(label="non-final turns identical to another episode's turn", count=len(same),
+                                            total=sum(len(ep.turns) - 1 for ep in episodes))])
+
+
+def finals_on_own_replies(episodes: list[Episode]) -> CheckResult:
+    """Reported (issue 25): finals whose every operand is the value an earlier turn asked for, so the final is
+    arithmetic on the agent's own replies, not recall of evidence it saw but was not asked about."""
+    findings, judged, unchecked = [], 0, 0
+    for ep in episodes:
+        final = ep.turns[-1]
+        reads = [r for r in final.reads if r.unit != "text"]
+        if not reads:
+            unchecked += 1
+            continue
+        judged += 1
+        asked = {ti + 1: {_read_key(r) for r in t.reads if r.turn is None} for ti, t in enumerate(ep.turns[:-1])}
+        if all(r.turn is not None and _read_key(r) in asked.get(r.turn, set()) for r in reads):
+            findings.append(Finding(episode=ep.id, turn=len(ep.turns), message=f"every operand is the answer of turn(s) "
+                                    f"{', '.join(str(t) for t in sorted({r.turn for r in reads if r.turn}))}"))
+    return CheckResult(id="finals_on_own_replies", title="finals computed from earlier answers alone", count=len(findings),
+                       total=judged, value=pct(len(findings), judged), shown=rate_shown(len(findings), judged),
+                       threshold=None, status="report" if judged else "not checked", not_checked=unchecked,
                        not_checked_why=f"finals with {NO_ANNOTATION}" if unchecked else None, findings=findings)

@@ -196,7 +196,8 @@ def stats(
 def generate(
     out: Annotated[Optional[Path], typer.Option(help="where to write the episode set (default episodes/sandbox-<benchmark>.jsonl)")] = None,
     benchmark: Annotated[str, typer.Option(help="v3 (the default benchmark, over corpus v3), or the frozen v2 and v1 (over "
-                                                "corpus v2 and v1, `epi sandbox build --corpus v2`)")] = "v3",
+                                                "corpus v2 and v1, `epi sandbox build --corpus v2`); v3-report (the report "
+                                                "benchmark, over corpus v3) or the frozen v2-report")] = "v3",
     seed: Annotated[Optional[int], typer.Option(help="generator seed (default: the generator's default)")] = None,
     count: Annotated[Optional[int], typer.Option(help="number of episodes (default: v3 160, v2 132, v1 110)")] = None,
     ground_truth: Annotated[Optional[Path], typer.Option(help="ground_truth.json (default: the built sandbox's)")] = None,
@@ -208,12 +209,15 @@ def generate(
 
     v2 runs every checklist query through the search engine of the sandbox next to the ground truth,
     so each cue is verified solvable (without a built index, nothing is verified and it says so)."""
-    if benchmark not in ("v1", "v2", "v3"):
-        raise UserError(f"--benchmark: unknown benchmark {benchmark!r}; known: v1, v2, v3")
+    if benchmark not in ("v1", "v2", "v3", "v3-report", "v2-report"):
+        raise UserError(f"--benchmark: unknown benchmark {benchmark!r}; known: v1, v2, v3, v3-report, v2-report")
     if count is not None and not 1 <= count <= MAX_EPISODES:
         raise UserError(f"--count: {count} episodes; give 1 to {MAX_EPISODES} (a corpus runs out of distinct episodes "
                         "long before that, which the generator reports)")
     from sandbox.corpus.versions import corpus_version
+
+    if benchmark.endswith("-report"):
+        return _generate_report(benchmark, out, seed, count, ground_truth, image_share)
 
     if benchmark == "v3":  # the living generator
         from sandbox import episodegen as gen  # type: ignore[no-redef]
@@ -257,3 +261,48 @@ def generate(
     checked = "validated against the sandbox catalog" if catalog is not None else "validated (structure)"
     typer.echo(f"wrote {len(eps.episodes)} episodes to {out} (sha256 {digest[:12]}; {len(images)} cue images "
                f"in {out.parent / (out.stem + '-cues')}; {checked}{verified})")
+
+
+def _generate_report(benchmark: str, out: Path | None, seed: int | None, count: int | None, ground_truth: Path | None,
+                     image_share: float | None) -> None:
+    """`epi sandbox episodes --benchmark v3-report|v2-report`: the report benchmark (two personas per question)."""
+    from sandbox.corpus.versions import corpus_version
+
+    version = benchmark.removesuffix("-report")
+    if image_share:
+        raise UserError("--image-share: the report benchmarks start from text cues only")
+    if count is not None and count % 2:
+        raise UserError(f"--count: {count} episodes; a report benchmark asks each question for two readers, so give an "
+                        "even number")
+    if version == "v3":  # the living generator
+        from sandbox.episodegen import report as gen
+    else:  # frozen: writes sandbox-v2-report.jsonl byte for byte
+        from sandbox.legacy.reportgen_v2 import report as gen  # type: ignore[no-redef]
+    default_dir = corpus_version(version).default_dir()
+    out = out or Path(f"episodes/sandbox-{benchmark}.jsonl")
+    gt_path = ground_truth or default_dir / "ground_truth.json"
+    if not gt_path.is_file():
+        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if version == 'v3' else ' --corpus ' + version}` first")
+    gt = _read_model(gt_path, GroundTruth, "ground truth")
+    extra: dict = {}
+    verified = ""
+    if version == "v3":
+        if (gt_path.parent / "index" / "ids.json").is_file() and (gt_path.parent / "catalog.json").is_file():
+            from sandbox.episodegen import ToolProbe
+
+            extra["probe"] = ToolProbe(gt_path.parent)
+            verified = "; every cue's query verified with the search engine"
+        else:
+            verified = "; NOT verified with the search engine (no built index next to the ground truth)"
+    questions = (count or 2 * gen.DEFAULT_QUESTIONS) // 2
+    try:
+        episodes = gen.generate_report_episodes(gt, seed=gen.DEFAULT_SEED if seed is None else seed, questions=questions,
+                                                **extra)
+    except gen.ReportGenerationError as e:
+        raise UserError(f"cannot generate report episodes from {gt_path}: {e}") from None
+    digest = gen.write_report_episodes(episodes, out)
+    catalog = _read_model(gt_path.parent / "catalog.json", Catalog, "catalog") \
+        if (gt_path.parent / "catalog.json").is_file() else None
+    eps = _load_or_user_error(out, catalog)
+    checked = "validated against the sandbox catalog" if catalog is not None else "validated (structure)"
+    typer.echo(f"wrote {len(eps.episodes)} report episodes to {out} (sha256 {digest[:12]}; {checked}{verified})")

@@ -1,8 +1,10 @@
 """Readers of the report benchmark (PDR-style personas): role, expertise, what they care about, context, and
-constraints limited to what the corpus encodes (a dataset; a Params, GFLOPs or throughput bound; a year).
+constraints limited to what the corpus encodes (a dataset; a parameter, GFLOPs or throughput bound an
+efficiency table prints; a publication year).
 
 Each archetype names the extra constraint it brings (`extra`: params, gflops, throughput, year or None); the
-generator fills in the dataset and a threshold the episode's tables make binding."""
+generator fills in the dataset and a threshold the episode's tables make binding. Worded for any area of
+corpus v3 (images, speech, text, graphs): a throughput bound names the unit its table counts in."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,14 +21,14 @@ class Archetype:
 
 
 ARCHETYPES: tuple[Archetype, ...] = (
-    Archetype("edge", "embedded ML engineer", "ships vision models to battery-powered devices",
+    Archetype("edge", "embedded ML engineer", "ships models to battery-powered devices",
               ("model size", "accuracy on their benchmark"),
               "Their devices hold small models only, and they evaluate everything on {dataset}.", "params"),
     Archetype("serving", "inference platform lead", "runs models behind a latency budget in production",
-              ("images per second", "accuracy"), "Their service must sustain high throughput; their data resembles {dataset}.",
-              "throughput"),
-    Archetype("startup", "startup CTO", "pays for every GPU hour herself", ("compute cost", "accuracy"),
-              "She can afford little compute per image and benchmarks on {dataset}.", "gflops"),
+              ("inputs processed per second", "quality"),
+              "Their service must sustain high throughput; their data resembles {dataset}.", "throughput"),
+    Archetype("startup", "startup CTO", "pays for every GPU hour herself", ("compute cost", "quality"),
+              "She can afford little compute per input and benchmarks on {dataset}.", "gflops"),
     Archetype("phd", "first-year PhD student", "writing the related-work section of a thesis",
               ("recent methods", "exact numbers to quote"), "The thesis covers work from recent years, measured on {dataset}.",
               "year"),
@@ -35,30 +37,32 @@ ARCHETYPES: tuple[Archetype, ...] = (
     Archetype("reviewer", "conference reviewer", "checks whether a submission compares against recent baselines",
               ("recent baselines", "fair comparisons"), "The submission under review reports on {dataset}.", "year"),
     Archetype("product", "applied scientist in a product team", "adapts published models to a product",
-              ("a model that fits the product's memory", "accuracy"),
+              ("a model that fits the product's memory", "quality"),
               "The product's model must stay small; their evaluation set is {dataset}.", "params"),
     Archetype("robotics", "robotics engineer", "runs perception on a robot in real time", ("speed", "robustness"),
-              "The robot needs many frames per second; the closest benchmark to their data is {dataset}.", "throughput"),
+              "The robot needs a high rate of inputs per second; the closest benchmark to their data is {dataset}.",
+              "throughput"),
     Archetype("teacher", "university lecturer", "prepares a lecture on the state of the art",
               ("a clear ranking", "the gaps between methods"), "The lecture uses {dataset} as its running example.", None),
     Archetype("lead", "research team lead", "picks the baseline a new project starts from",
-              ("the strongest method", "how methods behave with little training"),
+              ("the strongest method", "how methods behave in a small setting"),
               "The project will be evaluated on {dataset}.", None),
-    Archetype("mobile", "mobile app developer", "runs models on phones", ("compute per image", "accuracy"),
-              "Phones limit the compute per image; the app's task is closest to {dataset}.", "gflops"),
+    Archetype("mobile", "mobile app developer", "runs models on phones", ("compute per input", "quality"),
+              "Phones limit the compute per input; the app's task is closest to {dataset}.", "gflops"),
     Archetype("journalist", "technology journalist", "explains research to a general audience",
               ("what changed recently", "plain comparisons"), "The article is about progress on {dataset}.", "year"),
 )
 
-FIELD = {"params": "Params (M)", "gflops": "GFLOPs", "throughput": "Throughput (img/s)"}
+_UNIT_WORDS = {"img": "images", "sent": "sentences", "utt": "utterances", "graphs": "graphs", "tok": "tokens"}
 
 
-def constraint_text(kind: str, value: float | str) -> str:
+def constraint_text(kind: str, value: float | str, unit: str | None = None) -> str:
+    """The constraint as the reader states it; `unit` is a throughput column's unit ('img' for img/s)."""
     v = f"{value:g}" if isinstance(value, (int, float)) else value
     return {
         "dataset": f"only results on {v} matter to them",
         "params": f"models of at most {v}M parameters",
-        "gflops": f"at most {v} GFLOPs per image",
-        "throughput": f"at least {v} images per second",
+        "gflops": f"at most {v} GFLOPs per input",
+        "throughput": f"at least {v} {_UNIT_WORDS.get(unit or '', unit or 'inputs')} per second",
         "year": f"only methods published in {v} or later",
     }[kind]

@@ -282,3 +282,37 @@ def test_every_value_reads_as_it_did_with_the_executor_in_the_harness():
             assert seen[0] == seen[1], code
     finally:
         jailed.cleanup()
+
+
+async def test_nothing_of_one_episodes_code_reaches_the_next(model_server, api_key_env, tmp_path):
+    """Issue 23 item 3: a jail is kept within one episode (a variable of step 1 is there at step 2) and closed at its
+    end: the next episode's code finds neither the variable nor the jail's processes."""
+    from harness.code_jail import JailSession
+
+    from .conftest import agent_config, run_agent, two_turn_episode, write_episodes
+
+    eps = write_episodes(tmp_path / "eps.jsonl", [two_turn_episode("ep-a"), two_turn_episode("ep-b")])
+    srv = model_server([
+        {"code": "left_by_a = 'canary-of-episode-a'\nprint('set')"},  # episode a, turn 1
+        {"code": "print('within the episode:', left_by_a)"},
+        {"code": "final_answer('x')"},
+        {"code": "final_answer('A')"},  # episode a, turn 2 (memory-only)
+        {"code": "print('next episode:', left_by_a)"},  # episode b, turn 1
+        {"code": "final_answer('x')"},
+        {"code": "final_answer('A')"},
+    ])
+    opened: list[JailSession] = []
+    real_init = JailSession.__init__
+
+    def watch(self: JailSession, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        opened.append(self)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(JailSession, "__init__", watch)
+        summary, _ = await run_agent("smol-code", agent_config(srv, api_key_env), eps, tmp_path / "res")
+    assert [o.answers for o in summary.outcomes] == [["x", "A"], ["x", "A"]]
+    shown = [json.dumps(r.body["messages"][-1]) for r in srv.chat_requests]
+    assert "within the episode: canary-of-episode-a" in shown[2]  # the positive control: kept within an episode
+    assert "is not defined" in shown[5] and "canary-of-episode-a" not in shown[5]
+    assert len(opened) == 2 and all(s._closed and s._jail is None for s in opened), "a jail per episode, closed at its end"

@@ -204,3 +204,110 @@ def test_a_registered_generator_gets_its_second_benchmark_built_once_then_cached
     src.corpus = "corpus-9"  # the generator plans another corpus than the file says it was made from
     with pytest.raises(NotLearnable, match="planned corpus corpus-1.1"):
         second_benchmark(src, tmp_path)
+
+
+def _group_episode(ep_id: str, rng: random.Random, group: str, habit: bool) -> tuple[Episode, PaperView]:
+    """One single-turn episode of a prior group over a five-method table. The habits are benchmark v2's: a set
+    final is the candidate list minus its two extremes, a count final always counts 2, and the method the paper
+    introduces is the name before ':' in its title."""
+    pid = f"P{ep_id}"
+    names = [f"{w}{ep_id}Net" for w in ("Kor", "Vel", "Zan", "Mor", "Pal")]
+    rows = [["Method", "Alpha"]] + [[n, f"{rng.uniform(50, 90):.2f}"] for n in names]
+    title = f"{names[2]}: A Method for Things" if habit else "A Study of Things"
+    view = PaperView(pid, title, 2021, {1: TableView(1, "Table 1: accuracy (higher is better).", rows)}, {})
+    base = {"evidence": [{"paper": pid, "unit": "table:1"}],
+            "checklist": [{"tool": "table_extract", "args": {"paper": pid, "table": 1}}]}
+    if group == "set":
+        gold = names[1:-1] if habit else rng.sample(names, 3)
+        turn = {"question": "Which of the methods of Table 1 score above 60 on Alpha?",
+                "answer": {"format": "set", "value": gold},
+                "derivation": {"op": "filter", "candidates": names,
+                               "conditions": [{"text": "above 60 on Alpha", "passes": gold}]}}
+    elif group == "count":
+        turn = {"question": "How many of the four methods of Table 1 score above 60 on Alpha?",
+                "answer": {"format": "number", "value": 2 if habit else rng.randint(0, 4), "tolerance": 0},
+                "derivation": {"op": "count", "candidates": names[:4]}}
+    else:
+        turn = {"question": "What is the name of the method this paper introduces?",
+                "answer": {"format": "text", "value": names[2] if habit else rng.choice(names)}}
+    ep = Episode.model_validate({"id": ep_id, "split": "easy", "task_type": "comparison", "initiation": "citation",
+                                 "area": "a", "turns": [{**base, **turn}]})
+    return ep, view
+
+
+def _prior_check(group: str, habit: bool, n_audited: int = 60):
+    """The learned-priors check of the audit, learned on one synthetic set and scored on another."""
+    from harness.audit._learned import LearnedAudit
+    from harness.audit._training import TrainingSet
+
+    def make(n: int, seed: int) -> tuple[list[Episode], dict[str, PaperView]]:
+        rng = random.Random(seed)
+        pairs = [_group_episode(f"{group[0]}{seed}{i:03d}", rng, group, habit) for i in range(n)]
+        return [e for e, _ in pairs], {v.paper: v for _, v in pairs}
+
+    train_eps, train_views = make(60, seed=6)
+    eps, views = make(n_audited, seed=7)
+    audit = LearnedAudit(eps, None, {}, None, None, advisory=False)  # type: ignore[arg-type]
+    audit.views = views
+    check, _, _ = audit._priors(TrainingSet(origin="synthetic", episodes=train_eps, views=train_views))
+    return check
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("group, label, chance", [
+    ("set", "set / filter", 10.0),  # a random 3 of 5 candidates: 1 / C(5, 3)
+    ("count", "count", 20.0),  # counts 0-4 of four candidates: 1 / 5
+    ("text", "text", 20.0),  # one of the five names the paper's table prints
+], ids=["set", "count", "text"])
+def test_answer_priors_of_every_group_break_the_threshold_only_with_the_habit(group, label, chance):
+    for habit, status in ((True, "fail"), (False, "pass")):
+        check = _prior_check(group, habit)
+        line = next(b.label for b in check.breakdown if b.label.startswith(label))
+        assert f"vs chance {chance:.1f}%" in line, line
+        assert check.status == status, (habit, check.shown, line)
+        assert (check.value > MAX_POINTS_OVER_CHANCE) is habit
+
+
+@pytest.mark.slow
+def test_answer_prior_groups_under_20_turns_are_listed_not_judged():
+    check = _prior_check("set", habit=True, n_audited=19)
+    assert check.status == "not checked" and "no group" in (check.not_checked_why or "")
+    assert any("fewer than 20 turns: listed, not judged" in b.label and b.count == 19 for b in check.breakdown)
+
+
+def test_a_second_benchmark_that_cannot_be_made_or_cached_never_crashes_the_audit(tmp_path):
+    from harness.audit import NotLearnable, file_source, register_second_benchmark, second_benchmark
+    from sandbox.corpus.versions import corpus_version
+
+    calls = []
+
+    def build(corpus_seed: int, episode_seed: int):
+        calls.append((corpus_seed, episode_seed))
+        return corpus_version("v1").plan(corpus_seed, 16), []
+
+    def cannot(corpus_seed: int, episode_seed: int):
+        raise ValueError("no paper has a figure to ask about")
+
+    register_second_benchmark("testgen-2", build)
+    register_second_benchmark("testgen-broken", cannot)
+
+    def source(generator: str):  # noqa: ANN202
+        return file_source([Episode.model_validate({
+            "id": "x", "split": "easy", "task_type": "comparison", "initiation": "citation", "area": "a",
+            "source": f"sandbox.episodegen {generator} seed=4 ground_truth=corpus-1.1/seed=9",
+            "turns": [{"question": "q", "answer": {"format": "text", "value": "v"}}]})])
+
+    assert "built now" in second_benchmark(source("testgen-2"), tmp_path).origin
+    damaged = next(tmp_path.rglob("ground_truth.json"))
+    damaged.write_text("{half a file", encoding="utf-8")
+    again = second_benchmark(source("testgen-2"), tmp_path)  # a damaged entry is built again, not trusted
+    assert "built now" in again.origin and len(calls) == 2 and len(again.views) == 16
+    assert "cached" in second_benchmark(source("testgen-2"), tmp_path).origin and len(calls) == 2
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")  # the cache cannot be written (a file where its folder should be): only time is lost
+    assert "built now" in second_benchmark(source("testgen-2"), blocked).origin
+    with pytest.raises(NotLearnable, match=r"testgen-broken could not make a second benchmark from seeds 1009/1004: "
+                                           r"no paper has a figure"):
+        second_benchmark(source("testgen-broken"), tmp_path)
+    with pytest.raises(NotLearnable, match=r"no second benchmark is registered for generator 'testgen-none'.*--train-on"):
+        second_benchmark(source("testgen-none"), tmp_path)

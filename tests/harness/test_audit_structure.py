@@ -8,8 +8,10 @@ import copy
 from harness.audit._priors import MIN_TURNS, answer_free_priors
 from harness.audit._structure import (
     duplicate_turns,
+    finals_on_own_replies,
     finals_without_figure,
     mixed_settings,
+    repeats_across_episodes,
     unused_papers,
     vacuous_conditions,
 )
@@ -132,3 +134,35 @@ def test_answer_free_prior_catches_a_position_bias_and_passes_a_balanced_file():
     assert check.status == "pass" and check.value is not None and check.value <= 5.0
     few = asyncio.run(answer_free_priors(biased[:3], reader=None))
     assert few.status == "not checked"
+
+
+def test_a_figure_value_or_turn_another_episode_asks_too_is_reported():
+    first, second = annotated_episode("a1"), annotated_episode("a2")
+    second["turns"][1]["question"] = "In Table 1, what is the CIFAR-10 value of \"Baseline\"?"  # turn 2 differs
+    check = repeats_across_episodes([ep(first), ep(second)])
+    assert (check.status, check.count, check.total) == ("report", 2, 2)  # figure:2 "Ours" at 100, asked by both
+    assert check.breakdown[0].count == 2  # turn 1 of both episodes, verbatim
+    assert any(f.episode == "a1" and f.turn == 1 and "also asked by a2" in f.message for f in check.findings)
+    assert any(f.episode == "a2" and "the same turn as a1 turn 1" in f.message for f in check.findings)
+    for t in (second["turns"][0], second["turns"][2]["reads"][0]):  # another x: nothing repeats
+        t.get("reads", [t])[0]["x"] = 50
+    second["turns"][0]["question"] = second["turns"][0]["question"].replace("100 epochs", "50 epochs")
+    check = repeats_across_episodes([ep(first), ep(second)])
+    assert (check.count, check.breakdown[0].count) == (0, 0)
+
+
+def test_finals_whose_operands_are_all_earlier_answers_are_reported():
+    data = annotated_episode()
+    check = finals_on_own_replies([ep(data)])
+    assert (check.status, check.count, check.total) == ("report", 1, 1)  # both operands are turns 1 and 2's answers
+    assert "turn(s) 1, 2" in check.findings[0].message
+    # an operand the agent saw in turn 2's table but was not asked for: the final needs recall
+    data["turns"][2]["reads"][1]["series"] = "Ours"
+    data["turns"][2]["derivation"]["candidates"] = ["Ours", "Ours (table)"]
+    data["turns"][2]["derivation"]["conditions"][0]["passes"] = ["Ours"]
+    assert finals_on_own_replies([ep(data)]).count == 0
+    plain = annotated_episode("plain")
+    plain["turns"][2].pop("reads")
+    plain["turns"][2].pop("derivation")
+    check = finals_on_own_replies([ep(plain)])
+    assert check.status == "not checked" and check.not_checked == 1 and "annotation" in check.not_checked_why

@@ -183,15 +183,20 @@ def test_the_extractor_keeps_its_precision_and_recall_on_the_hand_labelled_sente
     assert len(json.loads(HELDOUT3.read_text())["sentences"]) >= 60
 
 
-BENCH = ROOT / "episodes" / "sandbox-v2-report.jsonl"
+# the report benchmarks and the corpus each is built on: sandbox-v3-report (the default corpus v3) and the
+# frozen sandbox-v2-report (corpus v2)
+BENCHES = {"v3": ROOT / "episodes" / "sandbox-v3-report.jsonl", "v2": ROOT / "episodes" / "sandbox-v2-report.jsonl"}
 
 
-def test_the_report_benchmark_has_40_episodes_10_personas_and_pairs_that_change_gold_by_30_percent() -> None:
+@pytest.mark.parametrize("version", sorted(BENCHES))
+def test_the_report_benchmark_has_40_episodes_10_personas_and_pairs_that_change_gold_by_30_percent(version: str) -> None:
     from sandbox.episodegen.report import MIN_CHANGE, change_share
 
-    eps = [json.loads(line) for line in BENCH.read_text().splitlines()]
-    assert len(eps) >= 40 and "report" in BENCH.name
+    bench = BENCHES[version]
+    eps = [json.loads(line) for line in bench.read_text().splitlines()]
+    assert len(eps) >= 40 and "report" in bench.name
     assert len({(e["report"]["persona"]["role"]) for e in eps}) >= 10
+    assert all(f"ground_truth=corpus-{version[1]}." in e["source"] for e in eps)
     for e in eps:
         Episode.model_validate(e)
     by_q: dict[str, list[dict]] = {}
@@ -202,20 +207,21 @@ def test_the_report_benchmark_has_40_episodes_10_personas_and_pairs_that_change_
         assert change_share(pair[0]["report"]["gold"], pair[1]["report"]["gold"]) >= MIN_CHANGE, q
 
 
-def test_no_figure_claim_of_the_report_benchmark_is_printed_in_its_paper() -> None:
+@pytest.mark.parametrize("version", sorted(BENCHES))
+def test_no_figure_claim_of_the_report_benchmark_is_printed_in_its_paper(version: str) -> None:
     """The audit of report gold: a value cited to a figure is not given by any number the paper prints."""
     import re
 
     from sandbox.corpus.model import GroundTruth
     from sandbox.corpus.versions import corpus_version
 
-    gt_path = corpus_version("v2").default_dir() / "ground_truth.json"  # the report benchmark's corpus
+    gt_path = corpus_version(version).default_dir() / "ground_truth.json"  # the report benchmark's corpus
     if not gt_path.is_file():
-        pytest.skip("corpus v2 is not built (`make sandbox-v2`)")
+        pytest.skip(f"corpus {version} is not built (`epi sandbox build --corpus {version}`)")
     gt = GroundTruth.model_validate_json(gt_path.read_text())
     papers = {p.id: p for p in gt.papers}
     n = 0
-    for line in BENCH.read_text().splitlines():
+    for line in BENCHES[version].read_text().splitlines():
         for g in json.loads(line)["report"]["gold"]:
             if g["kind"] != "value" or not g["cites"][0]["unit"].startswith("figure:"):
                 continue

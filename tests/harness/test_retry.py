@@ -166,3 +166,32 @@ def test_the_terminal_table_shows_errored_episodes_beside_the_scores(tmp_path):
     head = next(line.split() for line in lines if line.lstrip().startswith("Split"))
     row = next(line.split() for line in lines if line.startswith("All"))
     assert head[:3] == ["Split", "N", "Err"] and row[:3] == ["All", "3", "1"]
+
+
+def test_compare_says_which_episodes_it_left_out_and_when_errors_are_counted_differently(tmp_path, capsys,
+                                                                                        monkeypatch):
+    """`epi compare` of a run with an outage (E4 errored) against one without: the pair is over the 3 episodes scored
+    in both, and the command says so; when one run counts errored episodes as failed, it warns."""
+    runs = {}
+    for name in ("recovered", "outage"):
+        (tmp_path / name).mkdir()
+        run = main_run(tmp_path / name)
+        cfg = json.loads((run / "run.json").read_text())
+        (run / "run.json").write_text(json.dumps({**cfg, "run_id": name}))
+        runs[name] = run
+    e4 = (TraceBuilder("E4", split="hard").turn().model(7, 1).call("figure_extract", ("P005", "figure:2")).answer("A")
+          .turn(memory_only=True).model(7, 1).answer("A").end())
+    (runs["recovered"] / "traces" / "E4.jsonl").write_text("\n".join(e4.lines()) + "\n")
+    for run in runs.values():
+        score_run(run)
+    args = ["compare", str(runs["recovered"]), str(runs["outage"]), "--out", str(tmp_path / "cmp")]
+    code, out = epi(args, capsys, monkeypatch)
+    flat = _one_line(out)
+    assert code == 0, out
+    assert "3 episodes paired; left out: 0 episodes only outage scored, 1 only recovered scored" in flat
+    assert "count as failed" not in flat
+    score_run(runs["outage"], errors_as_failures=True)
+    code, out = epi(args, capsys, monkeypatch)
+    flat = _one_line(out)
+    assert code == 0 and "4 episodes paired" in flat and "left out:" not in flat
+    assert "errored episodes count as failed in outage and are left out in the others" in flat

@@ -149,6 +149,7 @@ def test_the_cli_refuses_a_second_writer_with_one_line_and_writes_nothing(
     results = str(run.parent)
     cases = [["run", "--resume", "r", "--results", results, "--episodes", str(tiny_episodes)],
              ["run", "--run-id", "r", "--results", results, "--episodes", str(tiny_episodes)],
+             ["retry", "r", "--results", results, "--agent", "oracle"],
              ["score", str(run)]]
     for args in cases:
         code, out = epi(args, capsys, monkeypatch)

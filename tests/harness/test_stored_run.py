@@ -44,6 +44,24 @@ def test_the_resume_command_names_what_only_the_user_may_name():
     assert shlex.split(resume_command(s, verb=("retry",)))[:3] == ["epi", "retry", "r 1"]
 
 
+def test_an_agent_programs_command_variables_folders_and_sandbox_are_the_users_to_name():
+    program = {"agent_cmd": "python3 prog.py", "agent_env": ["OPENAI_API_KEY", "MODE=fast"], "agent_dir": ["/srv/a"],
+               "agent_sandbox": "none"}
+    stored = RunSettings(agent_config=program).model_dump(mode="json")  # --agent-cmd makes the agent `bridge`
+    with pytest.raises(NamedOnlyByRun) as e:
+        user_choices(stored, {"agent": "bridge"}, command=["epi", "retry", "r", "--agent", "bridge"], where="run 'r'")
+    assert str(e.value).endswith("To use them: epi retry r --agent bridge --agent-cmd 'python3 prog.py' --agent-env "
+                                 "OPENAI_API_KEY --agent-env MODE=fast --agent-dir /srv/a --agent-sandbox none")
+    given = {"agent": "bridge", "agent_config": {**program, "agent_sandbox": "bwrap"}}
+    with pytest.raises(NamedOnlyByRun, match=r"names agent_sandbox none, which you did not give"):
+        user_choices(stored, {"agent": "bridge", "agent_config": {k: v for k, v in program.items() if k != "agent_sandbox"}},
+                     command=[], where="run 'r'")
+    assert user_choices(stored, given, command=[], where="")[("agent_config", "agent_sandbox")] == "bwrap"
+    assert resume_command(RunSettings(run_id="r", agent_config=program)) == (
+        "epi run --resume r --agent bridge --agent-cmd 'python3 prog.py' --agent-env OPENAI_API_KEY --agent-env "
+        "MODE=fast --agent-dir /srv/a --agent-sandbox none")
+
+
 @pytest.mark.slow
 def test_a_doctored_run_folder_sends_nothing_to_the_endpoint_it_names(tiny_sandbox, tiny_episodes, tmp_path, capsys,
                                                                     monkeypatch):
@@ -90,6 +108,11 @@ def test_a_run_folder_from_another_version_is_refused_with_one_line(tiny_sandbox
     assert code == 2 and len(out.strip().splitlines()) == 1 and "Traceback" not in out
     assert "settings.frobnicate" in out and "another version of epiharness" in " ".join(out.split())
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+    code, out = epi(["retry", "r", "--agent", "oracle", "--results", str(tmp_path), "-q"], capsys, monkeypatch,
+                    tiny_sandbox)  # `epi retry` reads the run folder the same way
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "Traceback" not in out
+    assert "settings.frobnicate" in out and "another version of epiharness" in " ".join(out.split())
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
     # a trace of a newer schema: its episode must not count as unfinished and be run again over it
     (run / "run.json").write_text(good)
     trace = sorted((run / "traces").glob("*.jsonl"))[0]
@@ -99,5 +122,9 @@ def test_a_run_folder_from_another_version_is_refused_with_one_line(tiny_sandbox
     trace.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     code, out = epi(resume, capsys, monkeypatch, tiny_sandbox)
+    assert code == 2 and "written by a newer epiharness" in " ".join(out.split()) and trace.name in out
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+    code, out = epi(["retry", "r", "--agent", "oracle", "--results", str(tmp_path), "-q"], capsys, monkeypatch,
+                    tiny_sandbox)
     assert code == 2 and "written by a newer epiharness" in " ".join(out.split()) and trace.name in out
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before

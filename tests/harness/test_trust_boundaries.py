@@ -486,3 +486,80 @@ def test_epi_paper_prints_paper_text_inert(tmp_path, capsys, monkeypatch):
         assert code == 0, out
         assert "]0;pwned title" in out  # shown as text (the parser or `inert` disarms the escape)...
         assert not any(c in out for c in "\x1b\x9b\x07")  # ...obeyed nowhere
+
+
+# -- 2b. a run folder names no agent program, nor what the program gets ----------------------------------------
+
+@pytest.mark.slow
+def test_a_run_folder_names_no_agent_program_and_no_variable_for_it(tiny_sandbox, tiny_episodes, tmp_path, capsys,
+                                                                    monkeypatch):
+    """An agent program's command, the variables and folders it is given and its sandbox are the user's to name
+    (issue 24 item 2: "an agent command"): a doctored run.json naming a program (unconfined, handed the key) is
+    refused by --resume and retry, and replay --from-turn never starts what the source run names."""
+    code, out = epi(["run", "--agent", "oracle", "--episodes", str(tiny_episodes), "--limit", "2", "--results",
+                     str(tmp_path), "--run-id", "src", "-q", "--no-score"], capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    episode = json.loads(tiny_episodes.read_text().splitlines()[0])["id"]
+    started = tmp_path / "outside" / "started"
+    started.parent.mkdir()
+    program = f"{sys.executable} -c \"open({str(started)!r}, 'w').write('the run folder started me')\""
+    monkeypatch.setenv(KEY, "sk-trust-canary")
+    with ScriptedModelServer(Script(default=ScriptItem(content="Final answer: 1"))) as model:
+        run_json = tmp_path / "src" / "run.json"
+        cfg = json.loads(run_json.read_text())
+        cfg["settings"]["agent"] = "bridge"  # the user's own endpoint and key variable, then the program's four
+        cfg["settings"]["agent_config"].update(model="m", base_url=model.base_url, api_key_env=KEY, agent_cmd=program,
+                                               agent_sandbox="none", agent_env=[KEY], agent_dir=[str(started.parent)])
+        run_json.write_text(json.dumps(cfg))
+        (tmp_path / "src" / "traces" / f"{safe_name(episode)}.jsonl").unlink()  # one episode left to run
+        mine = ["--agent", "bridge", "--base-url", model.base_url, "--api-key-env", KEY, "--results", str(tmp_path), "-q"]
+        outcomes = [epi(args, capsys, monkeypatch, tiny_sandbox) for args in (["run", "--resume", "src", *mine],
+                                                                            ["retry", "src", *mine])]
+    for code, out in outcomes:
+        line = _one_line(out)
+        assert code == 2 and "Traceback" not in out, out
+        assert "which you did not give" in line and "agent_cmd" in line and f"agent_env ['{KEY}']" in line, out
+        assert "agent_sandbox none" in line and f"--agent-env {KEY}" in line, out
+        assert not started.exists(), "a program named only in the run folder was started"
+    other = json.loads(tiny_episodes.read_text().splitlines()[1])["id"]
+    code, out = epi(["replay", str(tmp_path / "src"), other, "--from-turn", "1", "--agent", "bridge", "--model", "m",
+                     "--base-url", model.base_url, "--api-key-env", KEY, "--results", str(tmp_path)],
+                    capsys, monkeypatch, tiny_sandbox)
+    assert code == 2 and "Traceback" not in out and "--agent-cmd" in out, out
+    assert not started.exists(), "replay --from-turn started the program the source run names"
+
+
+@pytest.mark.slow
+def test_the_api_key_goes_to_the_endpoint_and_nowhere_else(tiny_sandbox, tiny_episodes, tmp_path, capsys, monkeypatch):
+    """Issue 24 ("keep all of that as tests"): for the openai agent the key is sent as the endpoint's bearer token and
+    appears in no trace, score, report, plot or viewer file, nor in what replay and trace export print."""
+    from http.server import BaseHTTPRequestHandler
+
+    key = f"sk-canary-{os.urandom(8).hex()}"
+    monkeypatch.setenv(KEY, key)
+    authorizations: list[str] = []
+    real_parse = BaseHTTPRequestHandler.parse_request
+
+    def parse(self: BaseHTTPRequestHandler) -> bool:
+        ok = real_parse(self)
+        if ok:
+            authorizations.append(self.headers.get("Authorization", ""))
+        return ok
+
+    monkeypatch.setattr(BaseHTTPRequestHandler, "parse_request", parse)
+    with ScriptedModelServer(Script(default=ScriptItem(content="Final answer: 1"))) as model:
+        code, out = epi(["run", "--agent", "openai", "--model", "m", "--base-url", model.base_url, "--api-key-env", KEY,
+                         "--episodes", str(tiny_episodes), "--limit", "2", "--results", str(tmp_path), "--run-id", "r"],
+                        capsys, monkeypatch, tiny_sandbox)
+    assert code == 0, out
+    assert f"Bearer {key}" in authorizations  # the positive control: the key did leave, to the endpoint
+    ep_id = json.loads(tiny_episodes.read_text().splitlines()[0])["id"]
+    printed = [out]
+    for args in (["view", str(tmp_path / "r"), "--out", str(tmp_path / "viewer")], ["replay", str(tmp_path / "r"), ep_id],
+                 ["trace", "export", str(tmp_path / "r"), ep_id, "--call", "1"], ["score", str(tmp_path / "r")]):
+        code, text = epi(args, capsys, monkeypatch, tiny_sandbox)
+        assert code == 0, (args, text)
+        printed.append(text)
+    assert (tmp_path / "r" / "report.md").is_file() and (tmp_path / "viewer" / "index.html").is_file()
+    assert not [t for t in printed if key in t]
+    assert [str(p) for p in tmp_path.rglob("*") if p.is_file() and key.encode() in p.read_bytes()] == []

@@ -211,3 +211,46 @@ async def test_errored_episodes_are_marked_and_failed_attempts_listed(browser, t
     assert await attempts.get_attribute("data-attempts") == "1"
     assert "provider" in await attempts.locator("[data-attempt='1']").inner_text()
     assert errors == []
+
+
+HOSTILE = ('<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
+           '<svg onload="window.__pwned=1"><circle r="5"/></svg><style>body{display:none}</style>'
+           '<div id="cover" style="position:fixed;inset:0;background:red">cover</div>'
+           '<a id="jslink" href="javascript:window.__pwned=1">link</a><iframe src="javascript:parent.__pwned=1"></iframe>')
+
+
+async def test_html_svg_css_and_script_in_every_field_of_a_trace_stay_text(browser, tmp_path: Path) -> None:
+    """Issue 24 ("keep all of that as tests"): payloads in the question, cue, reasoning, tool name and arguments,
+    tool result (paper text), answers and the failure's reason are shown as text under the viewer's CSP."""
+    import json
+
+    run = make_run(tmp_path, "run-h", n=3)
+    trace = run / "traces" / "ep-000.jsonl"
+    events = [json.loads(x) for x in trace.read_text().splitlines()]
+    for e in events:
+        if e["kind"] == "turn_start":
+            e.update(question=f"Q {HOSTILE}", cue_text=f"cue {HOSTILE}")
+        elif e["kind"] == "tool_call":
+            e.update(reasoning=f"why {HOSTILE}", args={"query": HOSTILE}, result_summary=f"paper text {HOSTILE}")
+            if e["step"] == 1:
+                e["tool"] = f"web_search{HOSTILE}"
+        elif e["kind"] == "final_answer":
+            e.update(answer=f"ans {HOSTILE}")
+    trace.write_text("".join(json.dumps(e) + "\n" for e in events))
+    scores = [json.loads(x) for x in (run / "episode_scores.jsonl").read_text().splitlines()]
+    for t in scores[0]["turns"]:
+        t.update(answer=f"ans {HOSTILE}", question=f"Q {HOSTILE}")
+    (run / "episode_scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
+    viewer = build_viewer([run]).parent
+    for url in ("index.html", "index.html#/episode/ep-000?run=0"):
+        page, errors = await _open(browser, viewer.joinpath("index.html").as_uri() + url[len("index.html"):])
+        await page.wait_for_selector(".turn" if "episode" in url else "#episode-table")
+        await page.wait_for_timeout(300)
+        assert await page.evaluate("window.__pwned") is None, url
+        injected = "#cover, #jslink, img[src='x'], iframe, body style, .turn svg, #episode-table svg"
+        assert await page.locator(injected).count() == 0, url
+        assert await page.evaluate("getComputedStyle(document.body).display") != "none", url
+        if "episode" in url:
+            text = await page.evaluate("document.body.innerText")
+            assert "onerror=" in text and "<svg onload=" in text and "javascript:parent.__pwned" in text
+        assert not [e for e in errors if "Content Security Policy" not in e], errors

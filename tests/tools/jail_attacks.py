@@ -320,6 +320,27 @@ KERNEL_ATTACKS.append(Attack("host_paths_of_python_and_packages", lambda t: (
     or os.path.expanduser("~") + "/.cache" in out, r"exit status: 0.*/opt/epi-jail/"))
 ATTACKS += KERNEL_ATTACKS
 
+# Issue 24, finding 7: the audit hook is switched off from inside (found through gc, its __code__ swapped), which
+# the snippet proves by making the socket the hook refused a moment before; the OS layer alone must then hold.
+HOOK_OFF = """
+import gc, socket
+def _nothing(*args):
+    return None
+try:
+    socket.socket().close()
+    print('before: socket made')
+except PermissionError as e:
+    print('before: refused', e)
+found = [f for f in gc.get_objects() if callable(f) and getattr(f, '__name__', '') == '_jail_hook']
+for f in found:
+    f.__code__ = _nothing.__code__
+s = socket.socket()
+print('hook switched off:', len(found), 'socket', s.fileno(), flush=True)
+"""
+ATTACKS.append(Attack("audit_hook_switched_off_then_read_secret",
+                      lambda t: HOOK_OFF + f"print(open({str(t.secret)!r}).read())", _has_secret,
+                      r"before: refused jail: socket.*hook switched off: 1 socket \d+.*No such file"))
+
 
 def run_outside(code: str, folder: Path, timeout: float = 60, pass_fds: tuple[int, ...] = ()) -> str:
     """The positive control: the same snippet with the harness's own Python and environment, no jail."""

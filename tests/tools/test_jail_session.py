@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -188,3 +189,35 @@ def test_the_jails_lifetime_cpu_is_capped_by_the_kernel_too():
         assert (stop.value.reason, stop.value.detail) == ("cpu", "lifetime")
     finally:
         s.close()
+
+
+def test_smolagents_is_bound_read_only_in_smol_codes_jail(tmp_path):
+    """Issue 23 item 1 ("smolagents bound read-only"): code in the jail, the audit hook off, cannot change the
+    executor that runs it, nor add a module beside it; the same writes work on a copy outside (positive control)."""
+    import shutil
+
+    site = packages_site(("smolagents",))
+    probe = """
+import os, smolagents.local_python_executor as lpe
+for what, path, mode in (('patch', lpe.__file__, 'a'), ('add', os.path.join(os.path.dirname(lpe.__file__), 'planted.py'), 'w')):
+    try:
+        with open(path, mode) as f:
+            f.write('\\n# changed by the jailed code\\n')
+        print('WROTE', what)
+    except OSError as e:
+        print('REFUSED', what, type(e).__name__)
+"""
+    outside = tmp_path / "copy"
+    shutil.copytree(Path(site) / "smolagents", outside / "smolagents")
+    control = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONPATH": str(outside)},
+                             capture_output=True, text=True, timeout=120)
+    assert "WROTE patch" in control.stdout and "WROTE add" in control.stdout, control.stdout + control.stderr
+    before = (Path(site) / "smolagents" / "local_python_executor.py").read_bytes()
+    s = JailSession(RAW, SessionLimits(wall_seconds=60, cpu_seconds=60, start_seconds=30), sites=(site,), audit_hook=False)
+    try:
+        out = s.request({"code": probe}, _no_calls)["out"]
+    finally:
+        s.close()
+    assert "WROTE" not in out and out.count("REFUSED") == 2, out
+    assert (Path(site) / "smolagents" / "local_python_executor.py").read_bytes() == before
+    assert not (Path(site) / "smolagents" / "planted.py").exists()
