@@ -67,8 +67,8 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # queries fold punctuation at the ends of words. The built-in agents' scores on sandbox-v3 do not move.
 # 16: issue 22 (verified): after the committed answer a condition's consequent that reads as an answer offers another
 # ("Final answer: 77.2\nIf the test split is meant, 84.7." is hedged, every format; "..., the full model reaches 79.1"
-# is not); inside the answer what a condition names is not
-# offered ("D (if we ignore C)" answers D). No other number moves.
+# is not); inside the answer what a condition names is not offered ("D (if we ignore C)" answers D). No other number
+# moves.
 SCORER_VERSION = "16"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
