@@ -34,6 +34,7 @@ _CUES: list[tuple[str, str]] = [
                r"which|who|whose|where)\b"),
     ("alternative", r"\b(?:either|maybe|possibly|perhaps|alternatively|otherwise|unless|or\s+else|if\s+not|and/or|"
                     r"(?:could|might|may|would)\s+(?:also\s+)?be|instead(?!\s+of)|vs\b\.?|versus)\b|\s/\s|(?<=\w\w)/(?=\w\w)"),
+    ("condition", r"\b(?:if|assuming|supposing|in\s+case)\b"),
     ("comma_or", r",\s*or\b"),
     ("or", r"\bor\b"),
     ("assert", r"\b(?:but|so|therefore|thus|hence)\b|\bthe\s+(?:correct\s+)?answer\s+is\b"),
@@ -55,6 +56,23 @@ POST_ALTERNATIVE = re.compile(
 # "(C is a close second)": a remark about another option inside parentheses, not an offer of it
 _POST_STATEMENT = re.compile(r"^[\s%*\"'”’]*(?:is|was|are|has|had|scores?|reaches|achieves|gets|comes|ranks|trails|follows|lags)\b",
                              re.I)
+# "(C: 70.1)": another option labelled with its value inside parentheses, a remark when nothing offers it
+_POST_LABELLED = re.compile(r"^[\s*\"'”’]*[:=]\s*[-+−]?\.?\d")
+
+
+# A condition's consequent that reads as an answer: "84.7", "84.7 instead", "it is SolbelParse", "the answer is C"
+# (not "the full model reaches 79.1" or "C catches up": a statement about another, as on any line after the answer)
+_ANSWER_LEAD = re.compile(r"^\s*(?:then\s+)?(?:(?:it|this|that|my\s+answer|the\s+(?:correct\s+)?(?:answer|value|result|number|"
+                          r"method|option|choice|name))\s+(?:is|would\s+be|will\s+be|becomes)\s+)?", re.I)
+_ANSWER_TOKEN = re.compile(r"[-+−]?\(?[\w.\-/:%⟦⟧]+\)?")
+_ANSWER_TAIL = re.compile(r"^[\s%.,!)*\"'’”]*(?:(?:instead|too|also|then|rather|as\s+well|percent|points?|pp)\b[\s.,!)]*)*$", re.I)
+
+
+def answer_like(consequent: str) -> bool:
+    """Whether the words after a condition's comma state an answer and nothing else."""
+    rest = consequent[_ANSWER_LEAD.match(consequent).end():]  # type: ignore[union-attr]
+    token = _ANSWER_TOKEN.match(rest)
+    return bool(token) and bool(_ANSWER_TAIL.match(rest[token.end():]))  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
@@ -77,16 +95,35 @@ class Clauses:
     _opened: list[int] = field(default_factory=list)
 
     @classmethod
-    def of(cls, text: str) -> "Clauses":
+    def of(cls, text: str, after_answer: bool = False) -> "Clauses":
+        """`after_answer`: the text is the rest of a span after the answer it committed to, where the consequent of
+        a condition that reads as an answer ("If the test split is meant, 84.7.", "..., it is SolbelParse") offers
+        another answer (not one that says something of another: "..., the full model reaches 79.1"); in the answer
+        itself a condition only mentions ("D (if we ignore C)"), and what follows its comma is asserted again."""
         out = cls(text=text)
-        state: Mode = "assert"
-        stack: list[tuple[Mode, int]] = []
+        state: str = "assert"  # a Mode, or "condition" (read as "reason") up to the condition's comma
+        consequent = False
+        stack: list[tuple[str, int]] = []
         for m in _CUE.finditer(text):
             kind = (m.lastgroup or "").rsplit("_", 1)[0]
             cue = Cue(m.start(), m.end(), kind, m.group(0))
+            offers = False
+            if kind == "comma" and state == "condition" and after_answer:
+                consequent_text = re.split(r"[;\n]|[.!?](?=\s+[A-Z])", text[m.end():], maxsplit=1)[0]
+                offers = answer_like(consequent_text)
+                if offers:
+                    cue = Cue(m.start(), m.end(), "alternative", m.group(0))  # the consequent offers what it names
             out.cues.append(cue)
             if kind == "boundary":
-                state, stack = "assert", []
+                if not (cue.text == ":" and stack):  # "(NorloDet: 70.1)": a colon inside a parenthesis labels, it ends nothing
+                    state, stack, consequent = "assert", [], False
+            elif kind == "condition":
+                if state == "assert":
+                    state = "condition"
+            elif kind == "comma" and state == "condition":
+                state, consequent = ("alternative", True) if offers else ("assert", False)
+            elif kind == "assert" and consequent and state == "alternative":
+                pass  # "If ..., the answer is 84.7": still the condition's answer
             elif kind == "open":
                 stack.append((state, m.end()))
             elif kind == "close":
@@ -103,7 +140,7 @@ class Clauses:
             else:
                 state = kind  # type: ignore[assignment]
             out._ends.append(m.end())
-            out._modes.append(state)
+            out._modes.append("reason" if state == "condition" else state)  # type: ignore[arg-type]
             out._depths.append(len(stack))
             out._opened.append(stack[-1][1] if stack else -1)
         return out
@@ -118,6 +155,9 @@ class Clauses:
                 return "alternative"
         i = bisect.bisect_right(self._ends, start) - 1
         if end is not None and i >= 0 and self._depths[i] > 0 and _POST_STATEMENT.match(self.text[end:end + 30]):
+            return "reason"
+        if (end is not None and i >= 0 and self._depths[i] > 0 and self._modes[i] == "assert"
+                and _POST_LABELLED.match(self.text[end:end + 30])):
             return "reason"
         return self._modes[i] if i >= 0 else "assert"
 

@@ -111,7 +111,7 @@ def _offered_number(rest: str, value: Mention, question: str | None, gu: UnitInf
     """A value the lines after the answer offer in its place ("or 84.7", "it might also be 79.1", a bare "79.1")."""
     for seg in sentences(rest):
         _, mentions = numbers_in(seg, question, gu)
-        clauses = Clauses.of(seg)
+        clauses = Clauses.of(seg, after_answer=True)
         others = [m for m in mentions if m.role in ("candidate", "setting") and not m.same_value(value)]
         if any(clauses.mode(m.start, m.end) == "alternative" for m in others if m.role == "candidate"):
             return others[0]
@@ -193,7 +193,7 @@ def _text_hedge(text: str, rest: str, accepted: list[str]) -> str | None:
         if not part.strip():
             continue
         masked = _mask(part, accepted)
-        clauses = Clauses.of(masked)
+        clauses = Clauses.of(masked, after_answer=strict)
         for cue in clauses.alternative_cues():
             clause = clauses.clause_after(cue).replace(_GOLD, " ")
             key = " ".join(cue.text.lower().split()).strip()

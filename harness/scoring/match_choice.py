@@ -77,7 +77,7 @@ def _offered_after(rest: str, picked: str, choices: dict[str, str], allowed: set
     for seg in sentences(rest):
         marked = _mark_options(seg, choices)
         mentions = letter_mentions(marked, allowed)
-        clauses = Clauses.of(marked)
+        clauses = Clauses.of(marked, after_answer=True)
         others = [(x, a, b) for x, a, b in mentions if x != picked]
         if any(clauses.mode(a, b) == "alternative" for _, a, b in others):
             return others[0][0]

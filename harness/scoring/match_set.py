@@ -167,7 +167,7 @@ def answer_readings(ext: ExtractedAnswer) -> list[list[str]]:
 def _offered_after(rest: str, items: list[str]) -> str | None:
     """A name the lines after the answer offer as another item ("maybe also VeltorParse")."""
     answered = {w.lower() for i in items for w in re.findall(r"[\w\-]+", i)}
-    clauses = Clauses.of(rest)
+    clauses = Clauses.of(rest, after_answer=True)
     for cue in clauses.alternative_cues():
         clause = clauses.clause_after(cue)
         if has_name(clause, answered):

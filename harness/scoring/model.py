@@ -58,7 +58,18 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). A tool call asked for
 # during the fallback request is now a refused `tool_call` event (before: none), so it counts in `refused_calls`;
 # every other number of version 11 is unchanged.
-SCORER_VERSION = "13"
+# 13: issue 31: the report claim extractor reads more grammar (report metrics may move; every other number is 12's).
+# 14: issue 22 (verified): a value or option a parenthesis labels with something else ("77.2 (NorloDet: 70.1)",
+# "77.2 (70.1 for NorloDet)", "D (C: 70.1)") and a value a number rose or fell from ("77.2, up from 70.1") are remarks,
+# not alternatives (were hedged); "77.2 (70.1)" and "77.2 (or NorloDet: 70.1)" stay hedged. No other number moves.
+# 15: issue 22 (verified): a search repeating an earlier one of the episode up to the query's case, spacing and
+# punctuation (same other arguments) is redundant even when the engine lists another paper in its tail; stored
+# queries fold punctuation at the ends of words. The built-in agents' scores on sandbox-v3 do not move.
+# 16: issue 22 (verified): after the committed answer a condition's consequent that reads as an answer offers another
+# ("Final answer: 77.2\nIf the test split is meant, 84.7." is hedged, every format; "..., the full model reaches 79.1"
+# is not); inside the answer what a condition names is not offered ("D (if we ignore C)" answers D). No other number
+# moves.
+SCORER_VERSION = "16"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")

@@ -54,7 +54,7 @@ _RELATIVE_AFTER = re.compile(
 _RELATIVE_BEFORE = re.compile(r"\b(?:by|gap\s+of|margin\s+of|improvement\s+of|gain\s+of|drop\s+of)\s*(?:about\s+|roughly\s+|~\s*)?$", re.I)
 # "... lower than the full model's 79.10", "... below the full model (79.10%)": the value compared against
 _COMPARED_TO = re.compile(r"\b(?:than|compared\s+(?:to|with)|relative\s+to|below|above|behind|ahead\s+of|"
-                          r"against)(?![A-Za-z])[^.;:\d=]{0,40}$", re.I)
+                          r"against|(?:up|down)\s+from)(?![A-Za-z])[^.;:\d=]{0,40}$", re.I)
 # "vs. 70.1 for NorloDet", "vs. the full model's 79.10": a comparison only when the other is named; a bare
 # "77.2 vs. 84.7" names no other and offers two candidates
 _VERSUS_BEFORE = re.compile(r"\b(?:versus|vs)\b\.?([^.;:\d=]{0,40})$", re.I)
@@ -63,6 +63,13 @@ _NAMED_AFTER = re.compile(r"^\s*%?\s*\)?\s*(?:(?:for|of|by|from|with|on|in|at|us
 # "(the full model has 79.1)": a value a parenthetical remark gives to something else
 _ATTRIBUTED = re.compile(r"[A-Za-z][\w'’\-]*\s+(?:has|have|had|reaches|reached|gets|got|scores|scored|achieves|achieved|"
                          r"obtains|obtained|attains|attained|is|was|are|were)\s+(?:about\s+|only\s+|roughly\s+|~\s*)?$", re.I)
+# "(NorloDet: 70.1)", "(the full model: 79.1)", "(Cora: 77.2, PubMed: 70.1)": a value a parenthesis labels with
+# something (the label after the last comma; a label that offers, like "or"/"alternatively", or a bare "note" is none)
+_LABELLED = re.compile(r"(?:^|[,;(])\s*(?!(?:or|and/or|maybe|possibly|perhaps|alternatively|otherwise|either|else|also|"
+                       r"note|nb|alt|alternative|other|instead)\b)[A-Za-z][\w'’\-]*(?:\s+[\w'’\-]+){0,3}\s*[:=]\s*"
+                       r"(?:about\s+|only\s+|roughly\s+|~\s*)?$", re.I)
+# "(70.1 for NorloDet)": a value a parenthesis gives to another that is named
+_FOR_NAMED_AFTER = re.compile(r"^\s*%?\s*(?:for|by)\s+(?:the\s+)?[\w\"'“‘]*[A-Za-z]", re.I)
 # "3/4", "1:2": two integers joined by a slash or a colon, no spaces, are one value (a fraction or a ratio)
 _FRACTION = re.compile(r"(?<![\w.,/:\-])(\d{1,4})([/:])(\d{1,4})(?![\w/:]|[.,]\d)")
 _NUMTOK = r"\(?\s*[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s*%?\s*\)?"
@@ -280,8 +287,11 @@ def _read_clauses(text: str, mentions: list[Mention]) -> bool:
             continue
         mode = clauses.mode(m.start, m.end)
         aside = clauses.aside(m.start)
-        if mode == "assert" and aside is not None and _ATTRIBUTED.search(aside):
-            mode = "reason"  # "77.2 (the full model has 79.1)": a remark about another row
+        if mode == "assert" and aside is not None and (
+                _ATTRIBUTED.search(aside) or _LABELLED.search(aside)
+                or (not _ALTERNATIVE_WORDS.search(aside) and not re.search(r"\d", aside)
+                    and _FOR_NAMED_AFTER.match(text[m.end:m.end + 40]))):
+            mode = "reason"  # "77.2 (the full model has 79.1)", "(NorloDet: 70.1)", "(70.1 for NorloDet)": a remark about another row
         if mode == "negated":
             m.role = "negated"
         elif mode == "reason" and m.role == "candidate":

@@ -9,6 +9,8 @@ How an agent searched, read and reused, not only whether it was right. Built on 
 - redundancy (issue 22): a call that showed nothing new. A read is redundant when it exposed no
   (paper, unit, page) the episode had not already exposed (`read_identity`; text without a page is new
   when its content is); a search when it surfaced no new paper and moved no paper its turn requires up;
+  and a search that repeats an earlier one of the episode up to the query's case, spacing and punctuation
+  (`search_key`; the engine may list another paper in the tail of a respelled query: it is the same search);
   any other call when it repeats an earlier one (same tool, same arguments). So no spelling of the same
   call (`p0123`, `figure: "2"`, a query with a trailing period) escapes. A call that failed is not
   redundant (it is a tool error). `repeated_calls` still counts identical calls, `reread_units` the
@@ -21,7 +23,9 @@ How an agent searched, read and reused, not only whether it was right. Built on 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+import string
 from typing import Any
 
 from harness.episode import Episode, ReportTurn, Turn
@@ -40,7 +44,25 @@ _HIT_ID = re.compile(r"^\s+paper id:\s*(\S+)")
 
 
 def normalize_query(q: Any) -> str:
-    return " ".join(str(q).lower().split())
+    """A query as a reader compares it: case, spacing and punctuation at the ends of its words folded
+    (`GalvoGCN heterophily.` and `galvogcn  HETEROPHILY` are `galvogcn heterophily`; `PKHG-XL` keeps its hyphen)."""
+    words = (w.strip(string.punctuation + "“”‘’") for w in str(q).lower().split())
+    return " ".join(w for w in words if w)
+
+
+def _plain(v: Any) -> Any:
+    """`20`, `"20"` and `20.0` are one argument value."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return v
+    return int(f) if f.is_integer() and not isinstance(v, bool) else f
+
+
+def search_key(args: dict[str, Any]) -> tuple[str, str]:
+    """What makes two searches the same search: the normalised query and the other arguments (`k`) as values."""
+    rest = {k: _plain(v) for k, v in args.items() if k != "query"}
+    return normalize_query(args.get("query", "")), json.dumps(rest, sort_keys=True, default=str)
 
 
 def search_hits(text: str | None) -> list[str | None]:
@@ -76,6 +98,7 @@ class _EpisodeWalk:
         self.done: set[tuple[str, str]] = set()  # signatures of error-free calls
         self.exposed: set[tuple[str, str, int | None, str | None]] = set()  # read identities shown
         self.rank: dict[str, int] = {}  # paper -> best rank in any search so far
+        self.searches: set[tuple[str, str]] = set()  # search_key of error-free searches
 
     def _forget(self, dropped: list[EvidenceUnit]) -> None:
         """A summary memory mode took these units out of the model's view: reading them again is new."""
@@ -119,7 +142,9 @@ class _EpisodeWalk:
             elif reads:
                 redundant = len(again) == len(reads)
             elif searched:
-                redundant = not self._search_adds(hits, targets)
+                adds = self._search_adds(hits, targets)  # (also records the ranks a respelled search showed)
+                redundant = not adds or search_key(c.args) in self.searches
+                self.searches.add(search_key(c.args))
             else:
                 redundant = sig in self.done
             if redundant:

@@ -359,7 +359,7 @@ def _apply_process(tl: EpisodeTimeline, proc: EpisodeProcess) -> None:
             if s.step in tp.repeated_calls:
                 s.flags.append("repeat")
             elif s.step in tp.redundant_calls:
-                s.flags.append("nothing new")  # a read of units already shown, a search with no new paper
+                s.flags.append("nothing new")  # a read of units already shown, a search with no new paper or respelled
             elif s.step not in tp.useful_calls:
                 s.flags.append("off target")
             if s.step in new_query:

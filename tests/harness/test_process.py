@@ -259,3 +259,48 @@ def test_a_section_number_and_a_repeated_guess_ground_nothing(tmp_path: Path):
     assert t3.source == "observation" and t3.where == "turn 3 step 1 table_extract"
     assert t4.source == "none", t4  # 6.4 = 4.3 + 2.1 combines an ungrounded answer: not a trace
     assert (p.grounded, p.gradable, p.ungrounded_turns) == (1, 4, [1, 2, 4])
+
+
+def test_a_search_respelled_is_redundant_even_when_the_engine_ranks_it_otherwise():
+    """The same query in another case, with a trailing period or other spacing (and the same other arguments) is
+    the same search, even though the dense half of the engine embeds the period and lists one more paper in its
+    tail (sandbox-v3: 17 of 38 such variants of the padding oracle surfaced a new paper and escaped). Another
+    query or another `k` is another search and is judged by what it surfaced."""
+    from harness.episode import Episode
+    from harness.scoring.process import process_of
+    from harness.trace_fold import fold_events
+
+    e = ep("Q1", [turn("Which method does the heterophily paper introduce?", {"format": "text", "value": "GalvoGCN"},
+                       [("P005", "text")], [("web_search", {"query": "GalvoGCN heterophily"})])])
+    b = (TraceBuilder("Q1", n_turns=1).turn(tools=["web_search"])
+         .call("web_search", args={"query": "GalvoGCN heterophily"}, text=results("q", "P010", "P005"))         # 1 new
+         .call("web_search", args={"query": "GalvoGCN heterophily."}, text=results("q", "P010", "P005", "P011"))  # 2 respelled
+         .call("web_search", args={"query": "galvogcn  HETEROPHILY"}, text=results("q", "P005", "P010"))          # 3 respelled
+         .call("web_search", args={"query": "GalvoGCN heterophily", "k": 20}, text=results("q", "P010", "P005", "P012"))  # 4 k
+         .call("web_search", args={"query": "GalvoGCN heterophily paper"}, text=results("q", "P005", "P013"))  # 5 another
+         .call("web_search", args={"query": "GalvoGCN heterophily!", "k": "20"}, text=results("q", "P014"))  # 6 respelled 4
+         .answer("GalvoGCN").end())
+    t = process_of(Episode.model_validate(e), fold_events("Q1", b.events)).turns[0]
+    assert t.redundant_calls == [2, 3, 6] and t.repeated_calls == []
+    assert t.queries == ["galvogcn heterophily", "galvogcn heterophily paper"]
+
+
+@pytest.mark.parametrize("opened, source", [("figure:1", "figure"), ("figure:2", "figure_other"), (None, "none")])
+def test_only_the_figure_the_turn_requires_grounds_a_number_printed_nowhere(opened, source):
+    """Issue 22 item 2: another figure of the right paper is reported as `figure_other`, not grounded; a figure of a
+    paper the turn is not about grounds nothing (`none`)."""
+    from harness.episode import Episode
+    from harness.scoring.process import process_of
+    from harness.trace_fold import fold_events
+
+    e = ep("G1", [turn("In Figure 1 of P001, what is the peak?", {"format": "number", "value": 12, "tolerance": 0.5},
+                       [("P001", "figure:1")], [("figure_extract", F11)])])
+    b = TraceBuilder("G1", n_turns=1).turn(tools=["figure_extract"])
+    b.call("figure_extract", ("P009", "figure:1"), args={"paper": "P009", "figure": 1}, text="Figure 1 of P009")
+    if opened:
+        b.call("figure_extract", ("P001", opened), args={"paper": "P001", "figure": int(opened[-1])}, text=f"Figure {opened[-1]} of P001")
+    b.answer("Final answer: 12").end()
+    p = process_of(Episode.model_validate(e), fold_events("G1", b.events))
+    g = p.turns[0].grounding
+    assert g.source == source and g.grounded is (source == "figure")
+    assert p.grounding == (1.0 if source == "figure" else 0.0) and p.ungrounded_turns == ([] if source == "figure" else [1])

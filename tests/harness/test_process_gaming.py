@@ -4,14 +4,18 @@ Two agents that game the process metrics run through the real runner, the real t
 sandbox, and their runs are scored like any other:
 - the padding oracle follows every gold checklist but sends each search five times (a trailing period, lower
   case, "+ paper", "the + query") and each figure or table read twice more with other spellings of the same
-  arguments (a lower-case paper id, the number as a string): 282 calls against the oracle's 78 on these ten
-  episodes. Scorer 4 gave it redundancy 0.31 and efficiency 0.97 (identical-call checks compare raw
-  arguments, so only the re-read tables and figures of a turn counted; the issue's search-only padding scored
-  0.00). Now a call that shows nothing new is redundant: 0.56, efficiency 0.41;
+  arguments (a lower-case paper id, the number as a string): 269 calls against the oracle's 73 on these ten
+  episodes of sandbox-v3 (282 against 78 on sandbox-v2). Scorer 4 gave it redundancy 0.31 and efficiency 0.97
+  on sandbox-v2 (identical-call checks compare raw arguments, so only the re-read tables and figures of a turn
+  counted; the issue's search-only padding scored 0.00). Now a call that shows nothing new, or a search that
+  repeats one up to case, spacing and punctuation, is redundant: 0.61, efficiency 0.37 on sandbox-v3 (scorer
+  13, without the respelled-search rule: 0.56 and 0.42; the rest of the padding, "+ paper" and "the + query",
+  are other queries, redundant only when they surface nothing new);
 - the one-read agent opens one figure (or one table) of a paper no episode asks about in turn 1 and then
-  answers random numbers. Scorer 4 gave the figure agent grounding 0.89 (40 of 46 numbers credited to
-  "figure": any figure opened in the episode grounded any number). Now a figure or table grounds a number
-  only when the turn's evidence requires it: 0.02 on both channels (one coincidence with earlier answers).
+  answers random numbers. Scorer 4 gave the figure agent grounding 0.89 on sandbox-v2 (40 of 46 numbers
+  credited to "figure": any figure opened in the episode grounded any number). Now a figure or table grounds a
+  number only when the turn's evidence requires it: 0.00 on both channels on sandbox-v3 (44 of 44 numbers
+  ungrounded; 0.02 on sandbox-v2, one coincidence with earlier answers).
 """
 from __future__ import annotations
 
@@ -147,6 +151,21 @@ def test_the_padding_oracle_shows_its_padding_as_redundancy(padded):
                 respelled += 1
                 assert ev["step"] in turns[ev["turn"]]["redundant_calls"], (trace.stem, ev["turn"], ev["step"], ev["args"])
     assert respelled >= 20
+    # every search asked again with a trailing period or in lower case is the same search, even when the engine's
+    # dense half lists another paper in its tail for it (17 of 38 period variants did on sandbox-v3 under scorer 14)
+    resent = 0
+    for trace in (run / "traces").glob("*.jsonl"):
+        turns = {t["turn"]: t for t in rows[trace.stem]["process"]["turns"]}
+        searches = [json.loads(x) for x in trace.read_text().splitlines()]
+        searches = [ev for ev in searches if ev["kind"] == "tool_call" and ev["tool"] == "web_search" and ev["executed"]]
+        for prev, ev in zip([None, *searches], searches):
+            q, before = ev["args"]["query"], prev["args"]["query"] if prev else None
+            period = before is not None and q == before + "."  # _variants: query, query + ".", query.lower(), ...
+            lower = before is not None and before.endswith(".") and q == before[:-1].lower() and q != before[:-1]
+            if period or lower:
+                resent += 1
+                assert ev["step"] in turns[ev["turn"]]["redundant_calls"], (trace.stem, ev["turn"], ev["step"], ev["args"])
+    assert resent >= 40
 
 
 class OneReadAgent(BaseAgent):
