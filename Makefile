@@ -91,6 +91,7 @@ bench: sandbox sandbox-v1 sandbox-v2 install-system
 	$(BIN)/python bench/process_metrics.py
 	$(BIN)/python bench/vs_inspect.py
 	$(BIN)/python bench/concurrency.py
+	$(BIN)/python bench/make_run.py
 
 clean:
 	rm -rf $(VENV) sandbox/build sandbox/build-v1 sandbox/build-v2
