@@ -25,7 +25,10 @@ from tools import EvidenceUnit
 
 from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
-from ._lexicon import IMPLIED_QUANTITY, Lexicon, quantity_aliases, quantity_family, setting_keywords
+from ._lexicon import (
+    IMPLIED_QUANTITY, Lexicon, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
+    quantity_patterns, setting_keywords,
+)
 from ._patterns import (
     IMPLIED_BY_COMPARATIVE, _ABBREV, _AGENT_AFTER, _ANAPHOR, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END,
     _BOUND_BEFORE, _CAMEL, _CLAUSE_BREAK, _CLAUSE_SETTING_AFTER, _CLAUSE_SETTING_BEFORE, _CLAUSE_START, _COMPARE_RE,
@@ -111,6 +114,8 @@ class ClaimExtractor:
         for q in lex.quantities:
             for a in quantity_aliases(q):
                 pats.append(("quantity", q, a))
+        for q, a in _head_aliases(lex):  # "latency" for "decoding latency (ms)", "F1" for "macro-F1 (%)"
+            pats.append(("quantity", q, a))
         for x in lex.settings:
             for k in setting_keywords(x):
                 pats.append(("setting", x, k))
@@ -118,6 +123,17 @@ class ClaimExtractor:
         self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k}
         self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
                       for kind, canon, alias in pats]
+        # acronyms with their case ("RTF", "IS") and phrases whose initials spell the episode's acronym ("word error rate")
+        self._pats += [("quantity", q, re.compile(rf"(?<![\w-]){p}s?(?![\w-])")) for q in lex.quantities
+                       for p in quantity_patterns(q)]
+        # the root unit of each quantity and setting ("decoding latency (ms)": second; "SNR (dB)": dimensionless): a
+        # number written with a unit of that root names it ("41 ms", "At 5 dB") when no other name shares the root
+        self._roots: dict[str, list[tuple[str, str, float | None]]] = {}
+        for kind, names in (("quantity", list(lex.quantities)), ("setting", lex.settings)):
+            for name in names:
+                root = name_root(name)
+                if root is not None:
+                    self._roots.setdefault(root[0], []).append((kind, name, root[1]))
         # "the FCN-style curve" for "FCN-style baseline": a baseline named by its head before a word for its plot entry
         for m in lex.methods:
             head = re.sub(r"[\s\-]+baseline$", "", m, flags=re.I)
@@ -135,6 +151,19 @@ class ClaimExtractor:
                     continue
                 taken.append(m.span())
                 out.append(Span(kind, canon, m.start(), m.end()))
+        for m in find_mentions(s):  # "41 ms", "0.8 s", "At 100 hours": the unit names the quantity or setting
+            if m.unit is None or m.unit.kind != "physical":
+                continue
+            same = self._roots.get(m.unit.root, [])  # the names of that root; of several, the one of that scale
+            exact = [r for r in same if r[2] is not None and math.isclose(r[2], m.unit.factor)]
+            pick = exact if len(exact) == 1 else same
+            u = re.compile(rf"\s*{re.escape(m.unit.text)}(?![\w-])").match(s, m.end)
+            if len(pick) != 1 or u is None or any(a < u.end() and u.start() < b for a, b in taken):
+                continue
+            kind, canon, _ = pick[0]
+            a = u.end() - len(m.unit.text)
+            taken.append((a, u.end()))
+            out.append(Span(kind, canon, a, u.end()))
         for m in _CAMEL.finditer(s):  # a method the episode's facts do not know: still a claim's subject
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 taken.append(m.span())

@@ -58,7 +58,12 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # (`agent_checks`, `flagged_episodes`); the run names where its agent came from (`agent_origin`). A tool call asked for
 # during the fallback request is now a refused `tool_call` event (before: none), so it counts in `refused_calls`;
 # every other number of version 11 is unchanged.
-SCORER_VERSION = "13"
+# 13: the report claim extractor reads more grammar (comparison verbs, coordination, negation, more rank words).
+# 14: issue 31 item 3: the report claim extractor derives names from the episode's own quantity and setting names
+# (acronyms and their words, units in brackets and their spelled-out forms, head words, the setting a unit names) and
+# reads more grammar (held-out 4's causes); a time or memory cost column of a table is a quantity. Only report
+# metrics may move; every other number of version 13 is unchanged.
+SCORER_VERSION = "14"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")

@@ -353,3 +353,47 @@ def test_pronouns_stand_for_the_sentence_subject_and_the_former_and_latter() -> 
         ("rank", "CeltaNet", None, "max", None, None, None, None, None)}
     assert ("compare", "AltoNet", "BrioNet", ">", 0.9, None, None, None, None) in claims(
         "Compared with BrioNet's 70.2, AltoNet's 71.1 is higher by 0.9 [P1, Table 1].")
+
+
+# Scorer 14: names derived from the episode's own quantity and setting names (a context unlike the labelled sets':
+# speech and retrieval vocabulary), read as vocabulary rules, not sentences
+LEX14 = Lexicon(methods=["AltoNet", "BrioNet", "CeltaNet"], datasets=["MS MARCO dev", "MS MARCO eval", "NQ"],
+                quantities={"CER (%)": False, "MRR": True, "Throughput (queries/s)": True, "query latency (ms)": False,
+                            "index memory (GB)": False, "real-time factor": False},
+                settings=["retrieval depth (docs)", "beam width", "noise level (dB)", "training data (hours)"])
+
+
+def claims14(text: str) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, LEX14)}
+
+
+def test_an_acronym_is_read_from_its_words_and_its_words_from_the_acronym() -> None:
+    assert claims14("AltoNet has the lowest character error rate, 4.2% [P1, Table 1].") == {
+        ("value", "AltoNet", None, "=", 4.2, "CER (%)", None, None, None),
+        ("rank", "AltoNet", None, "min", None, "CER (%)", None, None, None)}
+    assert claims14("BrioNet's mean reciprocal rank on NQ is 0.41 [P1, Table 1].") == {
+        ("value", "BrioNet", None, "=", 0.41, "MRR", "NQ", None, None)}
+    assert claims14("CeltaNet runs at an RTF of 0.12 [P1, Table 2].") == {
+        ("value", "CeltaNet", None, "=", 0.12, "real-time factor", None, None, None)}
+
+
+def test_a_unit_names_its_quantity_or_setting() -> None:
+    # "queries/s" spelled out, "ms" of the only quantity in milliseconds, "GB" of the only one in bytes
+    assert claims14("BrioNet answers 1,250 queries per second [P1, Table 2].") == {
+        ("value", "BrioNet", None, "=", 1250.0, "Throughput (queries/s)", None, None, None)}
+    assert claims14("AltoNet answers in 18 ms, against 45 ms for CeltaNet [P1, Table 2].") == {
+        ("value", "AltoNet", None, "=", 18.0, "query latency (ms)", None, None, None),
+        ("value", "CeltaNet", None, "=", 45.0, "query latency (ms)", None, None, None)}
+    assert claims14("CeltaNet's index takes 12.5 GB [P1, Table 2].") == {
+        ("value", "CeltaNet", None, "=", 12.5, "index memory (GB)", None, None, None)}
+    # a setting written with its unit, or with the word its generic noun qualifies ("a beam of 8" for "beam width")
+    assert claims14("At 20 dB, AltoNet scores 5.1 [P1, Figure 1].") == {
+        ("value", "AltoNet", None, "=", 5.1, None, None, "noise level (dB)", 20.0)}
+    assert claims14("With 50 hours, BrioNet reaches 9.9 [P1, Figure 2].") == {
+        ("value", "BrioNet", None, "=", 9.9, None, None, "training data (hours)", 50.0)}
+    assert claims14("With a beam of 8, CeltaNet reaches 0.39 [P1, Figure 3].") == {
+        ("value", "CeltaNet", None, "=", 0.39, None, None, "beam width", 8.0)}
+    # the head word of a multi-word quantity that no other quantity has
+    assert claims14("CeltaNet has the highest latency of the three [P1, Table 2].") == {
+        ("rank", "CeltaNet", None, "max", None, "query latency (ms)", None, None, None)}
