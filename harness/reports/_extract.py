@@ -26,7 +26,7 @@ from tools import EvidenceUnit
 from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import (
-    IMPLIED_QUANTITY, Lexicon, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
+    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
     quantity_patterns, setting_keywords,
 )
 from ._patterns import (
@@ -37,7 +37,8 @@ from ._patterns import (
     _NOT_A_RESULT, _PAIR_JOIN, _PARTICIPLE_AFTER, _POINTS_AFTER, _POINT_COMPOUND, _PRONOUN_START, _RANGE_BEFORE,
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SKIP_ROLES, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
-    _VALUE_RANGE_BEFORE,
+    _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
+    _LATER_CLAUSE,
 )
 
 
@@ -111,6 +112,7 @@ class ClaimExtractor:
             base = re.sub(r"\s*\([^()]*\)\s*$", "", d)
             if base != d:
                 pats.append(("dataset", d, base))
+        pats += [("dataset", d, a) for d, a in _dataset_short_names(lex)]
         for q in lex.quantities:
             for a in quantity_aliases(q):
                 pats.append(("quantity", q, a))
@@ -198,6 +200,12 @@ class ClaimExtractor:
                 raw = float(m.text.replace(",", ""))
             except ValueError:
                 continue
+            if any(_SETTING_RANGE.match(s[sp.end:m.start]) for sp in settings if sp.end <= m.start):
+                continue  # "widening the beam from 1 to 8": a change over the setting, no value
+            reach = _REACH_BEFORE.search(s[:m.start])
+            if reach is not None and (_UNSTATED.search(_clause_before(s, reach.start()))
+                                      or _NEGATED.search(s[:reach.start()])):
+                continue  # "Neither A nor B reaches 30 BLEU": a bound not reached
             after = s[m.end:]
             glued = re.match(r"[kKM%]?", after).group(0)  # type: ignore[union-attr]
             rest = after[len(glued):]
@@ -278,13 +286,18 @@ class ClaimExtractor:
         for i, n in enumerate(values):
             at = settings[i] if paired else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
+            q = _nearest(_own_quantities(s, n, quants, methods, values, datasets), n.start, n.end)
+            per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
-                                    quantity=_nearest(_own_quantities(s, n, quants, methods, values), n.start, n.end),
-                                    dataset=self._dataset_for(s, n, nums, datasets), **mine))
+                                    quantity=q, dataset=self._dataset_for(s, n, nums, datasets, per_model), **mine))
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
-        return claims
+        out: list[Claim] = []  # "more than four times B's": two comparison words state one claim
+        for c in claims:
+            if c not in out:
+                out.append(c)
+        return out
 
     def _owners(self, s: str, values: list[Number], methods: list[Span],
                 comparisons: list[Comparison]) -> dict[int, list[Span]]:
@@ -325,8 +338,9 @@ class ClaimExtractor:
             if id(n) in owners or id(n) in done:
                 continue
             after = [m for m in methods if m.start >= n.end]
-            if after and _FOR_AFTER.match(s[n.end:after[0].start]):
-                owners[id(n)] = after[0]
+            if after and (_FOR_AFTER.match(s[n.end:after[0].start])
+                          or (re.search(r"\bthe\s+$", s[:n.start]) and _OF_AFTER.match(s[n.end:after[0].start]))):
+                owners[id(n)] = after[0]  # "236 ms for B", "the 1.2M of B"
                 continue
             if i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start]):
                 nxt = values[i + 1]
@@ -365,17 +379,30 @@ class ClaimExtractor:
                 owners[id(n)] = owners_after[0]
         return owners
 
-    def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span]) -> str | None:
+    def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span],
+                     per_model: bool = False) -> str | None:
         labelled = [d for d in datasets if d.end <= n.start and _LABEL_JOIN.match(s[d.end:n.start])]
         if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
             return labelled[-1].canon
+        group = _slash_group(s, n, nums)
+        if group is not None:  # "29.1 / 41.6 / 34.0 BLEU on X, Y and Z": one dataset each, in order
+            listed = _dataset_list(s, group[-1].end, datasets)
+            if len(listed) == len(group):
+                return listed[group.index(n)]
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
         after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])]
         if after:
             return after[0].canon
         before = [d for d in datasets if d.end <= n.start]
+        if per_model:  # a cost measured per model does not take a dataset named for another clause ("...; 310M parameters")
+            before = [d for d in before if not _CLAUSE_BREAK.search(s[d.end:n.start])
+                      and not any(d.end <= o.start < n.start for o in nums if o.role == "value")
+                      and not any(o is not n and o.role == "value" and _DATASET_OF.match(s[o.end:d.start]) for o in nums
+                                  if o.end <= d.start)]
         if before:
             return before[-1].canon
+        if per_model:
+            return None
         distinct = {d.canon for d in datasets if not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
@@ -404,6 +431,9 @@ class ClaimExtractor:
             lo = max(c.lo, c.subject.end)
             diff = next((n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
                          and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))), None)
+            if diff is not None and diff.unit == "%" and (_RELATIVE_AFTER.match(s[diff.end + 1:])
+                                                          or (q is not None and "%" not in q)):
+                diff = None  # "by 15% relative", "30% worse" in FID: a relative difference, not the values' difference
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             for d in _datasets_near(s, datasets, c.start):  # "beats B on both X and Y": one claim per dataset
@@ -428,6 +458,11 @@ class ClaimExtractor:
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
+                if _OWN_BEST.search(s[:m.start()]):
+                    continue  # "reaches its best FID at a scale of 1.5": the method's own optimum, no rank
+                if re.match(r"leads?$", word) and any(x.start >= m.end() and re.fullmatch(r"\s*(?:the\s+)?", s[m.end():x.start], re.I)
+                                                      for x in methods):
+                    continue  # "leads the CTC baseline": a comparison with that method, not a rank
                 clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()),
                                    max((b.end() for b in _CLAUSE_START.finditer(s, 0, m.start())), default=0))
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
@@ -447,6 +482,8 @@ class ClaimExtractor:
                 implied = next((k for k in self.lex.quantities if quantity_family(k) == family), None) if family else None
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
+                if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
+                    up = not up  # "the slowest, at 312 ms": the highest latency
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
                 out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q, dataset=d,
@@ -474,11 +511,77 @@ class ClaimExtractor:
         return claims
 
 
-def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], values: list[Number]) -> list[Span]:
+def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], values: list[Number],
+                    datasets: list[Span]) -> list[Span]:
     """The quantities a value may carry: not one named after another method and its own number ("A is the most
-    accurate (82.2) and B the fastest (1.2k img/s)": 82.2 is no throughput); "82.2 and 81.4 mIoU" share theirs."""
-    return [q for q in quants if q.start < n.end or not (any(n.end <= x.start < q.start for x in methods)
-                                                          and any(n.end <= v.start < q.start for v in values))]
+    accurate (82.2) and B the fastest (1.2k img/s)": 82.2 is no throughput); "82.2 and 81.4 mIoU" share theirs; not
+    one measured per model that another number names as its unit, past a dataset ("2.4 on X ..., with 88 utterances
+    per second": 2.4 is no throughput); not
+    one in a later clause when its own clause names one ("(291), even though its FID ...")."""
+    out = [q for q in quants if q.start < n.end or not (any(n.end <= x.start < q.start for x in methods)
+                                                         and any(n.end <= v.start < q.start for v in values))]
+    out = [q for q in out if not (quantity_family(q.canon) in COST_FAMILIES and any(
+        v is not n and 0 <= q.start - v.end <= 3 and re.fullmatch(r"[\s%kKM]*", s[v.end:q.start])
+        and any(min(n.end, v.end) <= d.start < max(n.start, v.start) for d in datasets) for v in values))]
+    if any(q.end <= n.start for q in out):
+        out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
+    return out
+
+
+_DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"
+
+
+def _dataset_short_names(lex: Lexicon) -> list[tuple[str, str]]:
+    """Short forms of dataset names that stay unique: what follows a first word two datasets share ("test-other" for
+    "LibriSpeech test-other" next to "LibriSpeech test-clean"), and a name without a trailing version or size token
+    ("LVIS" for "LVIS v1", "FFHQ" for "FFHQ 256") when no other dataset starts with it."""
+    names = [re.sub(r"\s*\([^()]*\)\s*$", "", d) for d in lex.datasets]
+    taken = {n.lower() for n in names} | {m.lower() for m in lex.methods}
+    cands: dict[str, set[str]] = {}
+    for d, n in zip(lex.datasets, names):
+        words = n.split()
+        if len(words) < 2:
+            continue
+        group = [o.split() for o in names if o.split()[0] == words[0]]
+        if len(group) >= 2:  # what follows the words the group shares ("MS MARCO dev", "MS MARCO eval": "dev", "eval")
+            k = 0
+            while all(len(g) > k + 1 and g[k] == words[k] for g in group):
+                k += 1
+            cands.setdefault(" ".join(words[k:]).lower(), set()).add(d)
+        elif re.search(r"\d", words[-1]) and len(" ".join(words[:-1])) >= 3:
+            cands.setdefault(" ".join(words[:-1]).lower(), set()).add(d)
+    out = []
+    for a, ds in cands.items():
+        if len(ds) == 1 and a not in taken and len(a) >= 3 and not any(
+                o.lower().startswith(a) and o != next(iter(ds)) for o in lex.datasets):
+            out.append((next(iter(ds)), a))
+    return out
+
+
+def _slash_group(s: str, n: Number, nums: list[Number]) -> list[Number] | None:
+    """The values joined by slashes that `n` is one of ("29.1 / 41.6 / 34.0"), or None."""
+    i = next((k for k, o in enumerate(nums) if o is n), None)
+    if i is None:
+        return None
+    lo = hi = i
+    while lo > 0 and _SLASH_JOIN.match(s[nums[lo - 1].end:nums[lo].start]):
+        lo -= 1
+    while hi + 1 < len(nums) and _SLASH_JOIN.match(s[nums[hi].end:nums[hi + 1].start]):
+        hi += 1
+    return nums[lo:hi + 1] if hi > lo else None
+
+
+def _dataset_list(s: str, at: int, datasets: list[Span]) -> list[str]:
+    """The datasets of the coordination that follows `at` in its clause ("on X, Y and Z")."""
+    after = [d for d in datasets if d.start >= at and not _CLAUSE_BREAK.search(s[at:d.start])]
+    if not after:
+        return []
+    out = [after[0]]
+    for d in after[1:]:
+        if not _DATASET_JOIN.match(s[out[-1].end:d.start]):
+            break
+        out.append(d)
+    return [d.canon for d in out]
 
 
 def _plural(kind: str, alias: str) -> str:

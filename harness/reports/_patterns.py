@@ -12,7 +12,7 @@ _RATIO_AFTER = re.compile(r"^\s*(?:x\b|×|times\b|-?fold\b)", re.I)
 _LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|threshold|constraint|ceiling|or\s+less|"
                           r"or\s+fewer|at\s+most)\b", re.I)
 _DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s)?\s*"
-                         r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|"
+                         r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|relative|"
                          r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge|short|shy)\b", re.I)
 # "1.2 points", "2.6 pp": points are a difference, never a value
 _POINTS_AFTER = re.compile(r"^\s*(?:percentage[\s-]+points?|points?|pts?|pp|p\.p\.)(?![\w-])", re.I)
@@ -71,7 +71,8 @@ _OF_THE_TWO = re.compile(r"\bthe\s+(better|stronger|worse|weaker|higher|lower|fa
 _NUM_WORD = r"(?:\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)"
 _MULTIPLE = rf"{_NUM_WORD}\s*(?:times|x|×)|twice|double|{_NUM_WORD}-?fold"
 _POSSESSIVE_NEXT = r"(?=\s+(?:that\s+of\s+)?(?:the\s+)?[A-Z][\w\-]*(?:\s+[\w\-]+)?['’]s?\s)"
-_FRACTION = r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|tenth)|(?:two|three)\s+(?:thirds|quarters|fifths)"
+_FRACTION = (r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|seventh|eighth|ninth|tenth|twelfth|fifteenth|twentieth|"
+             r"thirtieth|fortieth|fiftieth|hundredth|thousandth)|(?:two|three)\s+(?:thirds|quarters|fifths)")
 # Comparison words: (pattern, polarity, reads through quality). Passive forms come first.
 _COMPARE = [
     (r"(?:is|are|was|were|has\s+been|have\s+been)\s+(?:\w+\s+)?(?:out[a-z]+ed|beaten|surpassed|overtaken|bettered|topped|"
@@ -82,12 +83,14 @@ _COMPARE = [
      r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|edg(?:es|ed|ing)|"
      r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
+    # "dwarfing B's 3.1", "trounces B": far more of the raw value
+    (r"dwarf(?:s|ed|ing)?", 1, False),
     (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|lag(?:s|ged|ging)?|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
      r"second\s+(?:only\s+)?to|(?:deficit|disadvantage)\s+(?:to|against|relative\s+to|versus|vs\.?)", -1, True),
     # ratios: "eight times the throughput of B", "twice as many parameters as B", "a fifth of B's", "half the speed of B"
     # ... "double B's throughput", "half B's"
-    (rf"(?:{_MULTIPLE})(?:\s+(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)|{_POSSESSIVE_NEXT})",
+    (rf"(?:{_MULTIPLE})(?:\s+(?:the\s+(?:[\w.%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)|{_POSSESSIVE_NEXT})",
      1, False),
     (rf"(?:{_FRACTION})(?:\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)|"
      rf"{_POSSESSIVE_NEXT})", -1, False),
@@ -114,7 +117,7 @@ _RANK = [
      r"(?:outperforms?|beats?|surpass(?:es)?|tops?|leads?|is\s+ahead\s+of)\s+(?:every|all|each)\b|"
      r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
-     r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
+     r"leads?(?=\s+(?:(?:with|the|all|on|every|at)\b|(?-i:[A-Z])))|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
     (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
      r"least\s+accurate|worst|weakest|last\s+place|(?:at|to)\s+the\s+bottom\s+of|"
@@ -174,7 +177,7 @@ _CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
 _AGENT_AFTER = re.compile(r"^\s*\)?\s*(?:(?:belongs?|belonged|goes|went|falls?)\s+to|(?:is|was)\s+(?:held|set|reached|achieved|"
                           r"posted|obtained)\s+by)\s+(?:the\s+)?$", re.I)
 # "A is faster than B, processing 5,200 nodes/s": a participle after the object speaks of the subject
-_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?,\s*(?:[a-z]+ing|with)\b[^,;()]*$", re.I)
+_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:there\s*|here\s*)?,\s*(?:[a-z]+ing|with|at)\b[^,;()]*$", re.I)
 # "the largest gap", "the biggest improvement": a superlative of a difference ranks no method
 _DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|improvement|gain|drop|decline|jump|spread|lead|"
                               r"boost|change|increase|decrease)s?\b", re.I)
@@ -200,6 +203,21 @@ _UNSTATED = re.compile(r"\bneither\b[^;]*\bnor\b|\bwhether\b", re.I)
 # "the best choice for", "the best trade-off": a recommendation, not a rank on a quantity
 _NOT_A_RESULT = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:choice|option|pick|candidate|fit|bet|trade-?offs?|balance|compromise)\b",
                            re.I)
+# "its best FID", "their lowest error": a method's own optimum over a sweep, not a rank among methods
+_OWN_BEST = re.compile(r"\b(?:its|their|his|her)\s+(?:own\s+|overall\s+)?$", re.I)
+# "15% relative", "30% worse" of a quantity not measured in %: a relative difference, stated as a comparison only
+_RELATIVE_AFTER = re.compile(r"^\s*(?:relative(?!\s+to)|relatively)\b", re.I)
+# "Neither A nor B reaches 30 BLEU", "does not reach 30": a bound that was not reached is no value
+_REACH_BEFORE = re.compile(r"\b(?:reach(?:es|ed)?|hits?|attains?|gets?\s+to|goes?\s+(?:below|above))\s+"
+                           r"(?:an?\s+[\w\-/%()]+\s+of\s+)?(?:about|roughly|~)?\s*$", re.I)
+# "the 1.2M of B": a value whose method follows it
+_OF_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+)?\s*of\s+(?:the\s+)?$", re.I)
+# "widening the beam from 1 to 8", "the hidden dimension from 64 to 128": a change over a setting, no value
+_SETTING_RANGE = re.compile(r"^\s+(?:from|between)\s+(?:[\d.,]+\s*[kK%]?\s*(?:to|and|-|–)\s*)?$", re.I)
+# "a/b/c on X, Y and Z": values joined by slashes
+_SLASH_JOIN = re.compile(r"^\s*[%kKM]?\s*/\s*$")
+# a clause of its own after a value ("(291), even though its FID ..."): a quantity there is not the value's
+_LATER_CLAUSE = re.compile(r";|,\s*(?:even\s+though|although|though|while|whereas|but|yet)\b", re.I)
 # pronouns that stand for a method the same sentence named before them
 _ANAPHOR = re.compile(r"(?<![\w-])(?:the\s+(?:former|latter)|it|its)(?![\w-])", re.I)
 # a method right after a preposition is no sentence subject ("Compared with B, A ...")
