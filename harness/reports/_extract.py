@@ -287,6 +287,12 @@ class ClaimExtractor:
             at = settings[i] if paired else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             q = _nearest(_own_quantities(s, n, quants, methods, values, datasets), n.start, n.end)
+            group = _slash_group(s, n, values)
+            named = [x for x in quants if group and 0 <= x.start - group[-1].end <= 3] if group else []
+            if named:  # "34.1/0.925 PSNR/SSIM": the quantities in order
+                listed = _quantity_list(s, named[0], quants)
+                if len(listed) == len(group):
+                    q = listed[group.index(n)]
             per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
@@ -424,6 +430,7 @@ class ClaimExtractor:
                            + [b.start() for b in _CLAUSE_START.finditer(s, c.end)] + [len(s)])
                 ahead = [x for x in quants if c.end <= x.start < stop]
                 q = ahead[0].canon if ahead else _nearest(quants, c.start, c.end)
+                more = _quantity_list(s, ahead[0], quants)[1:] if ahead else []
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
             if q is None and implied is not None:  # "three times faster than B": throughput
                 q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
@@ -440,6 +447,10 @@ class ClaimExtractor:
                 out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
                                  relation=">" if up else "<", quantity=q, dataset=d,
                                  value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
+                for q2 in (more if not c.own_quantity and diff is None else []):  # "beats B in both PSNR and SSIM"
+                    up2 = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q2)
+                    out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
+                                     relation=">" if up2 else "<", quantity=q2, dataset=d, **mine))
         return out
 
     def _ranks(self, s, methods, datasets, quants, base, settings, spans) -> list[Claim]:  # noqa: ANN001
@@ -480,6 +491,13 @@ class ClaimExtractor:
                 # parameters": none; "the best accuracy (72.9) ..., while the worst (64.3)": accuracy)
                 family = IMPLIED_QUANTITY.get(word)
                 implied = next((k for k in self.lex.quantities if quantity_family(k) == family), None) if family else None
+                appos = re.search(r"\d[\d.,]*\s*(?:%|[A-Za-z/]+)?\)?(?:\s+(?:on|in|at|for)\s+[^,;()]{1,40}?)?\s*,\s*"
+                                  r"(?:the\s+|its\s+)?$", s[:m.start()])
+                if appos is not None and not (ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
+                    # "an FID of 2.19 on X, the lowest in the comparison, and an Inception Score of 278": in apposition
+                    # to a value, the superlative takes that value's quantity, not one named later
+                    own = [x for x in quants if x.end <= appos.start() and x.start >= clause_start]
+                    ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
@@ -488,6 +506,11 @@ class ClaimExtractor:
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
                 out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q, dataset=d,
                                  **mine) for d in _datasets_near(s, datasets, m.start()))
+                if ahead and ahead[0].canon == q and quality:  # "the best on X in both PSNR and SSIM": each quantity
+                    for q2 in _quantity_list(s, ahead[0], quants)[1:]:
+                        up2 = (pol > 0) == self._direction(q2)
+                        out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up2 else "min", quantity=q2,
+                                         dataset=d, **mine) for d in _datasets_near(s, datasets, m.start()))
         return out
 
     def leftovers(self, sent: Sentence, claims: list[Claim]) -> list[str]:
@@ -556,6 +579,18 @@ def _dataset_short_names(lex: Lexicon) -> list[tuple[str, str]]:
                 o.lower().startswith(a) and o != next(iter(ds)) for o in lex.datasets):
             out.append((next(iter(ds)), a))
     return out
+
+
+def _quantity_list(s: str, first: Span, quants: list[Span]) -> list[str]:
+    """The quantities coordinated with `first` ("both PSNR and SSIM", "EM, F1 and accuracy")."""
+    out = [first]
+    for q in quants:
+        if q.start >= out[-1].end and _QUANTITY_JOIN.match(s[out[-1].end:q.start]):
+            out.append(q)
+    return list(dict.fromkeys(q.canon for q in out))
+
+
+_QUANTITY_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)(?:in\s+|the\s+)?$", re.I)
 
 
 def _slash_group(s: str, n: Number, nums: list[Number]) -> list[Number] | None:

@@ -39,7 +39,8 @@ METRIC_SYNONYMS: dict[str, list[str]] = {
     "IoU": ["intersection over union", "intersection-over-union"], "PPL": ["perplexity"],
     "NLL": ["negative log-likelihood", "negative log likelihood"], "BPC": ["bits per character"],
     "EER": ["equal error rate"], "PQ": ["panoptic quality"], "SDR": ["signal-to-distortion ratio"],
-    "SI-SNR": ["scale-invariant snr"], "MOS": ["mean opinion score"], "ECE": ["expected calibration error"],
+    "SI-SNR": ["scale-invariant snr"], "FPS": ["frames per second", "frames/s", "frames/sec"],
+    "DSC": ["dice score", "dice coefficient", "dice"], "HR": ["hit rate", "hit ratio"], "OA": ["overall accuracy"], "MOS": ["mean opinion score"], "ECE": ["expected calibration error"],
 }
 # What reports write for the counted item of a throughput unit ("utt/s" -> "utterances per second").
 UNIT_NOUNS = {"utt": "utterance", "utts": "utterance", "sent": "sentence", "sents": "sentence", "img": "image",
@@ -110,6 +111,8 @@ def quantity_aliases(name: str) -> list[str]:
                     else noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s"))
             out += [unit, f"{many} per second", f"{many}/s", f"{many}/sec", f"{noun}/s", f"{many} a second",
                     f"{noun}s per sec"]
+        elif re.fullmatch(r"[A-Za-z]{2,}", unit) and unit.lower() not in _GENERIC_UNITS:
+            out += [unit] + [w for w in _synonyms(unit) if not _ACRONYM.match(w)]  # "(FPS)": "fps", "frames per second"
     out += [w for w in _synonyms(base) if not _ACRONYM.match(w)]
     return list(dict.fromkeys(a.lower() for a in out if a))
 
@@ -128,7 +131,7 @@ def _synonyms(base: str) -> list[str]:
             out += [re.sub(rf"(?<!\w){re.escape(acro)}(?![\w-])", w, base, count=1).lower()
                     for w in words]  # "macro-F1" -> "macro-f1 score"; "WER" -> "word error rate"
         if low in words:
-            out.append(acro)
+            out += [acro] + [w for w in words if w != low]
     return out
 
 
@@ -137,6 +140,9 @@ def quantity_patterns(name: str) -> list[str]:
     phrase whose initials spell it and that ends with a metric noun ("word error rate" for "WER")."""
     base = _PAREN.sub("", name).strip()
     out = [re.escape(a) for a in _synonyms(base) if _ACRONYM.match(a)]
+    words = [w for w in re.split(r"[\s\-]+", base) if w.lower() not in ("of", "to", "per", "the", "and", "over")]
+    if len(words) >= 2 and all(w[:1].isalpha() for w in words):  # "Chamfer distance": "CD"
+        out.append(re.escape("".join(w[0].upper() for w in words)))
     if _ACRONYM.match(base) and base.isalpha():
         letters = base.lower()
         heads = [h for h in METRIC_HEADS if h[0] == letters[-1]]
@@ -165,10 +171,15 @@ def head_aliases(lex: "Lexicon") -> list[tuple[str, str]]:
         parts = re.split(r"[\s\-]+", base)
         if len(parts) >= 2 and re.search(r"[A-Za-z]", parts[-1]) and re.search(r"\d", parts[-1]):
             cands.append(parts[-1])  # "F1" of "macro-F1"
+        at_k = re.sub(r"\s*@\s*\d+$", "", base)
+        forced = [at_k] + _synonyms(at_k) if at_k != base else []  # "NDCG@10": "NDCG", when no other @k shares it
         if " per " in base:
             cands += [base.split(" per ")[0], " ".join(words[1:]) if len(words) >= 3 else ""]
         for c in cands:
             if c and len(c) >= 2 and c.lower() not in _NOT_A_HEAD and c.lower() not in taken:
+                found.setdefault(c.lower(), set()).add(q)
+        for c in forced:
+            if c.lower() not in taken:
                 found.setdefault(c.lower(), set()).add(q)
     for q in lex.quantities:  # a name another quantity already owns stays that quantity's
         for a in quantity_aliases(q):
@@ -215,6 +226,7 @@ def setting_keywords(x_label: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_GENERIC_UNITS = {"ms", "s", "h", "min", "sec", "hours", "db", "gb", "mb", "px", "k", "m", "b", "tokens", "steps"}
 _GENERIC_AXIS = {"size", "scale", "ratio", "rate", "width", "length", "count", "weight", "budget", "factor", "strength"}
 # unit words of an axis that a report writes after a number (single letters are left to the number reader)
 _UNIT_WORDS = {"hours": ["hours", "hour", "hrs"], "h": ["hours", "hour", "hrs"], "db": ["db"], "tokens": ["tokens"],

@@ -80,11 +80,14 @@ _COMPARE = [
     (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|edg(?:es|ed|ing)|"
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|edg(?:es|ed|ing)|"
      r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
     # "dwarfing B's 3.1", "trounces B": far more of the raw value
     (r"dwarf(?:s|ed|ing)?", 1, False),
+    # "halves the latency of B", "doubles B's throughput": a ratio stated by a verb
+    (r"(?:doubl|tripl|quadrupl)(?:es|ed|ing)(?:\s+the\s+(?:[\w%()\-/@]+\s+){0,3}?of|" + _POSSESSIVE_NEXT + ")", 1, False),
+    (r"halv(?:es|ed|ing)(?:\s+the\s+(?:[\w%()\-/@]+\s+){0,3}?of|" + _POSSESSIVE_NEXT + ")", -1, False),
     (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|lag(?:s|ged|ging)?|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
      r"second\s+(?:only\s+)?to|(?:deficit|disadvantage)\s+(?:to|against|relative\s+to|versus|vs\.?)", -1, True),
@@ -122,7 +125,8 @@ _RANK = [
     (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
      r"least\s+accurate|worst|weakest|last\s+place|(?:at|to)\s+the\s+bottom\s+of|"
      r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|is\s+outperformed\s+by)\s+(?:every|all|each)\b|"
-     r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:dead\s+)?last", -1, True),
+     r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
+     r"firmly|dead)\s+)?last", -1, True),
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|highest|largest|heaviest|fastest|quickest|"
      r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
     (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|lowest|smallest|fewest|lightest|leanest|"
@@ -217,7 +221,7 @@ _SETTING_RANGE = re.compile(r"^\s+(?:from|between)\s+(?:[\d.,]+\s*[kK%]?\s*(?:to
 # "a/b/c on X, Y and Z": values joined by slashes
 _SLASH_JOIN = re.compile(r"^\s*[%kKM]?\s*/\s*$")
 # a clause of its own after a value ("(291), even though its FID ..."): a quantity there is not the value's
-_LATER_CLAUSE = re.compile(r";|,\s*(?:even\s+though|although|though|while|whereas|but|yet)\b", re.I)
+_LATER_CLAUSE = re.compile(r";|\b(?:though|although|while|whereas|but|yet)\b|\)\s*,", re.I)
 # pronouns that stand for a method the same sentence named before them
 _ANAPHOR = re.compile(r"(?<![\w-])(?:the\s+(?:former|latter)|it|its)(?![\w-])", re.I)
 # a method right after a preposition is no sentence subject ("Compared with B, A ...")

@@ -459,3 +459,19 @@ def test_the_other_of_two_metrics_goes_with_its_own_clause() -> None:
     got = claims14("AltoNet has the highest MRR on MS MARCO dev (0.44), though its CER is worse than BrioNet's "
                    "[P1, Table 1].")
     assert ("value", "AltoNet", None, "=", 0.44, "MRR", "MS MARCO dev", None, None) in got
+
+
+def test_coordinated_quantities_slash_pairs_and_verb_ratios() -> None:
+    assert claims14("AltoNet is the best on NQ in both MRR and CER [P1, Table 1].") == {
+        ("rank", "AltoNet", None, "max", None, "MRR", "NQ", None, None),
+        ("rank", "AltoNet", None, "min", None, "CER (%)", "NQ", None, None)}
+    assert claims14("AltoNet obtains 0.44/3.9 MRR/CER on NQ [P1, Table 1].") == {
+        ("value", "AltoNet", None, "=", 0.44, "MRR", "NQ", None, None),
+        ("value", "AltoNet", None, "=", 3.9, "CER (%)", "NQ", None, None)}
+    assert claims14("BrioNet halves the query latency of CeltaNet [P1, Table 2].") == {
+        ("compare", "BrioNet", "CeltaNet", "<", None, "query latency (ms)", None, None, None)}
+    assert claims14("BrioNet improves MRR on NQ by 0.02 over CeltaNet [P1, Table 1].") == {
+        ("compare", "BrioNet", "CeltaNet", ">", 0.02, "MRR", "NQ", None, None)}
+    # a superlative in apposition to a value takes that value's quantity, not one named later
+    assert ("rank", "CeltaNet", None, "min", None, "CER (%)", "NQ", None, None) in claims14(
+        "CeltaNet posts a CER of 3.1% on NQ, the lowest of the three, and an MRR of 0.39 [P1, Table 1].")
