@@ -20,6 +20,7 @@ class Span:
     start: int
     end: int
     pronoun: bool = False  # "it", "its", "the former": a method the sentence named before
+    unit: bool = False  # a quantity named by the unit written after a number ("18.3 ms")
 
 
 @dataclass

@@ -165,7 +165,7 @@ class ClaimExtractor:
             kind, canon, _ = pick[0]
             a = u.end() - len(m.unit.text)
             taken.append((a, u.end()))
-            out.append(Span(kind, canon, a, u.end()))
+            out.append(Span(kind, canon, a, u.end(), unit=True))
         for m in _CAMEL.finditer(s):  # a method the episode's facts do not know: still a claim's subject
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 taken.append(m.span())
@@ -496,7 +496,7 @@ class ClaimExtractor:
                 if appos is not None and not (ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
                     # "an FID of 2.19 on X, the lowest in the comparison, and an Inception Score of 278": in apposition
                     # to a value, the superlative takes that value's quantity, not one named later
-                    own = [x for x in quants if x.end <= appos.start() and x.start >= clause_start]
+                    own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
                     ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
@@ -548,7 +548,27 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
         and any(min(n.end, v.end) <= d.start < max(n.start, v.start) for d in datasets) for v in values))]
     if any(q.end <= n.start for q in out):
         out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
-    return out
+    # a unit written after another number ("needs only 7.1 ms for 30.40") is that number's, and those joined to it
+    return [q for q in out if not q.unit or _unit_reaches(s, n, q, values)]
+
+
+def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
+    """Whether the unit span `q` measures `n`: it follows `n`, or a number `n` is listed with ("0.8 and 1.2 ms")."""
+    chain = [v for v in values if v.end <= q.start]
+    if not chain:
+        return False
+    i = len(chain) - 1
+    if not re.fullmatch(r"\s*", s[chain[i].end:q.start]):
+        return False
+    while True:
+        if chain[i] is n:
+            return True
+        if i == 0 or not _UNIT_LIST_JOIN.match(s[chain[i - 1].end:chain[i].start]):
+            return False
+        i -= 1
+
+
+_UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?)\s*$", re.I)
 
 
 _DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"

@@ -127,9 +127,11 @@ _RANK = [
      r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|is\s+outperformed\s+by)\s+(?:every|all|each)\b|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
      r"firmly|dead)\s+)?last", -1, True),
-    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|highest|largest|heaviest|fastest|quickest|"
+    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?<=the\s)most(?=\s+(?:of|among)\b|\s*[,.;)]|$)|"
+     r"highest|largest|heaviest|fastest|quickest|"
      r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
-    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|lowest|smallest|fewest|lightest|leanest|"
+    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?<=the\s)least(?=\s+(?:of|among|in)\b|\s*[,.;)]|$)|"
+     r"lowest|smallest|fewest|lightest|leanest|"
      r"slimmest|slowest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]
 _RANK_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _RANK]

@@ -475,3 +475,18 @@ def test_coordinated_quantities_slash_pairs_and_verb_ratios() -> None:
     # a superlative in apposition to a value takes that value's quantity, not one named later
     assert ("rank", "CeltaNet", None, "min", None, "CER (%)", "NQ", None, None) in claims14(
         "CeltaNet posts a CER of 3.1% on NQ, the lowest of the three, and an MRR of 0.39 [P1, Table 1].")
+
+
+def test_a_unit_measures_only_its_own_numbers_and_the_least_ranks() -> None:
+    # "45 ms for 0.41": the unit is 45's; "0.8 and 1.2 ms" share it
+    got = claims14("AltoNet answers in 18 ms for an MRR of 0.44, while BrioNet needs 45 ms for 0.40 [P1, Figure 1].")
+    assert ("value", "BrioNet", None, "=", 45.0, "query latency (ms)", None, None, None) in got
+    assert not any(c[4] == 0.40 and c[5] == "query latency (ms)" for c in got)
+    assert claims14("AltoNet and BrioNet answer in 12 and 15 ms, respectively [P1, Table 2].") == {
+        ("value", "AltoNet", None, "=", 12.0, "query latency (ms)", None, None, None),
+        ("value", "BrioNet", None, "=", 15.0, "query latency (ms)", None, None, None)}
+    assert ("rank", "BrioNet", None, "min", None, "index memory (GB)", None, None, None) in claims14(
+        "BrioNet's index takes 2.1 GB, the least of the three [P1, Table 2].")
+    # "the fastest" in apposition to a latency: the lowest latency
+    assert ("rank", "AltoNet", None, "min", None, "query latency (ms)", None, None, None) in claims14(
+        "AltoNet answers in 12 ms, the fastest of the three [P1, Table 2].")
