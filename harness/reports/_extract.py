@@ -26,7 +26,7 @@ from tools import EvidenceUnit
 from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import (
-    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
+    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
     quantity_patterns, setting_keywords,
 )
 from ._patterns import (
@@ -130,6 +130,11 @@ class ClaimExtractor:
                        for p in quantity_patterns(q)]
         # the root unit of each quantity and setting ("decoding latency (ms)": second; "SNR (dB)": dimensionless): a
         # number written with a unit of that root names it ("41 ms", "At 5 dB") when no other name shares the root
+        # the one setting counted in a magnitude ("training iterations (k)", "model size (B)") that no quantity shares
+        units = [(_unit_of(x) or "").lower() for x in lex.settings]
+        q_units = {(_unit_of(q) or "").lower() for q in lex.quantities}
+        self._magnitude_axes = {u: x for u, x in zip(units, lex.settings)
+                                if u in ("k", "m", "b") and units.count(u) == 1 and u not in q_units}
         self._roots: dict[str, list[tuple[str, str, float | None]]] = {}
         for kind, names in (("quantity", list(lex.quantities)), ("setting", lex.settings)):
             for name in names:
@@ -207,7 +212,7 @@ class ClaimExtractor:
                                       or _NEGATED.search(s[:reach.start()])):
                 continue  # "Neither A nor B reaches 30 BLEU": a bound not reached
             after = s[m.end:]
-            glued = re.match(r"[kKM%]?", after).group(0)  # type: ignore[union-attr]
+            glued = re.match(r"B(?![A-Za-z])|[kKM%]?", after).group(0)  # type: ignore[union-attr]
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
             num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"))
@@ -220,6 +225,14 @@ class ClaimExtractor:
                 _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
                 or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]
             hit = (near or before)
+            named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
+            named_unit = (_unit_of(named.canon) or "").lower() if named is not None else ""
+            if (not hit and glued in ("k", "K", "M", "B") and glued.lower() in self._magnitude_axes
+                    and (named is None or (named_unit in ("k", "m", "b") and named_unit != glued.lower()))):
+                num.role, num.x_label, num.thousands = "setting", self._magnitude_axes[glued.lower()], False
+                out.append(num)  # "At 80k, ...", "13B parameters" on "model size (B)" (not "Params (M)"): the one axis
+                # counted in that magnitude
+                continue
             count = _COUNT_AFTER.match(rest)
             if not hit and (_HYPER_BEFORE.search(s[max(0, m.start - 30):m.start]) or (count is not None and not any(
                     sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):

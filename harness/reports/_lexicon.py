@@ -216,16 +216,19 @@ def setting_keywords(x_label: str) -> list[str]:
     if "resolution" in base:
         out += ["px", "pixels", "resolution"]
     # "beam size" -> "a beam of 4", "guidance scale" -> "a guidance of 3": the word the generic noun qualifies
-    if len(words) == 2 and words[1] in _GENERIC_AXIS and len(words[0]) >= 4:
+    if len(words) == 2 and words[1] in _GENERIC_AXIS and len(words[0]) >= 4 and words[0] not in _NOT_A_QUALIFIER:
         out.append(words[0])
     if words and words[-1] == "dimension":
-        out += [" ".join(words[:-1] + ["size"]), "dim"]
+        out += [" ".join(words[:-1] + ["size"]), " ".join(words[:-1] + ["units"]), " ".join(words[:-1] + ["dim"]), "dim"]
     unit = _unit_of(x_label)
     if unit and unit.lower() in _UNIT_WORDS:  # "labelled audio (hours)" -> "100 hours"; "SNR (dB)" -> "5 dB"
         out += _UNIT_WORDS[unit.lower()]
     return list(dict.fromkeys(out))
 
 
+# first words of an axis name too common to stand for it alone ("model size" is no "model")
+_NOT_A_QUALIFIER = {"model", "network", "input", "output", "training", "test", "total", "average", "mean", "data",
+                    "sample", "image", "source", "target", "learning", "weight", "loss", "context", "hidden"}
 _GENERIC_UNITS = {"ms", "s", "h", "min", "sec", "hours", "db", "gb", "mb", "px", "k", "m", "b", "tokens", "steps"}
 _GENERIC_AXIS = {"size", "scale", "ratio", "rate", "width", "length", "count", "weight", "budget", "factor", "strength"}
 # unit words of an axis that a report writes after a number (single letters are left to the number reader)

@@ -142,7 +142,7 @@ _FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
 # "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
 _COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?)?\s*,?\s*"
                         r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|"
-                        r"even|much|slightly|only|just)\s+)*$", re.I)
+                        r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
 # "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
 _OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
 _OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)", re.I)

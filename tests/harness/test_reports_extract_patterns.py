@@ -490,3 +490,31 @@ def test_a_unit_measures_only_its_own_numbers_and_the_least_ranks() -> None:
     # "the fastest" in apposition to a latency: the lowest latency
     assert ("rank", "AltoNet", None, "min", None, "query latency (ms)", None, None, None) in claims14(
         "AltoNet answers in 12 ms, the fastest of the three [P1, Table 2].")
+
+
+LEX14B = Lexicon(methods=["AltoNet", "BrioNet", "CeltaNet"], datasets=["HumanEval", "MBPP"],
+                 quantities={"pass@1 (%)": True, "perplexity": False, "Params (M)": False},
+                 settings=["model size (B)", "training steps (k)", "hidden dimension"])
+
+
+def claims14b(text: str) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, LEX14B)}
+
+
+def test_magnitude_axes_hidden_units_and_a_generic_first_word_is_no_setting() -> None:
+    # the one axis counted in B or k takes a number written with that magnitude; M stays the parameters'
+    assert claims14b("At 13B parameters, AltoNet's pass@1 on HumanEval climbs to 48.2 [P1, Figure 1].") == {
+        ("value", "AltoNet", None, "=", 48.2, "pass@1 (%)", "HumanEval", "model size (B)", 13.0)}
+    assert claims14b("At 80k, BrioNet reaches 40.1 on MBPP [P1, Figure 2].") == {
+        ("value", "BrioNet", None, "=", 40.1, None, "MBPP", "training steps (k)", 80.0)}
+    assert claims14b("CeltaNet has 350M parameters [P1, Table 2].") == {
+        ("value", "CeltaNet", None, "=", 350.0, "Params (M)", None, None, None)}
+    assert claims14b("With 256 hidden units, CeltaNet scores 31.0 on MBPP [P1, Figure 3].") == {
+        ("value", "CeltaNet", None, "=", 31.0, None, "MBPP", "hidden dimension", 256.0)}
+    # "model" of "model size" does not stand for the axis: "than any other model" still ranks
+    assert ("rank", "BrioNet", None, "max", None, "perplexity", None, None, None) in claims14b(
+        "BrioNet has a perplexity of 6.1, higher than any other model [P1, Table 2].")
+    # "4.1 points above B and 1.2 below C": the second comparison keeps the subject
+    assert ("compare", "AltoNet", "CeltaNet", "<", 1.2, "pass@1 (%)", "MBPP", None, None) in claims14b(
+        "AltoNet reaches 51.0 pass@1 on MBPP, 4.1 points above BrioNet and 1.2 below CeltaNet [P1, Table 1].")
