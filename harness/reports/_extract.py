@@ -482,6 +482,9 @@ class ClaimExtractor:
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
+                if word in ("most", "least") and not re.match(r"\s+(?:of|among|in)\b|\s*[,.;)]|\s*$", s[m.end():]) and not any(
+                        x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()):
+                    continue  # "the most memory" ranks; "the most common failure" does not
                 if _OWN_BEST.search(s[:m.start()]):
                     continue  # "reaches its best FID at a scale of 1.5": the method's own optimum, no rank
                 if re.match(r"leads?$", word) and any(x.start >= m.end() and re.fullmatch(r"\s*(?:the\s+)?", s[m.end():x.start], re.I)

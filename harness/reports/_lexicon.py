@@ -153,6 +153,11 @@ def quantity_patterns(name: str) -> list[str]:
     return out
 
 
+# words reports use for a cost when the episode has one quantity of that kind
+FAMILY_WORDS = {"time": ["latency", "inference time", "runtime", "run time", "wall-clock time", "inference latency"],
+                "memory": ["memory", "memory footprint", "gpu memory", "peak memory"],
+                "throughput": ["speed", "inference speed"], "gflops": ["compute", "compute cost", "flop count"],
+                "params": ["model size", "parameter budget"]}
 _NOT_A_HEAD = set(METRIC_HEADS) | {"per", "epoch", "step", "model", "total", "test", "val", "top-1", "top-5", "mean"}
 
 
@@ -181,6 +186,12 @@ def head_aliases(lex: "Lexicon") -> list[tuple[str, str]]:
         for c in forced:
             if c.lower() not in taken:
                 found.setdefault(c.lower(), set()).add(q)
+    for fam, words in FAMILY_WORDS.items():  # "inference time" for the one time cost, "speed" for the one throughput
+        mine = [q for q in lex.quantities if quantity_family(q) == fam]
+        if len(mine) == 1:
+            for w in words:
+                if w not in taken:
+                    found.setdefault(w, set()).add(mine[0])
     for q in lex.quantities:  # a name another quantity already owns stays that quantity's
         for a in quantity_aliases(q):
             found.pop(a, None)

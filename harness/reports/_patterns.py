@@ -127,10 +127,12 @@ _RANK = [
      r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|is\s+outperformed\s+by)\s+(?:every|all|each)\b|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
      r"firmly|dead)\s+)?last", -1, True),
-    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?<=the\s)most(?=\s+(?:of|among)\b|\s*[,.;)]|$)|"
+    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;)]|$|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
      r"highest|largest|heaviest|fastest|quickest|"
      r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
-    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?<=the\s)least(?=\s+(?:of|among|in)\b|\s*[,.;)]|$)|"
+    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?<=the\s)least(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among|in)\b|\s*[,.;)]|$|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
      r"lowest|smallest|fewest|lightest|leanest|"
      r"slimmest|slowest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]

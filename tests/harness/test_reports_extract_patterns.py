@@ -518,3 +518,17 @@ def test_magnitude_axes_hidden_units_and_a_generic_first_word_is_no_setting() ->
     # "4.1 points above B and 1.2 below C": the second comparison keeps the subject
     assert ("compare", "AltoNet", "CeltaNet", "<", 1.2, "pass@1 (%)", "MBPP", None, None) in claims14b(
         "AltoNet reaches 51.0 pass@1 on MBPP, 4.1 points above BrioNet and 1.2 below CeltaNet [P1, Table 1].")
+
+
+def test_family_words_name_the_one_cost_of_their_kind_and_the_most_of_a_quantity_ranks() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["COCO"],
+                  quantities={"box AP": True, "decoding latency (ms)": False, "GFLOPs": False, "peak memory (GB)": False},
+                  settings=[])
+    got = {(c.kind, c.subject, c.relation, c.value, c.quantity) for c in extract_claims(
+        "AltoNet's inference time is the lowest of the two [P1, Table 2].", lex)}
+    assert got == {("rank", "AltoNet", "min", None, "decoding latency (ms)")}
+    got = {(c.kind, c.subject, c.relation, c.value, c.quantity) for c in extract_claims(
+        "BrioNet needs the least compute, 34.1 GFLOPs, and the most memory [P1, Table 2].", lex)}
+    assert got == {("value", "BrioNet", "=", 34.1, "GFLOPs"), ("rank", "BrioNet", "min", None, "GFLOPs"),
+                   ("rank", "BrioNet", "max", None, "peak memory (GB)")}
+    assert extract_claims("The most common failure of AltoNet, by far, is a missed small object [P1].", lex) == []
