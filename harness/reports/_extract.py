@@ -135,6 +135,8 @@ class ClaimExtractor:
         q_units = {(_unit_of(q) or "").lower() for q in lex.quantities}
         self._magnitude_axes = {u: x for u, x in zip(units, lex.settings)
                                 if u in ("k", "m", "b") and units.count(u) == 1 and u not in q_units}
+        self._fraction_axes = {re.sub(r"\s+", "", u): x for x in lex.settings
+                               for u in [_unit_of(x) or ""] if re.fullmatch(r"/\s*\d+", u)}
         self._roots: dict[str, list[tuple[str, str, float | None]]] = {}
         for kind, names in (("quantity", list(lex.quantities)), ("setting", lex.settings)):
             for name in names:
@@ -197,6 +199,13 @@ class ClaimExtractor:
             axis = self._setting_words.get(joined.group(1).lower()) if joined else None
             if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
                 out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
+                continue
+            whole = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(/\s*\d+)", m.text)
+            frac = whole or (re.match(r"\s*(/\s*\d+)", s[m.end:]) if self._fraction_axes else None)
+            axis = self._fraction_axes.get(re.sub(r"\s+", "", frac.group(2 if whole else 1))) if frac else None
+            if axis is not None:  # "ε = 8/255" on "perturbation budget ε (/255)": the setting's own unit
+                top = whole.group(1) if whole else m.text
+                out.append(Number(float(top), m.start, m.end, "setting", None, _slack(top), axis))
                 continue
             if (m.role in _SKIP_ROLES and not compound) or any(sp.start <= m.start < sp.end for sp in spans
                                                                 if sp.kind != "setting"):

@@ -14,8 +14,8 @@ QUANTITY_WORDS: dict[str, list[str]] = {
     "params": ["parameters", "parameter count", "params", "param"],
     "gflops": ["gflops", "gflop", "flops"],
     "throughput": ["throughput", "images per second", "images/s", "images / s", "img/s", "images/sec", "imgs/s"],
-    "top-1": ["top-1 accuracy", "top-1"],
-    "accuracy": ["accuracy"],
+    "top-1": ["top-1 accuracy", "top-1 acc", "top-1"],
+    "accuracy": ["accuracy", "acc"],
     "miou": ["miou"],
     "ap": ["box ap", "ap"],
     "fid": ["fid"],
@@ -114,6 +114,9 @@ def quantity_aliases(name: str) -> list[str]:
         elif re.fullmatch(r"[A-Za-z]{2,}", unit) and unit.lower() not in _GENERIC_UNITS:
             out += [unit] + [w for w in _synonyms(unit) if not _ACRONYM.match(w)]  # "(FPS)": "fps", "frames per second"
     out += [w for w in _synonyms(base) if not _ACRONYM.match(w)]
+    if re.fullmatch(r"[A-Za-z][\w\-]*", base) and not base.lower().endswith(("score", "rate", "error")) \
+            and quantity_family(name) not in COST_FAMILIES:
+        out.append(f"{base} score")  # "CIDEr score", "BLEU score", "Dice score"
     return list(dict.fromkeys(a.lower() for a in out if a))
 
 

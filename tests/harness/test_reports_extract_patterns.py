@@ -532,3 +532,14 @@ def test_family_words_name_the_one_cost_of_their_kind_and_the_most_of_a_quantity
     assert got == {("value", "BrioNet", "=", 34.1, "GFLOPs"), ("rank", "BrioNet", "min", None, "GFLOPs"),
                    ("rank", "BrioNet", "max", None, "peak memory (GB)")}
     assert extract_claims("The most common failure of AltoNet, by far, is a missed small object [P1].", lex) == []
+
+
+def test_a_fraction_axis_a_score_suffix_and_an_abbreviated_accuracy() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["CIFAR-10"],
+                  quantities={"robust accuracy (%)": True, "CIDEr": True}, settings=["perturbation budget ε (/255)"])
+    got = {(c.kind, c.subject, c.value, c.quantity, c.x_label, c.x) for c in extract_claims(
+        "At 16/255, AltoNet retains 31.2% robust acc. [P1, Figure 1].", lex)}
+    assert got == {("value", "AltoNet", 31.2, "robust accuracy (%)", "perturbation budget ε (/255)", 16.0)}
+    got = {(c.kind, c.subject, c.value, c.quantity) for c in extract_claims(
+        "BrioNet's CIDEr score is 121.4 [P1, Table 1].", lex)}
+    assert got == {("value", "BrioNet", 121.4, "CIDEr")}
