@@ -26,7 +26,7 @@ from tools import EvidenceUnit
 from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import (
-    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
+    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, _UNIT_WORDS, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
     quantity_patterns, setting_keywords,
 )
 from ._patterns import (
@@ -118,11 +118,15 @@ class ClaimExtractor:
                 pats.append(("quantity", q, a))
         for q, a in _head_aliases(lex):  # "latency" for "decoding latency (ms)", "F1" for "macro-F1 (%)"
             pats.append(("quantity", q, a))
+        # a unit word a quantity is also measured in ("dB" of "SNR (dB)" next to "SI-SDRi (dB)") names no setting
+        q_unit_words = {w for q in lex.quantities for w in _UNIT_WORDS.get((_unit_of(q) or "").lower(), [])}
         for x in lex.settings:
             for k in setting_keywords(x):
-                pats.append(("setting", x, k))
+                if k not in q_unit_words or k == x.lower():
+                    pats.append(("setting", x, k))
         pats.sort(key=lambda p: -len(p[2]))
-        self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k}
+        self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k
+                               and k not in q_unit_words}
         self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
                       for kind, canon, alias in pats]
         # acronyms with their case ("RTF", "IS") and phrases whose initials spell the episode's acronym ("word error rate")
@@ -367,8 +371,9 @@ class ClaimExtractor:
                 continue
             after = [m for m in methods if m.start >= n.end]
             if after and (_FOR_AFTER.match(s[n.end:after[0].start])
-                          or (re.search(r"\bthe\s+$", s[:n.start]) and _OF_AFTER.match(s[n.end:after[0].start]))):
-                owners[id(n)] = after[0]  # "236 ms for B", "the 1.2M of B"
+                          or (re.search(r"\bthe\s+$", s[:n.start]) and (_OF_AFTER.match(s[n.end:after[0].start])
+                              or re.fullmatch(r"\s*(?:%|[kKMB]|[A-Za-z/]{1,8})?\s*", s[n.end:after[0].start])))):
+                owners[id(n)] = after[0]  # "236 ms for B", "the 1.2M of B", "the 6 h B needs"
                 continue
             if i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start]):
                 nxt = values[i + 1]
@@ -458,8 +463,11 @@ class ClaimExtractor:
                 q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
             lo = max(c.lo, c.subject.end)
-            diff = next((n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
-                         and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))), None)
+            diffs = [n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
+                     and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))]
+            # the difference written into the comparative itself ("1.1 dB more than B") before an earlier one
+            own = [n for n in diffs if n.end <= c.start and re.fullmatch(r"\s*(?:%|[A-Za-z/]{1,8})?\s*", s[n.end:c.start])]
+            diff = (own or diffs or [None])[0]
             if diff is not None and diff.unit == "%" and (_RELATIVE_AFTER.match(s[diff.end + 1:])
                                                           or (q is not None and "%" not in q)):
                 diff = None  # "by 15% relative", "30% worse" in FID: a relative difference, not the values' difference

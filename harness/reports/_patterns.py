@@ -11,7 +11,8 @@ _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*[-*+•]\s+|^\s*\d{1,2}[.)]\s+")
 _RATIO_AFTER = re.compile(r"^\s*(?:x\b|×|times\b|-?fold\b)", re.I)
 _LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|threshold|constraint|ceiling|or\s+less|"
                           r"or\s+fewer|at\s+most)\b", re.I)
-_DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s)?\s*"
+_DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s|db|ms|s|"
+                         r"mm|gb|bleu|ap|miou|wer)?\s*"
                          r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|relative|"
                          r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge|short|shy)\b", re.I)
 # "1.2 points", "2.6 pp": points are a difference, never a value

@@ -543,3 +543,24 @@ def test_a_fraction_axis_a_score_suffix_and_an_abbreviated_accuracy() -> None:
     got = {(c.kind, c.subject, c.value, c.quantity) for c in extract_claims(
         "BrioNet's CIDEr score is 121.4 [P1, Table 1].", lex)}
     assert got == {("value", "BrioNet", 121.4, "CIDEr")}
+
+
+def test_a_unit_a_quantity_shares_names_no_setting_and_a_comparative_keeps_its_own_difference() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["Libri2Mix"],
+                  quantities={"SI-SDRi (dB)": True, "training time (h)": False}, settings=["input SNR (dB)"])
+
+    def got(text: str) -> set[tuple]:
+        return {(c.kind, c.subject, c.object, c.value, c.quantity, c.x_label, c.x) for c in extract_claims(text, lex)}
+
+    # "dB" is the quantity's unit too: "18.7 dB" is a value, "an input SNR of 0 dB" the setting (named by its axis)
+    assert got("AltoNet and BrioNet reach 19.2 and 18.7 dB SI-SDRi, respectively [P1, Table 1].") == {
+        ("value", "AltoNet", None, 19.2, "SI-SDRi (dB)", None, None),
+        ("value", "BrioNet", None, 18.7, "SI-SDRi (dB)", None, None)}
+    assert got("At an input SNR of 0 dB, BrioNet falls to 9.4 [P1, Figure 1].") == {
+        ("value", "BrioNet", None, 9.4, None, "input SNR (dB)", 0.0)}
+    # "by 21.3 dB ..., 1.1 dB more than B": the comparison's difference is the one written into it
+    assert ("compare", "AltoNet", "BrioNet", 1.1, None, None, None) in got(
+        "AltoNet improves SI-SDR by 21.3 dB on Libri2Mix, 1.1 dB more than BrioNet [P1, Table 1].")
+    # "the 6 h B needs": a value whose method follows it
+    assert ("value", "BrioNet", None, 6.0, "training time (h)", None, None) in got(
+        "AltoNet trains in 0.5 hours, a fraction of the 6 h BrioNet needs [P1, Table 2].")
