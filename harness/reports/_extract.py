@@ -259,6 +259,13 @@ class ClaimExtractor:
             elif m.role == "bound":
                 continue
             out.append(num)
+        for m in _WORD_NUMBER.finditer(s):  # "with four layers", "three speakers": a setting written in words
+            sp = next((x for x in settings if x.start >= m.end() and re.fullmatch(r"\s+(?:[a-z\-]+\s+)?", s[m.end():x.start])),
+                      None)
+            if sp is not None and not any(n.start <= m.start() < n.end for n in out):
+                out.append(Number(float(_WORD_VALUES[m.group(0).lower()]), m.start(), m.end(), "setting", None, 0.5,
+                                  sp.canon))
+        out.sort(key=lambda n: n.start)
         first = next((n for n in out if n.role == "setting"), None)
         for a, b in zip(out, out[1:]):  # "83.1 at 300" after "78.2 at 50 epochs": 300 is a second setting
             if (first is not None and a.role == "value" and b.role == "value" and b.unit is None
@@ -345,7 +352,8 @@ class ClaimExtractor:
             paired = i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start])
             tied = (_AND_JOIN.match(s[a.end:b.start])
                     and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start])))
-            compared = any(c.object is a or c.object is b for c in comparisons)  # "faster than both A and B, ..."
+            compared = any(c.subject is not None and (c.object is a or c.object is b)
+                           for c in comparisons)  # "faster than both A and B, ..." (not "Under 20 dB, A and B tie")
             if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired and not compared
                     and not any(b.end <= v.start < n.start for v in values)
                     and not any(one.get(id(v)) is a for v in values)):
@@ -502,6 +510,9 @@ class ClaimExtractor:
                 if word in ("most", "least") and not re.match(r"\s+(?:of|among|in)\b|\s*[,.;)]|\s*$", s[m.end():]) and not any(
                         x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()):
                     continue  # "the most memory" ranks; "the most common failure" does not
+                if re.search(r"\b(?:(?:one|two|three)\s+of|among)\s+the\s+(?:[\w\-]+\s+)?$|\bthe\s+(?:two|three|four|five|top|\d+)\s+$",
+                             s[:m.start()], re.I):
+                    continue  # "one of the two best", "among the fastest", "the three best": no single method ranked
                 if _OWN_BEST.search(s[:m.start()]):
                     continue  # "reaches its best FID at a scale of 1.5": the method's own optimum, no rank
                 if re.match(r"leads?$", word) and any(x.start >= m.end() and re.fullmatch(r"\s*(?:the\s+)?", s[m.end():x.start], re.I)
@@ -605,6 +616,12 @@ _UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?
 
 
 _DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"
+
+
+_WORD_VALUES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20, "thirty-two": 32, "fifty": 50,
+                "sixty-four": 64, "hundred": 100}
+_WORD_NUMBER = re.compile(rf"(?<![\w-])(?:{'|'.join(sorted(_WORD_VALUES, key=len, reverse=True))})(?![\w-])", re.I)
 
 
 def _dataset_short_names(lex: Lexicon) -> list[tuple[str, str]]:

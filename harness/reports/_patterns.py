@@ -30,7 +30,7 @@ _CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A
 _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 _PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$",
@@ -179,7 +179,7 @@ _BOUND_BEFORE = re.compile(r"\b(?:below|above|under|over|beyond|exceeds?|exceedi
 # where a clause ends: a dataset after it is not the number's ("(3.8 vs. 5.2) but worse on ImageNet 64")
 _CLAUSE_BREAK = re.compile(r";|\b(?:but|while|whereas|yet)\b|\)\s*,")
 # "on both X and Y", "on X, Y and Z": datasets in one coordination
-_DATASET_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?:on\s+)?$", re.I)
+_DATASET_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)(?:on\s+)?$", re.I)
 # ", while", ", whereas", ", but", ";": a new clause, with its own subject
 _CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
 # "(64.3) belongs to the MLP baseline", "is held by B": a value whose method comes after it

@@ -564,3 +564,23 @@ def test_a_unit_a_quantity_shares_names_no_setting_and_a_comparative_keeps_its_o
     # "the 6 h B needs": a value whose method follows it
     assert ("value", "BrioNet", None, 6.0, "training time (h)", None, None) in got(
         "AltoNet trains in 0.5 hours, a fraction of the 6 h BrioNet needs [P1, Table 2].")
+
+
+def test_word_settings_slash_datasets_costs_of_a_setting_and_one_of_the_best() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["LibriSpeech test-clean", "LibriSpeech test-other"],
+                  quantities={"WER (%)": False}, settings=["number of speakers", "beam size"])
+
+    def got(text: str) -> set[tuple]:
+        return {(c.kind, c.subject, c.value, c.dataset, c.x_label, c.x) for c in extract_claims(text, lex)}
+
+    assert got("With three speakers, AltoNet still reaches 14.8 [P1, Figure 2].") == {
+        ("value", "AltoNet", 14.8, None, "number of speakers", 3.0)}
+    assert got("BrioNet posts 2.9 / 6.8 on test-clean / test-other [P1, Table 1].") == {
+        ("value", "BrioNet", 2.9, "LibriSpeech test-clean", None, None),
+        ("value", "BrioNet", 6.8, "LibriSpeech test-other", None, None)}
+    assert got("Decoding with a beam of 1 costs AltoNet about 0.6 points [P1, Figure 1].") == set()
+    assert got("AltoNet is one of the two best systems on test-other [P1, Table 1].") == set()
+    # "under" opening a condition is no comparison that keeps a tie from both methods
+    assert got("Under two speakers, AltoNet and BrioNet are tied at 5.0 [P1, Figure 2].") == {
+        ("value", "AltoNet", 5.0, None, "number of speakers", 2.0),
+        ("value", "BrioNet", 5.0, None, "number of speakers", 2.0)}
