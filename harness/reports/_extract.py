@@ -350,8 +350,9 @@ class ClaimExtractor:
             a, b = prior[-2], prior[-1]
             gap = s[b.end:n.start]
             paired = i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start])
-            tied = (_AND_JOIN.match(s[a.end:b.start])
-                    and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start])))
+            tied = ((_AND_JOIN.match(s[a.end:b.start])
+                     and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start])))
+                    or re.search(r"[:;]\s*(?:they\s+)?(?:both|each)\b", gap))  # "A is no better than B: both score 34.9"
             compared = any(c.subject is not None and (c.object is a or c.object is b)
                            for c in comparisons)  # "faster than both A and B, ..." (not "Under 20 dB, A and B tie")
             if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired and not compared

@@ -584,3 +584,16 @@ def test_word_settings_slash_datasets_costs_of_a_setting_and_one_of_the_best() -
     assert got("Under two speakers, AltoNet and BrioNet are tied at 5.0 [P1, Figure 2].") == {
         ("value", "AltoNet", 5.0, None, "number of speakers", 2.0),
         ("value", "BrioNet", 5.0, None, "number of speakers", 2.0)}
+
+
+def test_both_after_a_colon_and_an_error_is_no_accuracy() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["ImageNet"],
+                  quantities={"top-1 error (%)": False, "top-1 accuracy (%)": True}, settings=[])
+    got = {(c.kind, c.subject, c.value, c.quantity) for c in extract_claims(
+        "AltoNet is no better than BrioNet on ImageNet: both score 21.3 top-1 error [P1, Table 1].", lex)}
+    assert got == {("value", "AltoNet", 21.3, "top-1 error (%)"), ("value", "BrioNet", 21.3, "top-1 error (%)")}
+    got = {(c.kind, c.subject, c.relation, c.quantity) for c in extract_claims(
+        "BrioNet has the best top-1 accuracy on ImageNet [P1, Table 1].", lex)}
+    assert got == {("rank", "BrioNet", "max", "top-1 accuracy (%)")}
+    from harness.reports._lexicon import quantity_aliases
+    assert "top-1 accuracy" not in quantity_aliases("top-1 error (%)")
