@@ -389,7 +389,8 @@ class ClaimExtractor:
                 # "A edges out B, 1 versus 2", "Compared with B, A is lighter (1 vs 2)", "It beats B, 1 versus 2":
                 # the pair follows the comparison's subject and object, in that order (an unnamed subject owns nothing)
                 cmp = next((c for c in reversed(comparisons) if c.object is not None and c.object.end <= n.start
-                            and c.end <= n.start and not any(max(c.end, c.object.end) <= x.start < n.start for x in methods)),
+                            and c.end <= n.start and not any(max(c.end, c.object.end) <= x.start < n.start
+                                                             for x in methods if x is not c.pronoun_object)),
                            None)
                 if cmp is not None:
                     first_, second = cmp.subject, cmp.object
@@ -464,8 +465,9 @@ class ClaimExtractor:
             else:  # the quantity its own clause names after it ("lags B by 1.4 AP"), else the nearest
                 stop = min([o.start for o in comparisons if o.start > c.end]
                            + [b.start() for b in _CLAUSE_START.finditer(s, c.end)] + [len(s)])
-                ahead = [x for x in quants if c.end <= x.start < stop]
-                q = ahead[0].canon if ahead else _nearest(quants, c.start, c.end)
+                ahead = [x for x in quants if c.end <= x.start < stop and not _names_other_value(s, x, nums, c)]
+                q = ahead[0].canon if ahead else _nearest(
+                    [x for x in quants if not _names_other_value(s, x, nums, c)] or quants, c.start, c.end)
                 more = _quantity_list(s, ahead[0], quants)[1:] if ahead else []
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
             if q is None and implied is not None:  # "three times faster than B": throughput
@@ -529,7 +531,8 @@ class ClaimExtractor:
                 if len(prior) >= 2 and _AND_JOIN.match(re.sub(r"\([^()]*\)", "", s[prior[-2].end:subj.start])) \
                         and prior[-2].canon != subj.canon:
                     continue  # "A (82.4%) and B (81.1%) lead the table": two methods are no single best
-                stop = min((t for t in triggers if t > m.start()), default=len(s))
+                stop = min([t for t in triggers if t > m.start()] + [b.start() for b in _CLAUSE_START.finditer(s, m.end())]
+                           + [len(s)])
                 ahead = [x for x in quants if m.end() <= x.start < stop]  # "the lowest FID", "fastest, at 169 img/s"
                 # its own quantity: the one ahead of it, else the one its word implies ("the lowest FID, and the
                 # fastest"), else the nearest one not past the next superlative ("most accurate ..., and the fewest
@@ -652,6 +655,16 @@ def _dataset_short_names(lex: Lexicon) -> list[tuple[str, str]]:
     return out
 
 
+def _names_other_value(s: str, q: Span, nums: list[Number], c: Comparison) -> bool:
+    """Whether quantity `q`, after comparison `c`, names a value of its own ("..., and its EM is 68.2", "68.2 EM")."""
+    for n in nums:
+        if n.role != "value" or c.start <= n.start < c.end:
+            continue
+        if 0 <= n.start - q.end <= 12 and re.fullmatch(r"\s*(?:is|was|of|=|:|at)?\s*", s[q.end:n.start]):
+            return True
+    return False
+
+
 def _quantity_list(s: str, first: Span, quants: list[Span]) -> list[str]:
     """The quantities coordinated with `first` ("both PSNR and SSIM", "EM, F1 and accuracy")."""
     out = [first]
@@ -661,7 +674,7 @@ def _quantity_list(s: str, first: Span, quants: list[Span]) -> list[str]:
     return list(dict.fromkeys(q.canon for q in out))
 
 
-_QUANTITY_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)(?:in\s+|the\s+)?$", re.I)
+_QUANTITY_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)(?:in\s+|the\s+)?$", re.I)
 
 
 def _slash_group(s: str, n: Number, nums: list[Number]) -> list[Number] | None:

@@ -143,7 +143,8 @@ _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
 # Coordination and clause structure (scorer 13)
 _FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
 # "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
-_COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?)?\s*,?\s*"
+_COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?|"
+                        r"(?:in|on|for)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)?\s*,?\s*"
                         r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|"
                         r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
 # "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
@@ -186,7 +187,8 @@ _CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
 _AGENT_AFTER = re.compile(r"^\s*\)?\s*(?:(?:belongs?|belonged|goes|went|falls?)\s+to|(?:is|was)\s+(?:held|set|reached|achieved|"
                           r"posted|obtained)\s+by)\s+(?:the\s+)?$", re.I)
 # "A is faster than B, processing 5,200 nodes/s": a participle after the object speaks of the subject
-_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:there\s*|here\s*)?,\s*(?:[a-z]+ing|with|at)\b[^,;()]*$", re.I)
+_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:there\s*|here\s*)?(?:,\s*(?:[a-z]+ing|with|at)|\s+with)\b[^,;()]*$",
+                               re.I)
 # "the largest gap", "the biggest improvement": a superlative of a difference ranks no method
 _DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|improvement|gain|drop|decline|jump|spread|lead|"
                               r"boost|change|increase|decrease)s?\b", re.I)

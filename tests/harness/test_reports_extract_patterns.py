@@ -597,3 +597,27 @@ def test_both_after_a_colon_and_an_error_is_no_accuracy() -> None:
     assert got == {("rank", "BrioNet", "max", "top-1 accuracy (%)")}
     from harness.reports._lexicon import quantity_aliases
     assert "top-1 accuracy" not in quantity_aliases("top-1 error (%)")
+
+
+def test_two_metrics_in_one_sentence_keep_their_own_numbers_and_comparisons() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["NQ"], quantities={"EM (%)": True, "F1 (%)": True,
+                                                                             "FID": False, "Inception Score": True},
+                  settings=[])
+
+    def got(text: str) -> set[tuple]:
+        return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity) for c in extract_claims(text, lex)}
+
+    # "A trails B in FID but beats it in IS, 291 against 278": "it" is B, the pair follows A then B
+    assert got("AltoNet trails BrioNet in FID but beats it in Inception Score, 291 against 278 [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", None, "FID"), ("compare", "AltoNet", "BrioNet", ">", None, "Inception Score"),
+        ("value", "AltoNet", None, "=", 291.0, "Inception Score"), ("value", "BrioNet", None, "=", 278.0, "Inception Score")}
+    # "leads on both FID (2.19) and IS (278)": one rank per quantity, each in its direction
+    assert {c for c in got("BrioNet leads on both FID (2.19) and Inception Score (278) [P1, Table 1].") if c[0] == "rank"} == {
+        ("rank", "BrioNet", None, "min", None, "FID"), ("rank", "BrioNet", None, "max", None, "Inception Score")}
+    # a superlative's quantity does not cross into the next clause; a comparison's is not one naming another value
+    assert ("rank", "AltoNet", None, "min", None, "Inception Score") in got(
+        "AltoNet's Inception Score (187) is the lowest, while its FID of 7.45 is the highest [P1, Table 1].")
+    assert ("compare", "BrioNet", "AltoNet", "<", 3.0, "F1 (%)") in got(
+        "BrioNet's F1 on NQ (74.0) is 3.0 points below AltoNet's, and its EM is 68.2 [P1, Table 1].")
+    # "A beats B with 88.1 EM": the subject's value
+    assert ("value", "AltoNet", None, "=", 88.1, "EM (%)") in got("AltoNet beats BrioNet with 88.1 EM on NQ [P1, Table 1].")
