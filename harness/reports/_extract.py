@@ -746,6 +746,9 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
     if right is not None:
         return right
     before = [n for n in settings if n.end <= start]
+    own = [n for n in settings if n.start >= end and not _CLAUSE_BREAK.search(s[end:n.start])]
+    if before and own and _CLAUSE_BREAK.search(s[before[-1].end:start]):
+        return own[0]  # "A needs 50 steps to reach 2.5, while B gets to 3.0 in 10 steps": its own clause's setting
     return before[-1] if before else settings[0]
 
 

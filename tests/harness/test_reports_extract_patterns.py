@@ -621,3 +621,10 @@ def test_two_metrics_in_one_sentence_keep_their_own_numbers_and_comparisons() ->
         "BrioNet's F1 on NQ (74.0) is 3.0 points below AltoNet's, and its EM is 68.2 [P1, Table 1].")
     # "A beats B with 88.1 EM": the subject's value
     assert ("value", "AltoNet", None, "=", 88.1, "EM (%)") in got("AltoNet beats BrioNet with 88.1 EM on NQ [P1, Table 1].")
+
+
+def test_a_value_takes_the_setting_of_its_own_clause() -> None:
+    got = claims("AltoNet needs 16 layers to reach 70.0, while BrioNet gets to 68.0 with only 4 [P1, Figure 2].")
+    assert ("value", "BrioNet", None, "=", 68.0, None, None, "number of layers", 4.0) in got
+    got = claims("AltoNet needs 16 layers to reach 70.0, while CeltaNet climbs to 69.1 in 8 layers [P1, Figure 2].")
+    assert ("value", "CeltaNet", None, "=", 69.1, None, None, "number of layers", 8.0) in got
