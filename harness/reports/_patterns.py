@@ -180,7 +180,7 @@ _BOUND_BEFORE = re.compile(r"\b(?:below|above|under|over|beyond|exceeds?|exceedi
 # where a clause ends: a dataset after it is not the number's ("(3.8 vs. 5.2) but worse on ImageNet 64")
 _CLAUSE_BREAK = re.compile(r";|\b(?:but|while|whereas|yet)\b|\)\s*,")
 # "on both X and Y", "on X, Y and Z": datasets in one coordination
-_DATASET_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)(?:on\s+)?$", re.I)
+_DATASET_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)(?:on\s+)?$", re.I)
 # ", while", ", whereas", ", but", ";": a new clause, with its own subject
 _CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
 # "(64.3) belongs to the MLP baseline", "is held by B": a value whose method comes after it
@@ -203,6 +203,7 @@ _COUNT_AFTER = re.compile(r"^\s*(?!(?:on|at|in|for|with|to|from|after|and|or|whi
                           r"under|per|is|was|are|were|the|a|an)\b)(?:[a-z\-]+\s+)?(?!(?:its|this|is|was|has|as|thus|plus|"
                           r"across|versus|whereas|less|unless|does|always|us|points?|pts|times|percent)\b)[a-z]+s\b"
                           # not a verb ("46.51 puts it", "88.7 edges past") nor a rate ("nodes per second")
+                          r"(?!\s+[A-Z])"  # a verb before a method ("0.081 favours A")
                           r"(?!\s*(?:/|per\b|it\b|its\b|the\b|an?\b|past\b|out\b|ahead\b|behind\b|up\b|down\b|them\b|"
                           r"to\b|into\b|on\b|by\b|in\b|at\b|from\b|for\b))")
 # "a batch size of 16", "learning rate 0.001": a training hyperparameter
