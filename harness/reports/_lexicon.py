@@ -209,7 +209,7 @@ def name_root(name: str) -> tuple[str, float | None] | None:
     from harness.scoring.units import gold_unit
 
     unit = _unit_of(name)
-    info = gold_unit(unit) if unit else None
+    info = gold_unit(unit) if unit and unit.lower() not in ("px", "pixel", "pixels") else None  # pint's px is a length
     if info is not None and info.kind == "physical":
         return info.root, info.factor
     root = {"time": "second", "memory": "bit"}.get(quantity_family(name) or "")

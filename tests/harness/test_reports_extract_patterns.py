@@ -641,3 +641,10 @@ def test_values_named_by_a_parenthesised_method_datasets_before_a_pair_and_faste
         "On Cora, AltoNet's 71.2 vs. BrioNet's 69.9 favours AltoNet [P1, Table 1].")
     assert ("compare", "AltoNet", "BrioNet", "<", None, "query latency (ms)", None, None, None) in claims14(
         "AltoNet is roughly 4x faster than BrioNet, 3.2 ms against 12.9 ms [P1, Table 2].")
+
+
+def test_a_pixel_axis_is_no_length() -> None:
+    lex = Lexicon(methods=["AltoNet"], datasets=["KITTI"], quantities={"AP (%)": True}, settings=["crop size (px)"])
+    got = {(c.kind, c.subject, c.value, c.x_label, c.x) for c in extract_claims(
+        "AltoNet reaches 81.0 AP on KITTI for objects within 30 m [P1, Table 1].", lex)}
+    assert got == {("value", "AltoNet", 81.0, None, None)}
