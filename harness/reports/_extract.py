@@ -147,6 +147,10 @@ class ClaimExtractor:
                 root = name_root(name)
                 if root is not None:
                     self._roots.setdefault(root[0], []).append((kind, name, root[1]))
+        # "the baseline" for the one method named "... baseline"
+        baselines = [m for m in lex.methods if re.search(r"\bbaseline$", m, re.I)]
+        if len(baselines) == 1:
+            self._pats.append(("method", baselines[0], re.compile(r"(?<=\bthe )baseline(?![\w-])", re.I)))
         # "the FCN-style curve" for "FCN-style baseline": a baseline named by its head before a word for its plot entry
         for m in lex.methods:
             head = re.sub(r"[\s\-]+baseline$", "", m, flags=re.I)

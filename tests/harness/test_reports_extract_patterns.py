@@ -648,3 +648,8 @@ def test_a_pixel_axis_is_no_length() -> None:
     got = {(c.kind, c.subject, c.value, c.x_label, c.x) for c in extract_claims(
         "AltoNet reaches 81.0 AP on KITTI for objects within 30 m [P1, Table 1].", lex)}
     assert got == {("value", "AltoNet", 81.0, None, None)}
+
+
+def test_the_baseline_is_the_one_method_named_baseline() -> None:
+    assert claims("AltoNet beats the baseline by 4.2 points on Cora [P1, Table 1].") == {
+        ("compare", "AltoNet", "MLP baseline", ">", 4.2, None, "Cora", None, None)}
