@@ -237,7 +237,8 @@ class ClaimExtractor:
                     or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
             near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
-                r"[\s%kK]*(?:[a-z\-]+\s+){0,2}", s[m.end:sp.start], re.I)]
+                r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas)\b)[a-z\-]+\s+){0,2}",
+                s[m.end:sp.start], re.I)]  # not "improves by 0.02 when the embedding dimension ..."
             before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and (
                 _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
                 or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]

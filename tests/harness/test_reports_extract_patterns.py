@@ -653,3 +653,9 @@ def test_a_pixel_axis_is_no_length() -> None:
 def test_the_baseline_is_the_one_method_named_baseline() -> None:
     assert claims("AltoNet beats the baseline by 4.2 points on Cora [P1, Table 1].") == {
         ("compare", "AltoNet", "MLP baseline", ">", 4.2, None, "Cora", None, None)}
+
+
+def test_a_clause_word_separates_a_number_from_a_setting_and_grows_to_names_one() -> None:
+    assert claims("AltoNet improves by 0.8 when the number of layers grows to 16 [P1, Figure 2].") == set()
+    assert claims("AltoNet gains 3.1 on Cora, and at 8 layers it reaches 80.2 [P1, Figure 2].") >= {
+        ("value", "AltoNet", None, "=", 80.2, None, "Cora", "number of layers", 8.0)}
