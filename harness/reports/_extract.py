@@ -259,6 +259,8 @@ class ClaimExtractor:
             if hit:
                 num.role, num.x_label = "setting", hit[0].canon
             elif (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+                  or ((s[max(0, m.start - 1):m.start] in ("+", "−") or m.text[:1] in ("+", "−")) and re.match(
+                      r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)\b", rest, re.I))
                   or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
                 num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6"
             elif m.role == "bound":

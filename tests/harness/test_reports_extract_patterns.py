@@ -659,3 +659,11 @@ def test_a_clause_word_separates_a_number_from_a_setting_and_grows_to_names_one(
     assert claims("AltoNet improves by 0.8 when the number of layers grows to 16 [P1, Figure 2].") == set()
     assert claims("AltoNet gains 3.1 on Cora, and at 8 layers it reaches 80.2 [P1, Figure 2].") >= {
         ("value", "AltoNet", None, "=", 80.2, None, "Cora", "number of layers", 8.0)}
+
+
+def test_a_signed_difference_over_a_method_and_a_gain_over_compare() -> None:
+    got = claims("CeltaNet reaches 81.5 on Cora (+2.3 over BrioNet) [P1, Table 1].")
+    assert got == {("value", "CeltaNet", None, "=", 81.5, None, "Cora", None, None),
+                   ("compare", "CeltaNet", "BrioNet", ">", 2.3, None, "Cora", None, None)}
+    assert claims("AltoNet's gain over BrioNet on PubMed is 1.4 points [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", 1.4, None, "PubMed", None, None)}
