@@ -20,6 +20,7 @@ class Span:
     start: int
     end: int
     pronoun: bool = False  # "it", "its", "the former": a method the sentence named before
+    unit: bool = False  # a quantity named by the unit written after a number ("18.3 ms")
 
 
 @dataclass
@@ -35,6 +36,7 @@ class Comparison:
     word: str
     lo: int = -1  # where its stated difference may start (after the previous object in a coordination)
     own_quantity: bool = False  # its quantity only where it stands ("but 40% faster"), not the sentence's nearest
+    pronoun_object: Span | None = None  # "beats it": an object the clause names only by a pronoun
 
 
 def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
@@ -64,7 +66,9 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
                 pol = -pol  # "is outperformed on COCO by B", "A, beaten only by B"
             # "B is just behind it": a pronoun object gives no comparison (the labelling rule; a pronoun subject does)
             out.append(Comparison(m.start(), m.end(), subj[-1] if subj else None,
-                                  obj[0] if obj and not obj[0].pronoun else None, pol, quality, m.group(0).lower()))
+                                  obj[0] if obj and not obj[0].pronoun else None, pol, quality, m.group(0).lower(),
+                                  pronoun_object=obj[0] if obj and obj[0].pronoun and re.fullmatch(
+                                      r"\s*", s[m.end():obj[0].start]) else None))
             pol = rx_pol
     for c in list(out):  # "both smaller and faster than B": each comparative compares
         if c.word.endswith("than") and c.subject is not None and c.object is not None:
@@ -107,6 +111,8 @@ def _coordinated(s: str, found: list[Comparison], methods: list[Span]) -> list[C
         if (prev.object is not None and c.subject is prev.object and prev.subject is not None
                 and _COORD_GAP.match(s[prev.object.end:c.start])):
             c.subject, c.lo = prev.subject, prev.object.end
+            if c.object is None and c.pronoun_object is not None and c.pronoun_object.canon == prev.subject.canon:
+                c.object = prev.object  # "A trails B in FID but beats it in IS": "it" is B, the subject stays A
     out: list[Comparison] = []
     for c in found:
         out.append(c)

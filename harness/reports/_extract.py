@@ -25,7 +25,10 @@ from tools import EvidenceUnit
 
 from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
-from ._lexicon import IMPLIED_QUANTITY, Lexicon, quantity_aliases, quantity_family, setting_keywords
+from ._lexicon import (
+    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, _UNIT_WORDS, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
+    quantity_patterns, setting_keywords,
+)
 from ._patterns import (
     IMPLIED_BY_COMPARATIVE, _ABBREV, _AGENT_AFTER, _ANAPHOR, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END,
     _BOUND_BEFORE, _CAMEL, _CLAUSE_BREAK, _CLAUSE_SETTING_AFTER, _CLAUSE_SETTING_BEFORE, _CLAUSE_START, _COMPARE_RE,
@@ -34,7 +37,8 @@ from ._patterns import (
     _NOT_A_RESULT, _PAIR_JOIN, _PARTICIPLE_AFTER, _POINTS_AFTER, _POINT_COMPOUND, _PRONOUN_START, _RANGE_BEFORE,
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SKIP_ROLES, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
-    _VALUE_RANGE_BEFORE,
+    _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
+    _LATER_CLAUSE,
 )
 
 
@@ -108,16 +112,45 @@ class ClaimExtractor:
             base = re.sub(r"\s*\([^()]*\)\s*$", "", d)
             if base != d:
                 pats.append(("dataset", d, base))
+        pats += [("dataset", d, a) for d, a in _dataset_short_names(lex)]
         for q in lex.quantities:
             for a in quantity_aliases(q):
                 pats.append(("quantity", q, a))
+        for q, a in _head_aliases(lex):  # "latency" for "decoding latency (ms)", "F1" for "macro-F1 (%)"
+            pats.append(("quantity", q, a))
+        # a unit word a quantity is also measured in ("dB" of "SNR (dB)" next to "SI-SDRi (dB)") names no setting
+        q_unit_words = {w for q in lex.quantities for w in _UNIT_WORDS.get((_unit_of(q) or "").lower(), [])}
         for x in lex.settings:
             for k in setting_keywords(x):
-                pats.append(("setting", x, k))
+                if k not in q_unit_words or k == x.lower():
+                    pats.append(("setting", x, k))
         pats.sort(key=lambda p: -len(p[2]))
-        self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k}
+        self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k
+                               and k not in q_unit_words}
         self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
                       for kind, canon, alias in pats]
+        # acronyms with their case ("RTF", "IS") and phrases whose initials spell the episode's acronym ("word error rate")
+        self._pats += [("quantity", q, re.compile(rf"(?<![\w-]){p}s?(?![\w-])")) for q in lex.quantities
+                       for p in quantity_patterns(q)]
+        # the root unit of each quantity and setting ("decoding latency (ms)": second; "SNR (dB)": dimensionless): a
+        # number written with a unit of that root names it ("41 ms", "At 5 dB") when no other name shares the root
+        # the one setting counted in a magnitude ("training iterations (k)", "model size (B)") that no quantity shares
+        units = [(_unit_of(x) or "").lower() for x in lex.settings]
+        q_units = {(_unit_of(q) or "").lower() for q in lex.quantities}
+        self._magnitude_axes = {u: x for u, x in zip(units, lex.settings)
+                                if u in ("k", "m", "b") and units.count(u) == 1 and u not in q_units}
+        self._fraction_axes = {re.sub(r"\s+", "", u): x for x in lex.settings
+                               for u in [_unit_of(x) or ""] if re.fullmatch(r"/\s*\d+", u)}
+        self._roots: dict[str, list[tuple[str, str, float | None]]] = {}
+        for kind, names in (("quantity", list(lex.quantities)), ("setting", lex.settings)):
+            for name in names:
+                root = name_root(name)
+                if root is not None:
+                    self._roots.setdefault(root[0], []).append((kind, name, root[1]))
+        # "the baseline" for the one method named "... baseline"
+        baselines = [m for m in lex.methods if re.search(r"\bbaseline$", m, re.I)]
+        if len(baselines) == 1:
+            self._pats.append(("method", baselines[0], re.compile(r"(?<=\bthe )baseline(?![\w-])", re.I)))
         # "the FCN-style curve" for "FCN-style baseline": a baseline named by its head before a word for its plot entry
         for m in lex.methods:
             head = re.sub(r"[\s\-]+baseline$", "", m, flags=re.I)
@@ -135,6 +168,19 @@ class ClaimExtractor:
                     continue
                 taken.append(m.span())
                 out.append(Span(kind, canon, m.start(), m.end()))
+        for m in find_mentions(s):  # "41 ms", "0.8 s", "At 100 hours": the unit names the quantity or setting
+            if m.unit is None or m.unit.kind != "physical":
+                continue
+            same = self._roots.get(m.unit.root, [])  # the names of that root; of several, the one of that scale
+            exact = [r for r in same if r[2] is not None and math.isclose(r[2], m.unit.factor)]
+            pick = exact if len(exact) == 1 else same
+            u = re.compile(rf"\s*{re.escape(m.unit.text)}(?![\w-])").match(s, m.end)
+            if len(pick) != 1 or u is None or any(a < u.end() and u.start() < b for a, b in taken):
+                continue
+            kind, canon, _ = pick[0]
+            a = u.end() - len(m.unit.text)
+            taken.append((a, u.end()))
+            out.append(Span(kind, canon, a, u.end(), unit=True))
         for m in _CAMEL.finditer(s):  # a method the episode's facts do not know: still a claim's subject
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 taken.append(m.span())
@@ -162,6 +208,13 @@ class ClaimExtractor:
             if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
                 out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
                 continue
+            whole = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(/\s*\d+)", m.text)
+            frac = whole or (re.match(r"\s*(/\s*\d+)", s[m.end:]) if self._fraction_axes else None)
+            axis = self._fraction_axes.get(re.sub(r"\s+", "", frac.group(2 if whole else 1))) if frac else None
+            if axis is not None:  # "ε = 8/255" on "perturbation budget ε (/255)": the setting's own unit
+                top = whole.group(1) if whole else m.text
+                out.append(Number(float(top), m.start, m.end, "setting", None, _slack(top), axis))
+                continue
             if (m.role in _SKIP_ROLES and not compound) or any(sp.start <= m.start < sp.end for sp in spans
                                                                 if sp.kind != "setting"):
                 continue
@@ -169,8 +222,14 @@ class ClaimExtractor:
                 raw = float(m.text.replace(",", ""))
             except ValueError:
                 continue
+            if any(_SETTING_RANGE.match(s[sp.end:m.start]) for sp in settings if sp.end <= m.start):
+                continue  # "widening the beam from 1 to 8": a change over the setting, no value
+            reach = _REACH_BEFORE.search(s[:m.start])
+            if reach is not None and (_UNSTATED.search(_clause_before(s, reach.start()))
+                                      or _NEGATED.search(s[:reach.start()])):
+                continue  # "Neither A nor B reaches 30 BLEU": a bound not reached
             after = s[m.end:]
-            glued = re.match(r"[kKM%]?", after).group(0)  # type: ignore[union-attr]
+            glued = re.match(r"B(?![A-Za-z])|[kKM%]?", after).group(0)  # type: ignore[union-attr]
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
             num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"))
@@ -178,11 +237,20 @@ class ClaimExtractor:
                     or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
             near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
-                r"[\s%kK]*(?:[a-z\-]+\s+){0,2}", s[m.end:sp.start], re.I)]
+                r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas)\b)[a-z\-]+\s+){0,2}",
+                s[m.end:sp.start], re.I)]  # not "improves by 0.02 when the embedding dimension ..."
             before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and (
                 _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
                 or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]
             hit = (near or before)
+            named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
+            named_unit = (_unit_of(named.canon) or "").lower() if named is not None else ""
+            if (not hit and glued in ("k", "K", "M", "B") and glued.lower() in self._magnitude_axes
+                    and (named is None or (named_unit in ("k", "m", "b") and named_unit != glued.lower()))):
+                num.role, num.x_label, num.thousands = "setting", self._magnitude_axes[glued.lower()], False
+                out.append(num)  # "At 80k, ...", "13B parameters" on "model size (B)" (not "Params (M)"): the one axis
+                # counted in that magnitude
+                continue
             count = _COUNT_AFTER.match(rest)
             if not hit and (_HYPER_BEFORE.search(s[max(0, m.start - 30):m.start]) or (count is not None and not any(
                     sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):
@@ -191,11 +259,20 @@ class ClaimExtractor:
             if hit:
                 num.role, num.x_label = "setting", hit[0].canon
             elif (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+                  or ((s[max(0, m.start - 1):m.start] in ("+", "−") or m.text[:1] in ("+", "−")) and re.match(
+                      r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)\b", rest, re.I))
                   or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
                 num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6"
             elif m.role == "bound":
                 continue
             out.append(num)
+        for m in _WORD_NUMBER.finditer(s):  # "with four layers", "three speakers": a setting written in words
+            sp = next((x for x in settings if x.start >= m.end() and re.fullmatch(r"\s+(?:[a-z\-]+\s+)?", s[m.end():x.start])),
+                      None)
+            if sp is not None and not any(n.start <= m.start() < n.end for n in out):
+                out.append(Number(float(_WORD_VALUES[m.group(0).lower()]), m.start(), m.end(), "setting", None, 0.5,
+                                  sp.canon))
+        out.sort(key=lambda n: n.start)
         first = next((n for n in out if n.role == "setting"), None)
         for a, b in zip(out, out[1:]):  # "83.1 at 300" after "78.2 at 50 epochs": 300 is a second setting
             if (first is not None and a.role == "value" and b.role == "value" and b.unit is None
@@ -249,13 +326,24 @@ class ClaimExtractor:
         for i, n in enumerate(values):
             at = settings[i] if paired else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
+            q = _nearest(_own_quantities(s, n, quants, methods, values, datasets), n.start, n.end)
+            group = _slash_group(s, n, values)
+            named = [x for x in quants if group and 0 <= x.start - group[-1].end <= 3] if group else []
+            if named:  # "34.1/0.925 PSNR/SSIM": the quantities in order
+                listed = _quantity_list(s, named[0], quants)
+                if len(listed) == len(group):
+                    q = listed[group.index(n)]
+            per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
-                                    quantity=_nearest(_own_quantities(s, n, quants, methods, values), n.start, n.end),
-                                    dataset=self._dataset_for(s, n, nums, datasets), **mine))
+                                    quantity=q, dataset=self._dataset_for(s, n, nums, datasets, per_model), **mine))
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
-        return claims
+        out: list[Claim] = []  # "more than four times B's": two comparison words state one claim
+        for c in claims:
+            if c not in out:
+                out.append(c)
+        return out
 
     def _owners(self, s: str, values: list[Number], methods: list[Span],
                 comparisons: list[Comparison]) -> dict[int, list[Span]]:
@@ -269,9 +357,11 @@ class ClaimExtractor:
             a, b = prior[-2], prior[-1]
             gap = s[b.end:n.start]
             paired = i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start])
-            tied = (_AND_JOIN.match(s[a.end:b.start])
-                    and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start])))
-            compared = any(c.object is a or c.object is b for c in comparisons)  # "faster than both A and B, ..."
+            tied = ((_AND_JOIN.match(s[a.end:b.start])
+                     and (_TIE_WORD.search(gap) or _TIE_WORD.search(s[max(0, a.start - 12):a.start])))
+                    or re.search(r"[:;]\s*(?:they\s+)?(?:both|each)\b", gap))  # "A is no better than B: both score 34.9"
+            compared = any(c.subject is not None and (c.object is a or c.object is b)
+                           for c in comparisons)  # "faster than both A and B, ..." (not "Under 20 dB, A and B tie")
             if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired and not compared
                     and not any(b.end <= v.start < n.start for v in values)
                     and not any(one.get(id(v)) is a for v in values)):
@@ -296,15 +386,22 @@ class ClaimExtractor:
             if id(n) in owners or id(n) in done:
                 continue
             after = [m for m in methods if m.start >= n.end]
-            if after and _FOR_AFTER.match(s[n.end:after[0].start]):
-                owners[id(n)] = after[0]
+            if after and re.fullmatch(r"\s*(?:%|[A-Za-z/]{1,8})?\s*\(\s*", s[n.end:after[0].start]) \
+                    and re.match(r"\s*\)", s[after[0].end:]):
+                owners[id(n)] = after[0]  # "0.071 (LumaRec) vs. 0.066 (QuorraCF)"
+                continue
+            if after and (_FOR_AFTER.match(s[n.end:after[0].start])
+                          or (re.search(r"\bthe\s+$", s[:n.start]) and (_OF_AFTER.match(s[n.end:after[0].start])
+                              or re.fullmatch(r"\s*(?:%|[kKMB]|[A-Za-z/]{1,8})?\s*", s[n.end:after[0].start])))):
+                owners[id(n)] = after[0]  # "236 ms for B", "the 1.2M of B", "the 6 h B needs"
                 continue
             if i + 1 < len(values) and _PAIR_JOIN.match(s[n.end:values[i + 1].start]):
                 nxt = values[i + 1]
                 # "A edges out B, 1 versus 2", "Compared with B, A is lighter (1 vs 2)", "It beats B, 1 versus 2":
                 # the pair follows the comparison's subject and object, in that order (an unnamed subject owns nothing)
                 cmp = next((c for c in reversed(comparisons) if c.object is not None and c.object.end <= n.start
-                            and c.end <= n.start and not any(max(c.end, c.object.end) <= x.start < n.start for x in methods)),
+                            and c.end <= n.start and not any(max(c.end, c.object.end) <= x.start < n.start
+                                                             for x in methods if x is not c.pronoun_object)),
                            None)
                 if cmp is not None:
                     first_, second = cmp.subject, cmp.object
@@ -336,17 +433,35 @@ class ClaimExtractor:
                 owners[id(n)] = owners_after[0]
         return owners
 
-    def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span]) -> str | None:
+    def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span],
+                     per_model: bool = False) -> str | None:
         labelled = [d for d in datasets if d.end <= n.start and _LABEL_JOIN.match(s[d.end:n.start])]
         if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
             return labelled[-1].canon
+        opened = s.rfind("(", 0, n.start)
+        if opened >= 0 and ")" not in s[opened:n.start]:  # "on HalfCheetah (3,420 vs 2,980)": the dataset before it
+            right_before = [d for d in datasets if d.end <= opened and not s[d.end:opened].strip()]
+            if right_before:
+                return right_before[-1].canon
+        group = _slash_group(s, n, nums)
+        if group is not None:  # "29.1 / 41.6 / 34.0 BLEU on X, Y and Z": one dataset each, in order
+            listed = _dataset_list(s, group[-1].end, datasets)
+            if len(listed) == len(group):
+                return listed[group.index(n)]
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
         after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])]
         if after:
             return after[0].canon
         before = [d for d in datasets if d.end <= n.start]
+        if per_model:  # a cost measured per model does not take a dataset named for another clause ("...; 310M parameters")
+            before = [d for d in before if not _CLAUSE_BREAK.search(s[d.end:n.start])
+                      and not any(d.end <= o.start < n.start for o in nums if o.role == "value")
+                      and not any(o is not n and o.role == "value" and _DATASET_OF.match(s[o.end:d.start]) for o in nums
+                                  if o.end <= d.start)]
         if before:
             return before[-1].canon
+        if per_model:
+            return None
         distinct = {d.canon for d in datasets if not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
@@ -366,21 +481,35 @@ class ClaimExtractor:
             else:  # the quantity its own clause names after it ("lags B by 1.4 AP"), else the nearest
                 stop = min([o.start for o in comparisons if o.start > c.end]
                            + [b.start() for b in _CLAUSE_START.finditer(s, c.end)] + [len(s)])
-                ahead = [x for x in quants if c.end <= x.start < stop]
-                q = ahead[0].canon if ahead else _nearest(quants, c.start, c.end)
+                ahead = [x for x in quants if c.end <= x.start < stop and not _names_other_value(s, x, nums, c)]
+                q = ahead[0].canon if ahead else _nearest(
+                    [x for x in quants if not _names_other_value(s, x, nums, c)] or quants, c.start, c.end)
+                more = _quantity_list(s, ahead[0], quants)[1:] if ahead else []
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
             if q is None and implied is not None:  # "three times faster than B": throughput
                 q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
+            if re.search(r"fast|slow|quick", c.word) and q is not None and quantity_family(q) in ("time", "rtf"):
+                up = not up  # "4x faster than B, 3.2 ms against 12.9 ms": the lower latency
             lo = max(c.lo, c.subject.end)
-            diff = next((n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
-                         and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))), None)
+            diffs = [n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
+                     and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))]
+            # the difference written into the comparative itself ("1.1 dB more than B") before an earlier one
+            own = [n for n in diffs if n.end <= c.start and re.fullmatch(r"\s*(?:%|[A-Za-z/]{1,8})?\s*", s[n.end:c.start])]
+            diff = (own or diffs or [None])[0]
+            if diff is not None and diff.unit == "%" and (_RELATIVE_AFTER.match(s[diff.end + 1:])
+                                                          or (q is not None and "%" not in q)):
+                diff = None  # "by 15% relative", "30% worse" in FID: a relative difference, not the values' difference
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             for d in _datasets_near(s, datasets, c.start):  # "beats B on both X and Y": one claim per dataset
                 out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
                                  relation=">" if up else "<", quantity=q, dataset=d,
                                  value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
+                for q2 in (more if not c.own_quantity and diff is None else []):  # "beats B in both PSNR and SSIM"
+                    up2 = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q2)
+                    out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
+                                     relation=">" if up2 else "<", quantity=q2, dataset=d, **mine))
         return out
 
     def _ranks(self, s, methods, datasets, quants, base, settings, spans) -> list[Claim]:  # noqa: ANN001
@@ -399,6 +528,17 @@ class ClaimExtractor:
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
+                if word in ("most", "least") and not re.match(r"\s+(?:of|among|in)\b|\s*[,.;)]|\s*$", s[m.end():]) and not any(
+                        x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()):
+                    continue  # "the most memory" ranks; "the most common failure" does not
+                if re.search(r"\b(?:(?:one|two|three)\s+of|among)\s+the\s+(?:[\w\-]+\s+)?$|\bthe\s+(?:two|three|four|five|top|\d+)\s+$",
+                             s[:m.start()], re.I):
+                    continue  # "one of the two best", "among the fastest", "the three best": no single method ranked
+                if _OWN_BEST.search(s[:m.start()]):
+                    continue  # "reaches its best FID at a scale of 1.5": the method's own optimum, no rank
+                if re.match(r"leads?$", word) and any(x.start >= m.end() and re.fullmatch(r"\s*(?:the\s+)?", s[m.end():x.start], re.I)
+                                                      for x in methods):
+                    continue  # "leads the CTC baseline": a comparison with that method, not a rank
                 clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()),
                                    max((b.end() for b in _CLAUSE_START.finditer(s, 0, m.start())), default=0))
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
@@ -409,19 +549,34 @@ class ClaimExtractor:
                 if len(prior) >= 2 and _AND_JOIN.match(re.sub(r"\([^()]*\)", "", s[prior[-2].end:subj.start])) \
                         and prior[-2].canon != subj.canon:
                     continue  # "A (82.4%) and B (81.1%) lead the table": two methods are no single best
-                stop = min((t for t in triggers if t > m.start()), default=len(s))
+                stop = min([t for t in triggers if t > m.start()] + [b.start() for b in _CLAUSE_START.finditer(s, m.end())]
+                           + [len(s)])
                 ahead = [x for x in quants if m.end() <= x.start < stop]  # "the lowest FID", "fastest, at 169 img/s"
                 # its own quantity: the one ahead of it, else the one its word implies ("the lowest FID, and the
                 # fastest"), else the nearest one not past the next superlative ("most accurate ..., and the fewest
                 # parameters": none; "the best accuracy (72.9) ..., while the worst (64.3)": accuracy)
                 family = IMPLIED_QUANTITY.get(word)
                 implied = next((k for k in self.lex.quantities if quantity_family(k) == family), None) if family else None
+                appos = re.search(r"\d[\d.,]*\s*(?:%|[A-Za-z/]+)?\)?(?:\s+(?:on|in|at|for)\s+[^,;()]{1,40}?)?\s*,\s*"
+                                  r"(?:the\s+|its\s+)?$", s[:m.start()])
+                if appos is not None and not (ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
+                    # "an FID of 2.19 on X, the lowest in the comparison, and an Inception Score of 278": in apposition
+                    # to a value, the superlative takes that value's quantity, not one named later
+                    own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
+                    ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
+                if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
+                    up = not up  # "the slowest, at 312 ms": the highest latency
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
                 out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q, dataset=d,
                                  **mine) for d in _datasets_near(s, datasets, m.start()))
+                if ahead and ahead[0].canon == q and quality:  # "the best on X in both PSNR and SSIM": each quantity
+                    for q2 in _quantity_list(s, ahead[0], quants)[1:]:
+                        up2 = (pol > 0) == self._direction(q2)
+                        out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up2 else "min", quantity=q2,
+                                         dataset=d, **mine) for d in _datasets_near(s, datasets, m.start()))
         return out
 
     def leftovers(self, sent: Sentence, claims: list[Claim]) -> list[str]:
@@ -445,11 +600,125 @@ class ClaimExtractor:
         return claims
 
 
-def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], values: list[Number]) -> list[Span]:
+def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], values: list[Number],
+                    datasets: list[Span]) -> list[Span]:
     """The quantities a value may carry: not one named after another method and its own number ("A is the most
-    accurate (82.2) and B the fastest (1.2k img/s)": 82.2 is no throughput); "82.2 and 81.4 mIoU" share theirs."""
-    return [q for q in quants if q.start < n.end or not (any(n.end <= x.start < q.start for x in methods)
-                                                          and any(n.end <= v.start < q.start for v in values))]
+    accurate (82.2) and B the fastest (1.2k img/s)": 82.2 is no throughput); "82.2 and 81.4 mIoU" share theirs; not
+    one measured per model that another number names as its unit, past a dataset ("2.4 on X ..., with 88 utterances
+    per second": 2.4 is no throughput); not
+    one in a later clause when its own clause names one ("(291), even though its FID ...")."""
+    out = [q for q in quants if q.start < n.end or not (any(n.end <= x.start < q.start for x in methods)
+                                                         and any(n.end <= v.start < q.start for v in values))]
+    out = [q for q in out if not (quantity_family(q.canon) in COST_FAMILIES and any(
+        v is not n and 0 <= q.start - v.end <= 3 and re.fullmatch(r"[\s%kKM]*", s[v.end:q.start])
+        and any(min(n.end, v.end) <= d.start < max(n.start, v.start) for d in datasets) for v in values))]
+    if any(q.end <= n.start for q in out):
+        out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
+    # a unit written after another number ("needs only 7.1 ms for 30.40") is that number's, and those joined to it
+    return [q for q in out if not q.unit or _unit_reaches(s, n, q, values)]
+
+
+def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
+    """Whether the unit span `q` measures `n`: it follows `n`, or a number `n` is listed with ("0.8 and 1.2 ms")."""
+    chain = [v for v in values if v.end <= q.start]
+    if not chain:
+        return False
+    i = len(chain) - 1
+    if not re.fullmatch(r"\s*", s[chain[i].end:q.start]):
+        return False
+    while True:
+        if chain[i] is n:
+            return True
+        if i == 0 or not _UNIT_LIST_JOIN.match(s[chain[i - 1].end:chain[i].start]):
+            return False
+        i -= 1
+
+
+_UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?)\s*$", re.I)
+
+
+_DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"
+
+
+_WORD_VALUES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20, "thirty-two": 32, "fifty": 50,
+                "sixty-four": 64, "hundred": 100}
+_WORD_NUMBER = re.compile(rf"(?<![\w-])(?:{'|'.join(sorted(_WORD_VALUES, key=len, reverse=True))})(?![\w-])", re.I)
+
+
+def _dataset_short_names(lex: Lexicon) -> list[tuple[str, str]]:
+    """Short forms of dataset names that stay unique: what follows a first word two datasets share ("test-other" for
+    "LibriSpeech test-other" next to "LibriSpeech test-clean"), and a name without a trailing version or size token
+    ("LVIS" for "LVIS v1", "FFHQ" for "FFHQ 256") when no other dataset starts with it."""
+    names = [re.sub(r"\s*\([^()]*\)\s*$", "", d) for d in lex.datasets]
+    taken = {n.lower() for n in names} | {m.lower() for m in lex.methods}
+    cands: dict[str, set[str]] = {}
+    for d, n in zip(lex.datasets, names):
+        words = n.split()
+        if len(words) < 2:
+            continue
+        group = [o.split() for o in names if o.split()[0] == words[0]]
+        if len(group) >= 2:  # what follows the words the group shares ("MS MARCO dev", "MS MARCO eval": "dev", "eval")
+            k = 0
+            while all(len(g) > k + 1 and g[k] == words[k] for g in group):
+                k += 1
+            cands.setdefault(" ".join(words[k:]).lower(), set()).add(d)
+        elif re.search(r"\d", words[-1]) and len(" ".join(words[:-1])) >= 3:
+            cands.setdefault(" ".join(words[:-1]).lower(), set()).add(d)
+    out = []
+    for a, ds in cands.items():
+        if len(ds) == 1 and a not in taken and len(a) >= 3 and not any(
+                o.lower().startswith(a) and o != next(iter(ds)) for o in lex.datasets):
+            out.append((next(iter(ds)), a))
+    return out
+
+
+def _names_other_value(s: str, q: Span, nums: list[Number], c: Comparison) -> bool:
+    """Whether quantity `q`, after comparison `c`, names a value of its own ("..., and its EM is 68.2", "68.2 EM")."""
+    for n in nums:
+        if n.role != "value" or c.start <= n.start < c.end:
+            continue
+        if 0 <= n.start - q.end <= 12 and re.fullmatch(r"\s*(?:is|was|of|=|:|at)?\s*", s[q.end:n.start]):
+            return True
+    return False
+
+
+def _quantity_list(s: str, first: Span, quants: list[Span]) -> list[str]:
+    """The quantities coordinated with `first` ("both PSNR and SSIM", "EM, F1 and accuracy")."""
+    out = [first]
+    for q in quants:
+        if q.start >= out[-1].end and _QUANTITY_JOIN.match(s[out[-1].end:q.start]):
+            out.append(q)
+    return list(dict.fromkeys(q.canon for q in out))
+
+
+_QUANTITY_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)(?:in\s+|the\s+)?$", re.I)
+
+
+def _slash_group(s: str, n: Number, nums: list[Number]) -> list[Number] | None:
+    """The values joined by slashes that `n` is one of ("29.1 / 41.6 / 34.0"), or None."""
+    i = next((k for k, o in enumerate(nums) if o is n), None)
+    if i is None:
+        return None
+    lo = hi = i
+    while lo > 0 and _SLASH_JOIN.match(s[nums[lo - 1].end:nums[lo].start]):
+        lo -= 1
+    while hi + 1 < len(nums) and _SLASH_JOIN.match(s[nums[hi].end:nums[hi + 1].start]):
+        hi += 1
+    return nums[lo:hi + 1] if hi > lo else None
+
+
+def _dataset_list(s: str, at: int, datasets: list[Span]) -> list[str]:
+    """The datasets of the coordination that follows `at` in its clause ("on X, Y and Z")."""
+    after = [d for d in datasets if d.start >= at and not _CLAUSE_BREAK.search(s[at:d.start])]
+    if not after:
+        return []
+    out = [after[0]]
+    for d in after[1:]:
+        if not _DATASET_JOIN.match(s[out[-1].end:d.start]):
+            break
+        out.append(d)
+    return [d.canon for d in out]
 
 
 def _plural(kind: str, alias: str) -> str:
@@ -495,6 +764,9 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
     if right is not None:
         return right
     before = [n for n in settings if n.end <= start]
+    own = [n for n in settings if n.start >= end and not _CLAUSE_BREAK.search(s[end:n.start])]
+    if before and own and _CLAUSE_BREAK.search(s[before[-1].end:start]):
+        return own[0]  # "A needs 50 steps to reach 2.5, while B gets to 3.0 in 10 steps": its own clause's setting
     return before[-1] if before else settings[0]
 
 

@@ -14,12 +14,51 @@ QUANTITY_WORDS: dict[str, list[str]] = {
     "params": ["parameters", "parameter count", "params", "param"],
     "gflops": ["gflops", "gflop", "flops"],
     "throughput": ["throughput", "images per second", "images/s", "images / s", "img/s", "images/sec", "imgs/s"],
-    "top-1": ["top-1 accuracy", "top-1"],
-    "accuracy": ["accuracy"],
+    "top-1": ["top-1 accuracy", "top-1 acc", "top-1"],
+    "accuracy": ["accuracy", "acc"],
     "miou": ["miou"],
     "ap": ["box ap", "ap"],
     "fid": ["fid"],
 }
+# Common metrics of many ML fields, by the acronym papers print and the words reports write for it (either may be the
+# episode's name; the other is an alias). An acronym alias is matched with its case ("IS" is no "is").
+METRIC_SYNONYMS: dict[str, list[str]] = {
+    "WER": ["word error rate", "word-error rate", "word error"], "CER": ["character error rate", "char error rate"],
+    "PER": ["phone error rate", "phoneme error rate"], "RTF": ["real-time factor", "real time factor", "realtime factor"],
+    "BLEU": ["bleu score", "bleu points"], "chrF": ["chrf score", "character f-score"], "TER": ["translation edit rate"],
+    "FID": ["frechet inception distance", "fréchet inception distance", "frechet distance", "fréchet distance"],
+    "KID": ["kernel inception distance"], "IS": ["inception score"],
+    "PSNR": ["peak signal-to-noise ratio", "peak signal to noise ratio"], "SSIM": ["structural similarity"],
+    "LPIPS": ["perceptual distance"], "mAP": ["mean average precision"], "AP": ["average precision"],
+    "AUC": ["area under the curve"], "AUROC": ["area under the roc curve", "roc auc", "roc-auc"],
+    "MAE": ["mean absolute error"], "MSE": ["mean squared error", "mean square error"],
+    "RMSE": ["root mean squared error", "root-mean-square error"], "MRR": ["mean reciprocal rank"],
+    "NDCG": ["normalized discounted cumulative gain", "ndcg score"], "EM": ["exact match", "exact-match"],
+    "F1": ["f1 score", "f1-score", "f-score", "f-measure", "f1"], "mIoU": ["mean iou", "mean intersection over union",
+                                                                        "mean intersection-over-union"],
+    "IoU": ["intersection over union", "intersection-over-union"], "PPL": ["perplexity"],
+    "NLL": ["negative log-likelihood", "negative log likelihood"], "BPC": ["bits per character"],
+    "EER": ["equal error rate"], "PQ": ["panoptic quality"], "SDR": ["signal-to-distortion ratio"],
+    "SI-SNR": ["scale-invariant snr"], "FPS": ["frames per second", "frames/s", "frames/sec"],
+    "DSC": ["dice score", "dice coefficient", "dice"], "HR": ["hit rate", "hit ratio"], "OA": ["overall accuracy"], "MOS": ["mean opinion score"], "ECE": ["expected calibration error"],
+}
+# What reports write for the counted item of a throughput unit ("utt/s" -> "utterances per second").
+UNIT_NOUNS = {"utt": "utterance", "utts": "utterance", "sent": "sentence", "sents": "sentence", "img": "image",
+              "imgs": "image", "im": "image", "tok": "token", "toks": "token", "seq": "sequence", "seqs": "sequence",
+              "doc": "document", "docs": "document", "ex": "example", "req": "request", "reqs": "request",
+              "fr": "frame", "vid": "video", "clip": "clip", "sample": "sample", "samples": "sample", "graph": "graph",
+              "graphs": "graph", "node": "node", "nodes": "node", "query": "query", "queries": "query", "frames": "frame",
+              "images": "image", "tokens": "token", "words": "word", "word": "word", "step": "step", "steps": "step",
+              "episodes": "episode", "molecules": "molecule", "patches": "patch", "points": "point", "scenes": "scene"}
+# Nouns that end a metric's name ("word error rate", "signal-to-noise ratio"): the last word of an acronym's expansion.
+METRIC_HEADS = ("rate", "ratio", "score", "error", "distance", "accuracy", "precision", "recall", "factor", "index",
+                "measure", "loss", "quality", "similarity", "gain", "rank", "likelihood", "divergence", "time", "curve",
+                "overlap", "match", "coefficient", "correlation", "deviation", "success")
+_ACRONYM = re.compile(r"^(?=(?:[^A-Z]*[A-Z]){2})[A-Za-z][A-Za-z0-9]{1,5}$")
+_SMALL_WORDS = r"(?:(?:to|of|over|the|per|and|under|in)[\s\-]+)?"
+_TIME_NAME = re.compile(r"(?<![\w-])(?:latency|time|duration|hours|gpu-hours|runtime|wall-?clock)(?![\w-])|\((?:ms|s|h|min|sec)\)")
+# quantities of a model's cost, measured per model, not per dataset; lower is better unless a table says otherwise
+COST_FAMILIES = ("params", "gflops", "throughput", "time", "rtf", "memory")
 # Superlatives that imply their quantity when the sentence names none.
 IMPLIED_QUANTITY = {"lightest": "params", "heaviest": "params", "fastest": "throughput", "slowest": "throughput",
                     "cheapest": "gflops"}
@@ -36,9 +75,17 @@ def norm_name(s: str) -> str:
 
 def quantity_family(name: str) -> str | None:
     low = name.lower()
+    if _TIME_NAME.search(low):
+        return "time"  # a cost measured in time ("decoding latency (ms)", "training time per epoch (s)")
+    if re.search(r"(?<![\w-])(?:real-time factor|rtf)(?![\w-])", low):
+        return "rtf"
+    if re.search(r"(?<![\w-])memory(?![\w-])", low):
+        return "memory"
     for fam in ("params", "gflops", "throughput", "fid", "miou"):
         if any(w in low for w in QUANTITY_WORDS[fam]):
             return fam
+    if re.search(r"(?<![\w-])error", low):
+        return None  # "top-1 error (%)": not an accuracy (its words and direction are the opposite)
     if "top-1" in low:
         return "top-1"
     if "ap" in low.split():
@@ -54,10 +101,119 @@ def quantity_aliases(name: str) -> list[str]:
     out = [name, base]
     fam = quantity_family(name)
     if fam:
-        out += QUANTITY_WORDS[fam]
+        out += QUANTITY_WORDS.get(fam, [])
         if fam == "top-1" and "linear" in base.lower():
             out += ["linear top-1", "linear-probe top-1"]
+    unit = _unit_of(name)
+    if unit:  # "Throughput (utt/s)": "utt/s", "utterances per second", "utterances/s"
+        per = re.fullmatch(r"([A-Za-z]+)\s*/\s*(?:s|sec|second)", unit)
+        if per:
+            noun = UNIT_NOUNS.get(per.group(1).lower(), per.group(1).lower())
+            many = (noun[:-1] + "ies" if re.search(r"[^aeiou]y$", noun)
+                    else noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s"))
+            out += [unit, f"{many} per second", f"{many}/s", f"{many}/sec", f"{noun}/s", f"{many} a second",
+                    f"{noun}s per sec"]
+        elif re.fullmatch(r"[A-Za-z]{2,}", unit) and unit.lower() not in _GENERIC_UNITS:
+            out += [unit] + [w for w in _synonyms(unit) if not _ACRONYM.match(w)]  # "(FPS)": "fps", "frames per second"
+    out += [w for w in _synonyms(base) if not _ACRONYM.match(w)]
+    if re.fullmatch(r"[A-Za-z][\w\-]*", base) and not base.lower().endswith(("score", "rate", "error")) \
+            and quantity_family(name) not in COST_FAMILIES:
+        out.append(f"{base} score")  # "CIDEr score", "BLEU score", "Dice score"
     return list(dict.fromkeys(a.lower() for a in out if a))
+
+
+def _unit_of(name: str) -> str | None:
+    m = re.search(r"\(([^()]*)\)\s*$", name)
+    return m.group(1).strip() if m else None
+
+
+def _synonyms(base: str) -> list[str]:
+    """The other names of a common metric: its expansion for an acronym, its acronym for an expansion."""
+    out: list[str] = []
+    low = base.lower()
+    for acro, words in METRIC_SYNONYMS.items():
+        if low == acro.lower() or re.search(rf"(?<!\w){re.escape(acro)}(?![\w-])", base):
+            out += [re.sub(rf"(?<!\w){re.escape(acro)}(?![\w-])", w, base, count=1).lower()
+                    for w in words]  # "macro-F1" -> "macro-f1 score"; "WER" -> "word error rate"
+        if low in words:
+            out += [acro] + [w for w in words if w != low]
+    return out
+
+
+def quantity_patterns(name: str) -> list[str]:
+    """Case-sensitive regexes for a quantity: its acronym ("RTF" for "real-time factor"), and for an acronym, any
+    phrase whose initials spell it and that ends with a metric noun ("word error rate" for "WER")."""
+    base = _PAREN.sub("", name).strip()
+    out = [re.escape(a) for a in _synonyms(base) if _ACRONYM.match(a)]
+    words = [w for w in re.split(r"[\s\-]+", base) if w.lower() not in ("of", "to", "per", "the", "and", "over")]
+    if len(words) >= 2 and all(w[:1].isalpha() for w in words):  # "Chamfer distance": "CD"
+        out.append(re.escape("".join(w[0].upper() for w in words)))
+    if _ACRONYM.match(base) and base.isalpha():
+        letters = base.lower()
+        heads = [h for h in METRIC_HEADS if h[0] == letters[-1]]
+        if heads:
+            words = [rf"{c}[a-z]*" for c in letters[:-1]]
+            body = rf"[\s\-]+{_SMALL_WORDS}".join(words + [f"(?:{'|'.join(heads)})"])
+            out.append(rf"(?i:{body})")
+    return out
+
+
+# words reports use for a cost when the episode has one quantity of that kind
+FAMILY_WORDS = {"time": ["latency", "inference time", "runtime", "run time", "wall-clock time", "inference latency"],
+                "memory": ["memory", "memory footprint", "gpu memory", "peak memory"],
+                "throughput": ["speed", "inference speed"], "gflops": ["compute", "compute cost", "flop count"],
+                "params": ["model size", "parameter budget"]}
+_NOT_A_HEAD = set(METRIC_HEADS) | {"per", "epoch", "step", "model", "total", "test", "val", "top-1", "top-5", "mean"}
+
+
+def head_aliases(lex: "Lexicon") -> list[tuple[str, str]]:
+    """Shorter names of a lexicon's quantities that only one of them has: the last word of a multi-word name
+    ("latency" for "decoding latency (ms)", "F1" for "macro-F1 (%)"), the name before "per" ("training time" for
+    "training time per epoch (s)"), unless that word is generic ("score", "rate") or names a dataset or setting."""
+    taken = {w.lower() for w in lex.datasets} | {k.lower() for x in lex.settings for k in setting_keywords(x)}
+    found: dict[str, set[str]] = {}
+    for q in lex.quantities:
+        base = _PAREN.sub("", q).strip()
+        cands = []
+        words = base.split()
+        if len(words) >= 2:
+            cands.append(words[-1])
+        parts = re.split(r"[\s\-]+", base)
+        if len(parts) >= 2 and re.search(r"[A-Za-z]", parts[-1]) and re.search(r"\d", parts[-1]):
+            cands.append(parts[-1])  # "F1" of "macro-F1"
+        at_k = re.sub(r"\s*@\s*\d+$", "", base)
+        forced = [at_k] + _synonyms(at_k) if at_k != base else []  # "NDCG@10": "NDCG", when no other @k shares it
+        if " per " in base:
+            cands += [base.split(" per ")[0], " ".join(words[1:]) if len(words) >= 3 else ""]
+        for c in cands:
+            if c and len(c) >= 2 and c.lower() not in _NOT_A_HEAD and c.lower() not in taken:
+                found.setdefault(c.lower(), set()).add(q)
+        for c in forced:
+            if c.lower() not in taken:
+                found.setdefault(c.lower(), set()).add(q)
+    for fam, words in FAMILY_WORDS.items():  # "inference time" for the one time cost, "speed" for the one throughput
+        mine = [q for q in lex.quantities if quantity_family(q) == fam]
+        if len(mine) == 1:
+            for w in words:
+                if w not in taken:
+                    found.setdefault(w, set()).add(mine[0])
+    for q in lex.quantities:  # a name another quantity already owns stays that quantity's
+        for a in quantity_aliases(q):
+            found.pop(a, None)
+    return [(next(iter(qs)), a) for a, qs in found.items() if len(qs) == 1]
+
+
+def name_root(name: str) -> tuple[str, float | None] | None:
+    """The root unit a quantity or setting is measured in and its scale: its unit in brackets ("(ms)": second,
+    0.001), else a time or memory name (scale unknown)."""
+    from harness.scoring.units import gold_unit
+
+    unit = _unit_of(name)
+    info = gold_unit(unit) if unit and unit.lower() not in ("px", "pixel", "pixels") else None  # pint's px is a length
+    if info is not None and info.kind == "physical":
+        return info.root, info.factor
+    root = {"time": "second", "memory": "bit"}.get(quantity_family(name) or "")
+    return (root, None) if root else None
 
 
 def setting_keywords(x_label: str) -> list[str]:
@@ -75,7 +231,27 @@ def setting_keywords(x_label: str) -> list[str]:
         out += ["labels", "labelled", "labeled", "label rate", "labelled fraction", "labeled fraction"]
     if "resolution" in base:
         out += ["px", "pixels", "resolution"]
+    # "beam size" -> "a beam of 4", "guidance scale" -> "a guidance of 3": the word the generic noun qualifies
+    if len(words) == 2 and words[1] in _GENERIC_AXIS and len(words[0]) >= 4 and words[0] not in _NOT_A_QUALIFIER:
+        out.append(words[0])
+    if words and words[-1] == "dimension":
+        out += [" ".join(words[:-1] + ["size"]), " ".join(words[:-1] + ["units"]), " ".join(words[:-1] + ["dim"]), "dim"]
+    unit = _unit_of(x_label)
+    if unit and unit.lower() in _UNIT_WORDS:  # "labelled audio (hours)" -> "100 hours"; "SNR (dB)" -> "5 dB"
+        out += _UNIT_WORDS[unit.lower()]
     return list(dict.fromkeys(out))
+
+
+# first words of an axis name too common to stand for it alone ("model size" is no "model")
+_NOT_A_QUALIFIER = {"model", "network", "input", "output", "training", "test", "total", "average", "mean", "data",
+                    "sample", "image", "source", "target", "learning", "weight", "loss", "context", "hidden"}
+_GENERIC_UNITS = {"ms", "s", "h", "min", "sec", "hours", "db", "gb", "mb", "px", "k", "m", "b", "tokens", "steps"}
+_GENERIC_AXIS = {"size", "scale", "ratio", "rate", "width", "length", "count", "weight", "budget", "factor", "strength"}
+# unit words of an axis that a report writes after a number (single letters are left to the number reader)
+_UNIT_WORDS = {"hours": ["hours", "hour", "hrs"], "h": ["hours", "hour", "hrs"], "db": ["db"], "tokens": ["tokens"],
+               "ms": ["ms", "milliseconds"], "s": ["seconds", "secs"], "px": ["px", "pixels"], "m": [], "k": [],
+               "gb": ["gb"], "min": ["minutes", "mins"], "khz": ["khz"], "hz": ["hz"], "frames": ["frames"],
+               "layers": ["layers"], "steps": ["steps"], "epochs": ["epochs"], "samples": ["samples"]}
 
 
 @dataclass
@@ -93,7 +269,7 @@ class Lexicon:
     @property
     def result_direction(self) -> bool | None:
         """Whether higher is better for the result metrics (not the efficiency columns), when they agree."""
-        dirs = {hb for q, hb in self.quantities.items() if quantity_family(q) not in ("params", "gflops", "throughput")}
+        dirs = {hb for q, hb in self.quantities.items() if quantity_family(q) not in COST_FAMILIES}
         return dirs.pop() if len(dirs) == 1 else None
 
 
@@ -107,8 +283,11 @@ def lexicon_from_facts(facts: list[UnitFacts], papers: list[PaperFacts] = ()) ->
                 if row:
                     lex.add_method(row[0])
             for col in u.columns[1:]:
-                if quantity_family(col) in ("params", "gflops", "throughput"):
+                fam = quantity_family(col)
+                if fam in ("params", "gflops", "throughput"):
                     lex.quantities.setdefault(col, col not in u.lower_is_better)
+                elif fam in COST_FAMILIES or (not u.metric and col in u.lower_is_better):
+                    lex.quantities.setdefault(col, False)  # "decoding latency", "real-time factor": lower is better
                 elif col not in lex.datasets and u.metric:
                     lex.datasets.append(col)
         else:

@@ -11,8 +11,9 @@ _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*[-*+•]\s+|^\s*\d{1,2}[.)]\s+")
 _RATIO_AFTER = re.compile(r"^\s*(?:x\b|×|times\b|-?fold\b)", re.I)
 _LIMIT_AFTER = re.compile(r"^\s*%?\s*(?:\w+\s+){0,2}?(?:limit|budget|cap|threshold|constraint|ceiling|or\s+less|"
                           r"or\s+fewer|at\s+most)\b", re.I)
-_DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s)?\s*"
-                         r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|"
+_DIFF_AFTER = re.compile(r"^\s*-?\s*(?:%|pp|p\.p\.|percentage[\s-]+points?|points?|pts?|fid|m|gflops?|img/s|db|ms|s|"
+                         r"mm|gb|bleu|ap|miou|wer)?\s*"
+                         r"(?:higher|lower|above|below|more|less|better|worse|ahead|behind|gain|improvement|drop|relative|"
                          r"fewer|greater|smaller|larger|faster|slower|deficit|advantage|lead|gap|margin|edge|short|shy)\b", re.I)
 # "1.2 points", "2.6 pp": points are a difference, never a value
 _POINTS_AFTER = re.compile(r"^\s*(?:percentage[\s-]+points?|points?|pts?|pp|p\.p\.)(?![\w-])", re.I)
@@ -29,7 +30,7 @@ _CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A
 _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 _PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$",
@@ -50,7 +51,9 @@ _COMPARATIVE_RE = [(re.compile(rf"{_COMPARATIVE_LEAD}(?<![\w-])(?:{p})(?![\w-])"
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
                           "slower": "throughput", "cheaper": "gflops"}
-_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at)?\s*$", re.I)
+_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
+                                  r"dropped|decreases?|decreased|shrinks?|shrank|is\s+(?:raised|increased|reduced|set))\s+to)?\s*$",
+                                  re.I)
 # "the lowest label rate, 1%": a superlative of the setting itself; the number in apposition is the setting
 _SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortest|longest|fewest|most|least|"
                                   r"deepest|shallowest)\s+$", re.I)
@@ -71,7 +74,8 @@ _OF_THE_TWO = re.compile(r"\bthe\s+(better|stronger|worse|weaker|higher|lower|fa
 _NUM_WORD = r"(?:\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)"
 _MULTIPLE = rf"{_NUM_WORD}\s*(?:times|x|×)|twice|double|{_NUM_WORD}-?fold"
 _POSSESSIVE_NEXT = r"(?=\s+(?:that\s+of\s+)?(?:the\s+)?[A-Z][\w\-]*(?:\s+[\w\-]+)?['’]s?\s)"
-_FRACTION = r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|tenth)|(?:two|three)\s+(?:thirds|quarters|fifths)"
+_FRACTION = (r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|seventh|eighth|ninth|tenth|twelfth|fifteenth|twentieth|"
+             r"thirtieth|fortieth|fiftieth|hundredth|thousandth)|(?:two|three)\s+(?:thirds|quarters|fifths)")
 # Comparison words: (pattern, polarity, reads through quality). Passive forms come first.
 _COMPARE = [
     (r"(?:is|are|was|were|has\s+been|have\s+been)\s+(?:\w+\s+)?(?:out[a-z]+ed|beaten|surpassed|overtaken|bettered|topped|"
@@ -79,15 +83,20 @@ _COMPARE = [
     (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|(?:margin|lead|advantage|edge)\s+over|lead(?:s|ing)?|edg(?:es|ed|ing)|"
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"
      r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
+    # "dwarfing B's 3.1", "trounces B": far more of the raw value
+    (r"dwarf(?:s|ed|ing)?", 1, False),
+    # "halves the latency of B", "doubles B's throughput": a ratio stated by a verb
+    (r"(?:doubl|tripl|quadrupl)(?:es|ed|ing)(?:\s+the\s+(?:[\w%()\-/@]+\s+){0,3}?of|" + _POSSESSIVE_NEXT + ")", 1, False),
+    (r"halv(?:es|ed|ing)(?:\s+the\s+(?:[\w%()\-/@]+\s+){0,3}?of|" + _POSSESSIVE_NEXT + ")", -1, False),
     (r"trail(?:s|ed|ing)?|(?:falls?|lags?)\s+(?:\w+\s+)?behind|behind|lag(?:s|ged|ging)?|worse\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:(?:falls?|fell|falling|comes?|came|stops?|stopped)\s+(?:\w+\s+)?)?(?:short|shy)\s+of|"
      r"second\s+(?:only\s+)?to|(?:deficit|disadvantage)\s+(?:to|against|relative\s+to|versus|vs\.?)", -1, True),
     # ratios: "eight times the throughput of B", "twice as many parameters as B", "a fifth of B's", "half the speed of B"
     # ... "double B's throughput", "half B's"
-    (rf"(?:{_MULTIPLE})(?:\s+(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)|{_POSSESSIVE_NEXT})",
+    (rf"(?:{_MULTIPLE})(?:\s+(?:the\s+(?:[\w.%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as)|{_POSSESSIVE_NEXT})",
      1, False),
     (rf"(?:{_FRACTION})(?:\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)|"
      rf"{_POSSESSIVE_NEXT})", -1, False),
@@ -114,15 +123,20 @@ _RANK = [
      r"(?:outperforms?|beats?|surpass(?:es)?|tops?|leads?|is\s+ahead\s+of)\s+(?:every|all|each)\b|"
      r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
-     r"leads?(?=\s+(?:with|the|all|on|every|at)\b)|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
+     r"leads?(?=\s+(?:(?:with|the|all|on|every|at)\b|(?-i:[A-Z])))|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
     (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
      r"least\s+accurate|worst|weakest|last\s+place|(?:at|to)\s+the\s+bottom\s+of|"
      r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|is\s+outperformed\s+by)\s+(?:every|all|each)\b|"
-     r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:dead\s+)?last", -1, True),
-    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|highest|largest|heaviest|fastest|quickest|"
+     r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
+     r"firmly|dead)\s+)?last", -1, True),
+    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;)]|$|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
+     r"highest|largest|heaviest|fastest|quickest|"
      r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
-    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|lowest|smallest|fewest|lightest|leanest|"
+    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?<=the\s)least(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among|in)\b|\s*[,.;)]|$|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
+     r"lowest|smallest|fewest|lightest|leanest|"
      r"slimmest|slowest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]
 _RANK_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _RANK]
@@ -131,9 +145,10 @@ _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
 # Coordination and clause structure (scorer 13)
 _FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
 # "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
-_COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?)?\s*,?\s*"
+_COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?|"
+                        r"(?:in|on|for)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)?\s*,?\s*"
                         r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|"
-                        r"even|much|slightly|only|just)\s+)*$", re.I)
+                        r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
 # "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
 _OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
 _OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)", re.I)
@@ -167,14 +182,15 @@ _BOUND_BEFORE = re.compile(r"\b(?:below|above|under|over|beyond|exceeds?|exceedi
 # where a clause ends: a dataset after it is not the number's ("(3.8 vs. 5.2) but worse on ImageNet 64")
 _CLAUSE_BREAK = re.compile(r";|\b(?:but|while|whereas|yet)\b|\)\s*,")
 # "on both X and Y", "on X, Y and Z": datasets in one coordination
-_DATASET_JOIN = re.compile(r"^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?:on\s+)?$", re.I)
+_DATASET_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)(?:on\s+)?$", re.I)
 # ", while", ", whereas", ", but", ";": a new clause, with its own subject
 _CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
 # "(64.3) belongs to the MLP baseline", "is held by B": a value whose method comes after it
 _AGENT_AFTER = re.compile(r"^\s*\)?\s*(?:(?:belongs?|belonged|goes|went|falls?)\s+to|(?:is|was)\s+(?:held|set|reached|achieved|"
                           r"posted|obtained)\s+by)\s+(?:the\s+)?$", re.I)
 # "A is faster than B, processing 5,200 nodes/s": a participle after the object speaks of the subject
-_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?,\s*(?:[a-z]+ing|with)\b[^,;()]*$", re.I)
+_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:there\s*|here\s*)?(?:,\s*(?:[a-z]+ing|with|at)|\s+with)\b[^,;()]*$",
+                               re.I)
 # "the largest gap", "the biggest improvement": a superlative of a difference ranks no method
 _DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|improvement|gain|drop|decline|jump|spread|lead|"
                               r"boost|change|increase|decrease)s?\b", re.I)
@@ -189,6 +205,7 @@ _COUNT_AFTER = re.compile(r"^\s*(?!(?:on|at|in|for|with|to|from|after|and|or|whi
                           r"under|per|is|was|are|were|the|a|an)\b)(?:[a-z\-]+\s+)?(?!(?:its|this|is|was|has|as|thus|plus|"
                           r"across|versus|whereas|less|unless|does|always|us|points?|pts|times|percent)\b)[a-z]+s\b"
                           # not a verb ("46.51 puts it", "88.7 edges past") nor a rate ("nodes per second")
+                          r"(?!\s+[A-Z])"  # a verb before a method ("0.081 favours A")
                           r"(?!\s*(?:/|per\b|it\b|its\b|the\b|an?\b|past\b|out\b|ahead\b|behind\b|up\b|down\b|them\b|"
                           r"to\b|into\b|on\b|by\b|in\b|at\b|from\b|for\b))")
 # "a batch size of 16", "learning rate 0.001": a training hyperparameter
@@ -200,6 +217,21 @@ _UNSTATED = re.compile(r"\bneither\b[^;]*\bnor\b|\bwhether\b", re.I)
 # "the best choice for", "the best trade-off": a recommendation, not a rank on a quantity
 _NOT_A_RESULT = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:choice|option|pick|candidate|fit|bet|trade-?offs?|balance|compromise)\b",
                            re.I)
+# "its best FID", "their lowest error": a method's own optimum over a sweep, not a rank among methods
+_OWN_BEST = re.compile(r"\b(?:its|their|his|her)\s+(?:own\s+|overall\s+)?$", re.I)
+# "15% relative", "30% worse" of a quantity not measured in %: a relative difference, stated as a comparison only
+_RELATIVE_AFTER = re.compile(r"^\s*(?:relative(?!\s+to)|relatively)\b", re.I)
+# "Neither A nor B reaches 30 BLEU", "does not reach 30": a bound that was not reached is no value
+_REACH_BEFORE = re.compile(r"\b(?:reach(?:es|ed)?|hits?|attains?|gets?\s+to|goes?\s+(?:below|above))\s+"
+                           r"(?:an?\s+[\w\-/%()]+\s+of\s+)?(?:about|roughly|~)?\s*$", re.I)
+# "the 1.2M of B": a value whose method follows it
+_OF_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+)?\s*of\s+(?:the\s+)?$", re.I)
+# "widening the beam from 1 to 8", "the hidden dimension from 64 to 128": a change over a setting, no value
+_SETTING_RANGE = re.compile(r"^\s+(?:from|between)\s+(?:[\d.,]+\s*[kK%]?\s*(?:to|and|-|–)\s*)?$", re.I)
+# "a/b/c on X, Y and Z": values joined by slashes
+_SLASH_JOIN = re.compile(r"^\s*[%kKM]?\s*/\s*$")
+# a clause of its own after a value ("(291), even though its FID ..."): a quantity there is not the value's
+_LATER_CLAUSE = re.compile(r";|\b(?:though|although|while|whereas|but|yet)\b|\)\s*,", re.I)
 # pronouns that stand for a method the same sentence named before them
 _ANAPHOR = re.compile(r"(?<![\w-])(?:the\s+(?:former|latter)|it|its)(?![\w-])", re.I)
 # a method right after a preposition is no sentence subject ("Compared with B, A ...")

@@ -69,7 +69,11 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # ("Final answer: 77.2\nIf the test split is meant, 84.7." is hedged, every format; "..., the full model reaches 79.1"
 # is not); inside the answer what a condition names is not offered ("D (if we ignore C)" answers D). No other number
 # moves.
-SCORER_VERSION = "16"
+# 17: issue 31 item 3: the report claim extractor derives names from the episode's own quantity and setting names
+# (acronyms and their words, units in brackets and their spelled-out forms, head words, the setting a unit names) and
+# reads more grammar (held-out 4's causes); a time or memory cost column of a table is a quantity. Only report
+# metrics may move; every other number of version 16 is unchanged.
+SCORER_VERSION = "17"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")

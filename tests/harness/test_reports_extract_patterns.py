@@ -194,9 +194,11 @@ def test_a_participle_is_passive_with_its_auxiliary_or_its_agent() -> None:
 
 
 def test_a_second_comparative_without_than_and_a_tie_verb() -> None:
+    # "30% faster" is a relative difference: the comparison carries no value (scorer 17; a compare value is checked as
+    # the difference of the raw values, which 30 img/s is not)
     got = claims("CeltaNet is slightly less accurate than AltoNet but roughly 30% faster [P1, Table 2].")
     assert got == {("compare", "CeltaNet", "AltoNet", "<", None, None, None, None, None),
-                   ("compare", "CeltaNet", "AltoNet", ">", 30.0, "Throughput (img/s)", None, None, None)}
+                   ("compare", "CeltaNet", "AltoNet", ">", None, "Throughput (img/s)", None, None, None)}
     assert claims("On PubMed BrioNet matches CeltaNet at 79.3 [P1, Table 1].") == {
         ("value", "BrioNet", None, "=", 79.3, None, "PubMed", None, None),
         ("value", "CeltaNet", None, "=", 79.3, None, "PubMed", None, None)}
@@ -353,3 +355,315 @@ def test_pronouns_stand_for_the_sentence_subject_and_the_former_and_latter() -> 
         ("rank", "CeltaNet", None, "max", None, None, None, None, None)}
     assert ("compare", "AltoNet", "BrioNet", ">", 0.9, None, None, None, None) in claims(
         "Compared with BrioNet's 70.2, AltoNet's 71.1 is higher by 0.9 [P1, Table 1].")
+
+
+# Scorer 17: names derived from the episode's own quantity and setting names (a context unlike the labelled sets':
+# speech and retrieval vocabulary), read as vocabulary rules, not sentences
+LEX14 = Lexicon(methods=["AltoNet", "BrioNet", "CeltaNet"], datasets=["MS MARCO dev", "MS MARCO eval", "NQ"],
+                quantities={"CER (%)": False, "MRR": True, "Throughput (queries/s)": True, "query latency (ms)": False,
+                            "index memory (GB)": False, "real-time factor": False},
+                settings=["retrieval depth (docs)", "beam width", "noise level (dB)", "training data (hours)"])
+
+
+def claims14(text: str) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, LEX14)}
+
+
+def test_an_acronym_is_read_from_its_words_and_its_words_from_the_acronym() -> None:
+    assert claims14("AltoNet has the lowest character error rate, 4.2% [P1, Table 1].") == {
+        ("value", "AltoNet", None, "=", 4.2, "CER (%)", None, None, None),
+        ("rank", "AltoNet", None, "min", None, "CER (%)", None, None, None)}
+    assert claims14("BrioNet's mean reciprocal rank on NQ is 0.41 [P1, Table 1].") == {
+        ("value", "BrioNet", None, "=", 0.41, "MRR", "NQ", None, None)}
+    assert claims14("CeltaNet runs at an RTF of 0.12 [P1, Table 2].") == {
+        ("value", "CeltaNet", None, "=", 0.12, "real-time factor", None, None, None)}
+
+
+def test_a_unit_names_its_quantity_or_setting() -> None:
+    # "queries/s" spelled out, "ms" of the only quantity in milliseconds, "GB" of the only one in bytes
+    assert claims14("BrioNet answers 1,250 queries per second [P1, Table 2].") == {
+        ("value", "BrioNet", None, "=", 1250.0, "Throughput (queries/s)", None, None, None)}
+    assert claims14("AltoNet answers in 18 ms, against 45 ms for CeltaNet [P1, Table 2].") == {
+        ("value", "AltoNet", None, "=", 18.0, "query latency (ms)", None, None, None),
+        ("value", "CeltaNet", None, "=", 45.0, "query latency (ms)", None, None, None)}
+    assert claims14("CeltaNet's index takes 12.5 GB [P1, Table 2].") == {
+        ("value", "CeltaNet", None, "=", 12.5, "index memory (GB)", None, None, None)}
+    # a setting written with its unit, or with the word its generic noun qualifies ("a beam of 8" for "beam width")
+    assert claims14("At 20 dB, AltoNet scores 5.1 [P1, Figure 1].") == {
+        ("value", "AltoNet", None, "=", 5.1, None, None, "noise level (dB)", 20.0)}
+    assert claims14("With 50 hours, BrioNet reaches 9.9 [P1, Figure 2].") == {
+        ("value", "BrioNet", None, "=", 9.9, None, None, "training data (hours)", 50.0)}
+    assert claims14("With a beam of 8, CeltaNet reaches 0.39 [P1, Figure 3].") == {
+        ("value", "CeltaNet", None, "=", 0.39, None, None, "beam width", 8.0)}
+    # the head word of a multi-word quantity that no other quantity has
+    assert claims14("CeltaNet has the highest latency of the three [P1, Table 2].") == {
+        ("rank", "CeltaNet", None, "max", None, "query latency (ms)", None, None, None)}
+
+
+def test_relative_differences_and_repeated_comparison_words_and_fractions() -> None:
+    # a difference in % of a quantity not measured in %, or "N% relative", is no difference of the values
+    assert claims14("AltoNet beats BrioNet on NQ by about 12% relative [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", None, None, "NQ", None, None)}
+    assert claims14("BrioNet's MRR is 20% higher than AltoNet's [P1, Table 1].") == {
+        ("compare", "BrioNet", "AltoNet", ">", None, "MRR", None, None, None)}
+    # "more than three times B's": two comparison words, one claim
+    assert claims14("CeltaNet serves more than three times BrioNet's 400 queries/s [P1, Table 2].") == {
+        ("compare", "CeltaNet", "BrioNet", ">", None, "Throughput (queries/s)", None, None, None),
+        ("value", "BrioNet", None, "=", 400.0, "Throughput (queries/s)", None, None, None)}
+    assert ("compare", "AltoNet", "CeltaNet", "<", None, "query latency (ms)", None, None, None) in claims14(
+        "AltoNet answers in 3 ms, about a fifteenth of CeltaNet's 45 ms [P1, Table 2].")
+    assert ("compare", "BrioNet", "AltoNet", ">", None, "Throughput (queries/s)", None, None, None) in claims14(
+        "BrioNet handles 1,250 queries per second, dwarfing AltoNet's 90 [P1, Table 2].")
+
+
+def test_leads_ranks_only_without_a_method_and_its_best_is_no_rank() -> None:
+    assert claims14("AltoNet leads NQ with 0.44 [P1, Table 1].") == {
+        ("value", "AltoNet", None, "=", 0.44, None, "NQ", None, None),
+        ("rank", "AltoNet", None, "max", None, None, "NQ", None, None)}
+    assert claims14("AltoNet leads BrioNet on NQ [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", None, None, "NQ", None, None)}
+    assert claims14("At a beam of 4, CeltaNet reaches its best MRR, 0.41 [P1, Figure 3].") == {
+        ("value", "CeltaNet", None, "=", 0.41, "MRR", None, "beam width", 4.0)}
+    # "the slowest" of a time: the highest latency
+    assert ("rank", "CeltaNet", None, "max", None, "query latency (ms)", None, None, None) in claims14(
+        "CeltaNet is the slowest, at 45 ms per query [P1, Table 2].")
+
+
+def test_changes_over_a_setting_unreached_bounds_and_owners_after_the_value() -> None:
+    assert claims14("Widening the beam from 2 to 16 helps AltoNet a little [P1, Figure 3].") == set()
+    assert claims14("Neither AltoNet nor BrioNet reaches 0.5 MRR on NQ [P1, Table 1].") == set()
+    assert claims14("CeltaNet is second only to AltoNet there, at 0.40 [P1, Table 1].") >= {
+        ("value", "CeltaNet", None, "=", 0.40, None, None, None, None)}
+    assert ("value", "BrioNet", None, "=", 45.0, "query latency (ms)", None, None, None) in claims14(
+        "AltoNet's 90 ms is twice the 45 ms of BrioNet [P1, Table 2].")
+
+
+def test_slash_lists_short_dataset_names_and_per_model_costs() -> None:
+    assert claims14("- AltoNet: 0.38 / 0.36 / 0.44 MRR on MS MARCO dev, MS MARCO eval and NQ [P1, Table 1]") == {
+        ("value", "AltoNet", None, "=", 0.38, "MRR", "MS MARCO dev", None, None),
+        ("value", "AltoNet", None, "=", 0.36, "MRR", "MS MARCO eval", None, None),
+        ("value", "AltoNet", None, "=", 0.44, "MRR", "NQ", None, None)}
+    # "eval" after "dev": the short name of the other dataset sharing its first words; the throughput is per model
+    assert claims14("BrioNet reaches 0.37 on MS MARCO dev and 0.35 on eval, with 800 queries per second "
+                    "[P1, Table 1; P1, Table 2].") == {
+        ("value", "BrioNet", None, "=", 0.37, None, "MS MARCO dev", None, None),
+        ("value", "BrioNet", None, "=", 0.35, None, "MS MARCO eval", None, None),
+        ("value", "BrioNet", None, "=", 800.0, "Throughput (queries/s)", None, None, None)}
+    assert claims14("* CeltaNet — MRR 0.40 (NQ); 12.5 GB of index [P1, Table 1; P1, Table 2]") == {
+        ("value", "CeltaNet", None, "=", 0.40, "MRR", "NQ", None, None),
+        ("value", "CeltaNet", None, "=", 12.5, "index memory (GB)", None, None, None)}
+
+
+def test_the_other_of_two_metrics_goes_with_its_own_clause() -> None:
+    got = claims14("AltoNet has the highest MRR on MS MARCO dev (0.44), though its CER is worse than BrioNet's "
+                   "[P1, Table 1].")
+    assert ("value", "AltoNet", None, "=", 0.44, "MRR", "MS MARCO dev", None, None) in got
+
+
+def test_coordinated_quantities_slash_pairs_and_verb_ratios() -> None:
+    assert claims14("AltoNet is the best on NQ in both MRR and CER [P1, Table 1].") == {
+        ("rank", "AltoNet", None, "max", None, "MRR", "NQ", None, None),
+        ("rank", "AltoNet", None, "min", None, "CER (%)", "NQ", None, None)}
+    assert claims14("AltoNet obtains 0.44/3.9 MRR/CER on NQ [P1, Table 1].") == {
+        ("value", "AltoNet", None, "=", 0.44, "MRR", "NQ", None, None),
+        ("value", "AltoNet", None, "=", 3.9, "CER (%)", "NQ", None, None)}
+    assert claims14("BrioNet halves the query latency of CeltaNet [P1, Table 2].") == {
+        ("compare", "BrioNet", "CeltaNet", "<", None, "query latency (ms)", None, None, None)}
+    assert claims14("BrioNet improves MRR on NQ by 0.02 over CeltaNet [P1, Table 1].") == {
+        ("compare", "BrioNet", "CeltaNet", ">", 0.02, "MRR", "NQ", None, None)}
+    # a superlative in apposition to a value takes that value's quantity, not one named later
+    assert ("rank", "CeltaNet", None, "min", None, "CER (%)", "NQ", None, None) in claims14(
+        "CeltaNet posts a CER of 3.1% on NQ, the lowest of the three, and an MRR of 0.39 [P1, Table 1].")
+
+
+def test_a_unit_measures_only_its_own_numbers_and_the_least_ranks() -> None:
+    # "45 ms for 0.41": the unit is 45's; "0.8 and 1.2 ms" share it
+    got = claims14("AltoNet answers in 18 ms for an MRR of 0.44, while BrioNet needs 45 ms for 0.40 [P1, Figure 1].")
+    assert ("value", "BrioNet", None, "=", 45.0, "query latency (ms)", None, None, None) in got
+    assert not any(c[4] == 0.40 and c[5] == "query latency (ms)" for c in got)
+    assert claims14("AltoNet and BrioNet answer in 12 and 15 ms, respectively [P1, Table 2].") == {
+        ("value", "AltoNet", None, "=", 12.0, "query latency (ms)", None, None, None),
+        ("value", "BrioNet", None, "=", 15.0, "query latency (ms)", None, None, None)}
+    assert ("rank", "BrioNet", None, "min", None, "index memory (GB)", None, None, None) in claims14(
+        "BrioNet's index takes 2.1 GB, the least of the three [P1, Table 2].")
+    # "the fastest" in apposition to a latency: the lowest latency
+    assert ("rank", "AltoNet", None, "min", None, "query latency (ms)", None, None, None) in claims14(
+        "AltoNet answers in 12 ms, the fastest of the three [P1, Table 2].")
+
+
+LEX14B = Lexicon(methods=["AltoNet", "BrioNet", "CeltaNet"], datasets=["HumanEval", "MBPP"],
+                 quantities={"pass@1 (%)": True, "perplexity": False, "Params (M)": False},
+                 settings=["model size (B)", "training steps (k)", "hidden dimension"])
+
+
+def claims14b(text: str) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, LEX14B)}
+
+
+def test_magnitude_axes_hidden_units_and_a_generic_first_word_is_no_setting() -> None:
+    # the one axis counted in B or k takes a number written with that magnitude; M stays the parameters'
+    assert claims14b("At 13B parameters, AltoNet's pass@1 on HumanEval climbs to 48.2 [P1, Figure 1].") == {
+        ("value", "AltoNet", None, "=", 48.2, "pass@1 (%)", "HumanEval", "model size (B)", 13.0)}
+    assert claims14b("At 80k, BrioNet reaches 40.1 on MBPP [P1, Figure 2].") == {
+        ("value", "BrioNet", None, "=", 40.1, None, "MBPP", "training steps (k)", 80.0)}
+    assert claims14b("CeltaNet has 350M parameters [P1, Table 2].") == {
+        ("value", "CeltaNet", None, "=", 350.0, "Params (M)", None, None, None)}
+    assert claims14b("With 256 hidden units, CeltaNet scores 31.0 on MBPP [P1, Figure 3].") == {
+        ("value", "CeltaNet", None, "=", 31.0, None, "MBPP", "hidden dimension", 256.0)}
+    # "model" of "model size" does not stand for the axis: "than any other model" still ranks
+    assert ("rank", "BrioNet", None, "max", None, "perplexity", None, None, None) in claims14b(
+        "BrioNet has a perplexity of 6.1, higher than any other model [P1, Table 2].")
+    # "4.1 points above B and 1.2 below C": the second comparison keeps the subject
+    assert ("compare", "AltoNet", "CeltaNet", "<", 1.2, "pass@1 (%)", "MBPP", None, None) in claims14b(
+        "AltoNet reaches 51.0 pass@1 on MBPP, 4.1 points above BrioNet and 1.2 below CeltaNet [P1, Table 1].")
+
+
+def test_family_words_name_the_one_cost_of_their_kind_and_the_most_of_a_quantity_ranks() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["COCO"],
+                  quantities={"box AP": True, "decoding latency (ms)": False, "GFLOPs": False, "peak memory (GB)": False},
+                  settings=[])
+    got = {(c.kind, c.subject, c.relation, c.value, c.quantity) for c in extract_claims(
+        "AltoNet's inference time is the lowest of the two [P1, Table 2].", lex)}
+    assert got == {("rank", "AltoNet", "min", None, "decoding latency (ms)")}
+    got = {(c.kind, c.subject, c.relation, c.value, c.quantity) for c in extract_claims(
+        "BrioNet needs the least compute, 34.1 GFLOPs, and the most memory [P1, Table 2].", lex)}
+    assert got == {("value", "BrioNet", "=", 34.1, "GFLOPs"), ("rank", "BrioNet", "min", None, "GFLOPs"),
+                   ("rank", "BrioNet", "max", None, "peak memory (GB)")}
+    assert extract_claims("The most common failure of AltoNet, by far, is a missed small object [P1].", lex) == []
+
+
+def test_a_fraction_axis_a_score_suffix_and_an_abbreviated_accuracy() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["CIFAR-10"],
+                  quantities={"robust accuracy (%)": True, "CIDEr": True}, settings=["perturbation budget ε (/255)"])
+    got = {(c.kind, c.subject, c.value, c.quantity, c.x_label, c.x) for c in extract_claims(
+        "At 16/255, AltoNet retains 31.2% robust acc. [P1, Figure 1].", lex)}
+    assert got == {("value", "AltoNet", 31.2, "robust accuracy (%)", "perturbation budget ε (/255)", 16.0)}
+    got = {(c.kind, c.subject, c.value, c.quantity) for c in extract_claims(
+        "BrioNet's CIDEr score is 121.4 [P1, Table 1].", lex)}
+    assert got == {("value", "BrioNet", 121.4, "CIDEr")}
+
+
+def test_a_unit_a_quantity_shares_names_no_setting_and_a_comparative_keeps_its_own_difference() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["Libri2Mix"],
+                  quantities={"SI-SDRi (dB)": True, "training time (h)": False}, settings=["input SNR (dB)"])
+
+    def got(text: str) -> set[tuple]:
+        return {(c.kind, c.subject, c.object, c.value, c.quantity, c.x_label, c.x) for c in extract_claims(text, lex)}
+
+    # "dB" is the quantity's unit too: "18.7 dB" is a value, "an input SNR of 0 dB" the setting (named by its axis)
+    assert got("AltoNet and BrioNet reach 19.2 and 18.7 dB SI-SDRi, respectively [P1, Table 1].") == {
+        ("value", "AltoNet", None, 19.2, "SI-SDRi (dB)", None, None),
+        ("value", "BrioNet", None, 18.7, "SI-SDRi (dB)", None, None)}
+    assert got("At an input SNR of 0 dB, BrioNet falls to 9.4 [P1, Figure 1].") == {
+        ("value", "BrioNet", None, 9.4, None, "input SNR (dB)", 0.0)}
+    # "by 21.3 dB ..., 1.1 dB more than B": the comparison's difference is the one written into it
+    assert ("compare", "AltoNet", "BrioNet", 1.1, None, None, None) in got(
+        "AltoNet improves SI-SDR by 21.3 dB on Libri2Mix, 1.1 dB more than BrioNet [P1, Table 1].")
+    # "the 6 h B needs": a value whose method follows it
+    assert ("value", "BrioNet", None, 6.0, "training time (h)", None, None) in got(
+        "AltoNet trains in 0.5 hours, a fraction of the 6 h BrioNet needs [P1, Table 2].")
+
+
+def test_word_settings_slash_datasets_costs_of_a_setting_and_one_of_the_best() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["LibriSpeech test-clean", "LibriSpeech test-other"],
+                  quantities={"WER (%)": False}, settings=["number of speakers", "beam size"])
+
+    def got(text: str) -> set[tuple]:
+        return {(c.kind, c.subject, c.value, c.dataset, c.x_label, c.x) for c in extract_claims(text, lex)}
+
+    assert got("With three speakers, AltoNet still reaches 14.8 [P1, Figure 2].") == {
+        ("value", "AltoNet", 14.8, None, "number of speakers", 3.0)}
+    assert got("BrioNet posts 2.9 / 6.8 on test-clean / test-other [P1, Table 1].") == {
+        ("value", "BrioNet", 2.9, "LibriSpeech test-clean", None, None),
+        ("value", "BrioNet", 6.8, "LibriSpeech test-other", None, None)}
+    assert got("Decoding with a beam of 1 costs AltoNet about 0.6 points [P1, Figure 1].") == set()
+    assert got("AltoNet is one of the two best systems on test-other [P1, Table 1].") == set()
+    # "under" opening a condition is no comparison that keeps a tie from both methods
+    assert got("Under two speakers, AltoNet and BrioNet are tied at 5.0 [P1, Figure 2].") == {
+        ("value", "AltoNet", 5.0, None, "number of speakers", 2.0),
+        ("value", "BrioNet", 5.0, None, "number of speakers", 2.0)}
+
+
+def test_both_after_a_colon_and_an_error_is_no_accuracy() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["ImageNet"],
+                  quantities={"top-1 error (%)": False, "top-1 accuracy (%)": True}, settings=[])
+    got = {(c.kind, c.subject, c.value, c.quantity) for c in extract_claims(
+        "AltoNet is no better than BrioNet on ImageNet: both score 21.3 top-1 error [P1, Table 1].", lex)}
+    assert got == {("value", "AltoNet", 21.3, "top-1 error (%)"), ("value", "BrioNet", 21.3, "top-1 error (%)")}
+    got = {(c.kind, c.subject, c.relation, c.quantity) for c in extract_claims(
+        "BrioNet has the best top-1 accuracy on ImageNet [P1, Table 1].", lex)}
+    assert got == {("rank", "BrioNet", "max", "top-1 accuracy (%)")}
+    from harness.reports._lexicon import quantity_aliases
+    assert "top-1 accuracy" not in quantity_aliases("top-1 error (%)")
+
+
+def test_two_metrics_in_one_sentence_keep_their_own_numbers_and_comparisons() -> None:
+    lex = Lexicon(methods=["AltoNet", "BrioNet"], datasets=["NQ"], quantities={"EM (%)": True, "F1 (%)": True,
+                                                                             "FID": False, "Inception Score": True},
+                  settings=[])
+
+    def got(text: str) -> set[tuple]:
+        return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity) for c in extract_claims(text, lex)}
+
+    # "A trails B in FID but beats it in IS, 291 against 278": "it" is B, the pair follows A then B
+    assert got("AltoNet trails BrioNet in FID but beats it in Inception Score, 291 against 278 [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", None, "FID"), ("compare", "AltoNet", "BrioNet", ">", None, "Inception Score"),
+        ("value", "AltoNet", None, "=", 291.0, "Inception Score"), ("value", "BrioNet", None, "=", 278.0, "Inception Score")}
+    # "leads on both FID (2.19) and IS (278)": one rank per quantity, each in its direction
+    assert {c for c in got("BrioNet leads on both FID (2.19) and Inception Score (278) [P1, Table 1].") if c[0] == "rank"} == {
+        ("rank", "BrioNet", None, "min", None, "FID"), ("rank", "BrioNet", None, "max", None, "Inception Score")}
+    # a superlative's quantity does not cross into the next clause; a comparison's is not one naming another value
+    assert ("rank", "AltoNet", None, "min", None, "Inception Score") in got(
+        "AltoNet's Inception Score (187) is the lowest, while its FID of 7.45 is the highest [P1, Table 1].")
+    assert ("compare", "BrioNet", "AltoNet", "<", 3.0, "F1 (%)") in got(
+        "BrioNet's F1 on NQ (74.0) is 3.0 points below AltoNet's, and its EM is 68.2 [P1, Table 1].")
+    # "A beats B with 88.1 EM": the subject's value
+    assert ("value", "AltoNet", None, "=", 88.1, "EM (%)") in got("AltoNet beats BrioNet with 88.1 EM on NQ [P1, Table 1].")
+
+
+def test_a_value_takes_the_setting_of_its_own_clause() -> None:
+    got = claims("AltoNet needs 16 layers to reach 70.0, while BrioNet gets to 68.0 with only 4 [P1, Figure 2].")
+    assert ("value", "BrioNet", None, "=", 68.0, None, None, "number of layers", 4.0) in got
+    got = claims("AltoNet needs 16 layers to reach 70.0, while CeltaNet climbs to 69.1 in 8 layers [P1, Figure 2].")
+    assert ("value", "CeltaNet", None, "=", 69.1, None, None, "number of layers", 8.0) in got
+
+
+def test_values_named_by_a_parenthesised_method_datasets_before_a_pair_and_faster_in_time() -> None:
+    assert claims("Accuracy on Cora: 71.2 (AltoNet) vs. 69.9 (BrioNet) [P1, Table 1].") == {
+        ("value", "AltoNet", None, "=", 71.2, "accuracy (%)", "Cora", None, None),
+        ("value", "BrioNet", None, "=", 69.9, "accuracy (%)", "Cora", None, None)}
+    got = claims("AltoNet outperforms BrioNet on Cora (71.2 vs 69.9) and PubMed (80.1 vs 79.0) [P1, Table 1].")
+    assert ("value", "BrioNet", None, "=", 69.9, None, "Cora", None, None) in got
+    assert ("compare", "AltoNet", "BrioNet", ">", None, None, "PubMed", None, None) in got
+    assert ("value", "BrioNet", None, "=", 69.9, None, "Cora", None, None) in claims(
+        "On Cora, AltoNet's 71.2 vs. BrioNet's 69.9 favours AltoNet [P1, Table 1].")
+    assert ("compare", "AltoNet", "BrioNet", "<", None, "query latency (ms)", None, None, None) in claims14(
+        "AltoNet is roughly 4x faster than BrioNet, 3.2 ms against 12.9 ms [P1, Table 2].")
+
+
+def test_a_pixel_axis_is_no_length() -> None:
+    lex = Lexicon(methods=["AltoNet"], datasets=["KITTI"], quantities={"AP (%)": True}, settings=["crop size (px)"])
+    got = {(c.kind, c.subject, c.value, c.x_label, c.x) for c in extract_claims(
+        "AltoNet reaches 81.0 AP on KITTI for objects within 30 m [P1, Table 1].", lex)}
+    assert got == {("value", "AltoNet", 81.0, None, None)}
+
+
+def test_the_baseline_is_the_one_method_named_baseline() -> None:
+    assert claims("AltoNet beats the baseline by 4.2 points on Cora [P1, Table 1].") == {
+        ("compare", "AltoNet", "MLP baseline", ">", 4.2, None, "Cora", None, None)}
+
+
+def test_a_clause_word_separates_a_number_from_a_setting_and_grows_to_names_one() -> None:
+    assert claims("AltoNet improves by 0.8 when the number of layers grows to 16 [P1, Figure 2].") == set()
+    assert claims("AltoNet gains 3.1 on Cora, and at 8 layers it reaches 80.2 [P1, Figure 2].") >= {
+        ("value", "AltoNet", None, "=", 80.2, None, "Cora", "number of layers", 8.0)}
+
+
+def test_a_signed_difference_over_a_method_and_a_gain_over_compare() -> None:
+    got = claims("CeltaNet reaches 81.5 on Cora (+2.3 over BrioNet) [P1, Table 1].")
+    assert got == {("value", "CeltaNet", None, "=", 81.5, None, "Cora", None, None),
+                   ("compare", "CeltaNet", "BrioNet", ">", 2.3, None, "Cora", None, None)}
+    assert claims("AltoNet's gain over BrioNet on PubMed is 1.4 points [P1, Table 1].") == {
+        ("compare", "AltoNet", "BrioNet", ">", 1.4, None, "PubMed", None, None)}
