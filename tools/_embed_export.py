@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._filelock import flock_exclusive
 from .embed import EmbedderUnavailable, mean_pool_normalise
 
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
@@ -44,7 +45,7 @@ def export_once(model_dir: Path, target: Path, max_seq_length: int = 256) -> Pat
         raise EmbedderUnavailable(
             f"cannot write the model cache {target.parent}: {e.strerror or e}; set EPI_MODEL_CACHE to a writable folder") from None
     with lock:
-        _flock(lock)
+        flock_exclusive(lock)
         if target.is_file():
             return target
         print(f"exporting the MiniLM encoder to ONNX once for this machine (~20 s) into {target.parent} ...",
@@ -62,14 +63,6 @@ def export_once(model_dir: Path, target: Path, max_seq_length: int = 256) -> Pat
         finally:
             tmp.unlink(missing_ok=True)
     return target
-
-
-def _flock(f: object) -> None:
-    try:
-        import fcntl
-    except ImportError:  # no POSIX locks (Windows): concurrent exports then only repeat work
-        return
-    fcntl.flock(f.fileno(), fcntl.LOCK_EX)  # type: ignore[attr-defined]
 
 
 def _load_torch_model(model_dir: Path):  # -> transformers.PreTrainedModel

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from ._filelock import exclusive
 from ._tool import tool
 from ._types import EvidenceUnit, ToolError, ToolResult
 from ._world import World
@@ -149,6 +150,15 @@ class _ChunkIndexCache:
 
     @staticmethod
     def _load_or_build(parsed: ParsedPaper, folder: Path | None) -> tuple[list[Chunk], HybridIndex]:
+        if folder is None:
+            return _ChunkIndexCache._load_or_build_here(parsed, None)
+        # another process sharing the cache (a run beside this one) may be building the same paper: wait for it
+        # and read what it wrote instead of embedding the paper a second time
+        with exclusive(folder.with_name(folder.name + ".lock")):
+            return _ChunkIndexCache._load_or_build_here(parsed, folder)
+
+    @staticmethod
+    def _load_or_build_here(parsed: ParsedPaper, folder: Path | None) -> tuple[list[Chunk], HybridIndex]:
         from .search_index import HybridIndex
 
         chunks_file = folder / "chunks.json" if folder else None

@@ -101,3 +101,42 @@ def test_paper_without_text_is_a_data_access_error(tmp_path):
     with pytest.raises(ToolError, match="no extractable text") as e:
         rank_chunks(ParsedPaper(sha256="d" * 64, pages=1), "anything", 3, tmp_path)
     assert e.value.kind == "data_access"
+
+
+def _build_in_child(cache: str, log: str, barrier) -> None:  # noqa: ANN001
+    """A second process (a run beside another): ranks the same paper once both are at the start line."""
+    import time
+    from pathlib import Path
+
+    from tools import pdf_rag as mod
+
+    original = mod.chunk_paper
+
+    def slow_chunks(parsed):  # noqa: ANN001, ANN202
+        with open(log, "a") as f:  # this process builds the index (chunks, then embeddings)
+            f.write("built\n")
+        time.sleep(1.0)  # long enough that an unguarded second process would start its own build
+        return original(parsed)
+
+    mod.chunk_paper = slow_chunks
+    barrier.wait()
+    spans = rank_chunks(_paper("d" * 64), "learning rate and batch size", 2, Path(cache))
+    assert spans and spans[0].chunk.section == "Method"
+
+
+def test_two_processes_sharing_a_cache_embed_a_paper_once(tmp_path):
+    """make run's agents run side by side over one cache: the second process to open a paper waits for the first
+    one's index and reads it instead of embedding the paper again (and neither fails on the other's folder)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    log = tmp_path / "builds.log"
+    barrier = ctx.Barrier(2)
+    procs = [ctx.Process(target=_build_in_child, args=(str(tmp_path), str(log), barrier)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert log.read_text().splitlines() == ["built"]
+    assert (tmp_path / "rag" / ("d" * 64) / "chunks.json").is_file()
