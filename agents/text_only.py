@@ -3,7 +3,8 @@
 Like the oracle it navigates with the gold checklists (right papers, right units; `uses_gold = True`, and
 every report says so), but it never looks at an image and never reads a gold answer or an annotated value.
 It reads what the tools return as text (captions, nearby text, table cells, body text, pdf_rag passages),
-may make extra pdf_extract / table_extract / pdf_rag calls to look for a value, and answers with its best
+may make extra pdf_extract / table_extract calls to look for a value (pdf_rag when the rest of the body does not
+fit in the turn's budget), and answers with its best
 text-derived guess: a number printed next to the series on a table row or in a sentence, or the option
 the text favours. Its accuracy on figure turns bounds what a benchmark's figures can be read from text.
 """
@@ -115,14 +116,18 @@ class TextOnlyAgent(BaseAgent):
         for n in [int(t["n"]) for t in (body.data or {}).get("tables") or []]:
             if latest_table(view.memory, paper, n) is None and (call := want("table_extract", {"paper": paper, "table": n}, f"table {n}")):
                 return call
+        parts = int((body.data or {}).get("parts") or 1)
+        unread = [part for part in range(2, parts + 1) if not _has_part(view.memory, paper, part) and f"part {part}" not in self._extra]
+        # pdf_rag's passages are pieces of the body: once the whole body is read they add no text (on sandbox-v3 every
+        # answer is the same with and without them, turn by turn), so a passage is asked for only when the rest of the
+        # body does not fit in the turn's budget; embedding a paper's passages is most of a cold run's work
         ask = parse_figure_ask(view.question)
-        if ask is not None and ask.series:
+        if ask is not None and ask.series and len(unread) >= view.budget_left:
             query = f"{ask.series} {ask.x_text or ask.category or ''} Figure {ask.figure}".strip()
             if call := want("pdf_rag", {"paper": paper, "query": query, "k": 5}, "pdf_rag"):
                 return call
-        parts = int((body.data or {}).get("parts") or 1)
-        for part in range(2, parts + 1):
-            if not _has_part(view.memory, paper, part) and (call := want("pdf_extract", {"paper": paper, "part": part}, f"part {part}")):
+        for part in unread:
+            if call := want("pdf_extract", {"paper": paper, "part": part}, f"part {part}"):
                 return call
         return None
 
