@@ -75,6 +75,7 @@ def main() -> None:
     if not args.skip_baseline:
         epi = str(clone / ".venv" / "bin" / "epi")
         res = top / "results-sequential"
+        env = {**env, "EPI_CACHE_DIR": str(top / "epi-cache-sequential")}  # as cold as make run's runs were
         w, c = time.perf_counter(), _cpu()
         for agent in ("oracle", "heuristic", "text-only"):
             timed([epi, "run", "--agent", agent, "--run-id", agent, "--results", str(res)], clone, env,
