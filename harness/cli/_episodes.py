@@ -214,8 +214,6 @@ def generate(
     if count is not None and not 1 <= count <= MAX_EPISODES:
         raise UserError(f"--count: {count} episodes; give 1 to {MAX_EPISODES} (a corpus runs out of distinct episodes "
                         "long before that, which the generator reports)")
-    from sandbox.corpus.versions import corpus_version
-
     if benchmark.endswith("-report"):
         return _generate_report(benchmark, out, seed, count, ground_truth, image_share)
 
@@ -228,20 +226,9 @@ def generate(
     else:
         from sandbox.legacy import episodegen_v1 as gen  # type: ignore[no-redef]
         from sandbox.legacy.episodegen_v1 import CueImageError, write_cue_images  # type: ignore[assignment]
-    default_dir = corpus_version(benchmark).default_dir()
     out = out or Path(f"episodes/sandbox-{benchmark}.jsonl")
-    gt_path = ground_truth or default_dir / "ground_truth.json"
-    if not gt_path.is_file():
-        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if benchmark == 'v3' else ' --corpus ' + benchmark}` first")
-    gt = _read_model(gt_path, GroundTruth, "ground truth")
-    extra: dict = {}
-    verified = ""
-    if benchmark in ("v2", "v3"):
-        if (gt_path.parent / "index" / "ids.json").is_file() and (gt_path.parent / "catalog.json").is_file():
-            extra["probe"] = gen.ToolProbe(gt_path.parent)
-            verified = "; every checklist query verified with the search engine"
-        else:
-            verified = "; NOT verified with the search engine (no built index next to the ground truth)"
+    gt_path, gt = _ground_truth(benchmark, ground_truth)
+    extra, verified = _probe(gt_path, gen.ToolProbe, "checklist query") if benchmark in ("v2", "v3") else ({}, "")
     try:
         episodes = gen.generate_episodes(gt, seed=gen.DEFAULT_SEED if seed is None else seed,
                                          count=count or gen.DEFAULT_COUNT,
@@ -263,11 +250,27 @@ def generate(
                f"in {out.parent / (out.stem + '-cues')}; {checked}{verified})")
 
 
+def _ground_truth(version: str, ground_truth: Path | None):  # noqa: ANN202
+    """(path, GroundTruth) of corpus `version`: the --ground-truth file, else the built corpus folder's; one line
+    naming the build command when it is missing."""
+    from sandbox.corpus.versions import corpus_version
+
+    gt_path = ground_truth or corpus_version(version).default_dir() / "ground_truth.json"
+    if not gt_path.is_file():
+        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if version == 'v3' else ' --corpus ' + version}` first")
+    return gt_path, _read_model(gt_path, GroundTruth, "ground truth")
+
+
+def _probe(gt_path: Path, probe_cls, what: str) -> tuple[dict, str]:  # noqa: ANN001
+    """The generator's search probe over the corpus built beside the ground truth, and what the summary line says."""
+    if (gt_path.parent / "index" / "ids.json").is_file() and (gt_path.parent / "catalog.json").is_file():
+        return {"probe": probe_cls(gt_path.parent)}, f"; every {what} verified with the search engine"
+    return {}, "; NOT verified with the search engine (no built index next to the ground truth)"
+
+
 def _generate_report(benchmark: str, out: Path | None, seed: int | None, count: int | None, ground_truth: Path | None,
                      image_share: float | None) -> None:
     """`epi sandbox episodes --benchmark v3-report|v2-report`: the report benchmark (two personas per question)."""
-    from sandbox.corpus.versions import corpus_version
-
     version = benchmark.removesuffix("-report")
     if image_share:
         raise UserError("--image-share: the report benchmarks start from text cues only")
@@ -278,22 +281,14 @@ def _generate_report(benchmark: str, out: Path | None, seed: int | None, count: 
         from sandbox.episodegen import report as gen
     else:  # frozen: writes sandbox-v2-report.jsonl byte for byte
         from sandbox.legacy.reportgen_v2 import report as gen  # type: ignore[no-redef]
-    default_dir = corpus_version(version).default_dir()
     out = out or Path(f"episodes/sandbox-{benchmark}.jsonl")
-    gt_path = ground_truth or default_dir / "ground_truth.json"
-    if not gt_path.is_file():
-        raise UserError(f"{gt_path}: ground truth not found; run `epi sandbox build{'' if version == 'v3' else ' --corpus ' + version}` first")
-    gt = _read_model(gt_path, GroundTruth, "ground truth")
+    gt_path, gt = _ground_truth(version, ground_truth)
     extra: dict = {}
     verified = ""
     if version == "v3":
-        if (gt_path.parent / "index" / "ids.json").is_file() and (gt_path.parent / "catalog.json").is_file():
-            from sandbox.episodegen import ToolProbe
+        from sandbox.episodegen import ToolProbe
 
-            extra["probe"] = ToolProbe(gt_path.parent)
-            verified = "; every cue's query verified with the search engine"
-        else:
-            verified = "; NOT verified with the search engine (no built index next to the ground truth)"
+        extra, verified = _probe(gt_path, ToolProbe, "cue's query")
     questions = (count or 2 * gen.DEFAULT_QUESTIONS) // 2
     try:
         episodes = gen.generate_report_episodes(gt, seed=gen.DEFAULT_SEED if seed is None else seed, questions=questions,
