@@ -55,8 +55,9 @@ sandbox-v2: install
 	$(BIN)/epi sandbox build --corpus v2
 
 # The main job: the built-in agents on the sandbox benchmark, scored, compared, with a viewer.
-# oracle and text-only run beside heuristic (each run is mostly one core's work; a 2-core machine finishes the three
-# in about the time of the two longest), their output kept in a log each and printed when they end.
+# oracle and text-only run beside heuristic, their output kept in a log each and printed when they end; the runs
+# share the parse and passage caches (a paper opened by two of them is embedded once, tools/pdf_rag.py).
+# bench/make_run.py times the whole of it from a fresh clone.
 run: sandbox
 	@mkdir -p $(RESULTS)
 	@echo "oracle and text-only run in the background (logs: $(RESULTS)/oracle-$(TAG).log, $(RESULTS)/text-only-$(TAG).log)"
