@@ -67,7 +67,7 @@ def main() -> None:
         rows.append((name, *timed(cmd, clone, env, logs / f"{name.split()[0]}.log")))
     total_w, total_c = sum(r[1] for r in rows), sum(r[2] for r in rows)
     print(f"make run from a fresh clone ({os.cpu_count()} cores, load average {load0:.1f} before, "
-          f"{os.getloadavg()[0]:.1f} after; pip cache {'off' if args.no_pip_cache else 'the machine s'})")
+          f"{os.getloadavg()[0]:.1f} after; pip cache {'off' if args.no_pip_cache else 'on'})")
     for name, w, c in rows:
         print(f"  {name:<24} {w:7.1f} s wall  {c:7.1f} s CPU")
     print(f"  {'total':<24} {total_w:7.1f} s wall  {total_c:7.1f} s CPU   budget {BUDGET:.0f} s: "
