@@ -241,11 +241,7 @@ def generate(
     except CueImageError as e:
         raise UserError(f"cannot render the cue images: {e} (or pass --image-share 0 for text cues only)") from None
     digest = gen.write_episodes(episodes, out)
-    # Read the file back through the public loader; against the catalog when it is the built sandbox's.
-    catalog = _read_model(gt_path.parent / "catalog.json", Catalog, "catalog") \
-        if (gt_path.parent / "catalog.json").is_file() else None
-    eps = _load_or_user_error(out, catalog)
-    checked = "validated against the sandbox catalog" if catalog is not None else "validated (structure)"
+    eps, checked = _read_back(out, gt_path)
     typer.echo(f"wrote {len(eps.episodes)} episodes to {out} (sha256 {digest[:12]}; {len(images)} cue images "
                f"in {out.parent / (out.stem + '-cues')}; {checked}{verified})")
 
@@ -266,6 +262,15 @@ def _probe(gt_path: Path, probe_cls, what: str) -> tuple[dict, str]:  # noqa: AN
     if (gt_path.parent / "index" / "ids.json").is_file() and (gt_path.parent / "catalog.json").is_file():
         return {"probe": probe_cls(gt_path.parent)}, f"; every {what} verified with the search engine"
     return {}, "; NOT verified with the search engine (no built index next to the ground truth)"
+
+
+def _read_back(out: Path, gt_path: Path):  # noqa: ANN202
+    """The written file read back through the public loader, against the catalog when it is the built sandbox's;
+    and what the summary line says of that check."""
+    catalog_path = gt_path.parent / "catalog.json"
+    catalog = _read_model(catalog_path, Catalog, "catalog") if catalog_path.is_file() else None
+    checked = "validated against the sandbox catalog" if catalog is not None else "validated (structure)"
+    return _load_or_user_error(out, catalog), checked
 
 
 def _generate_report(benchmark: str, out: Path | None, seed: int | None, count: int | None, ground_truth: Path | None,
@@ -296,8 +301,5 @@ def _generate_report(benchmark: str, out: Path | None, seed: int | None, count: 
     except gen.ReportGenerationError as e:
         raise UserError(f"cannot generate report episodes from {gt_path}: {e}") from None
     digest = gen.write_report_episodes(episodes, out)
-    catalog = _read_model(gt_path.parent / "catalog.json", Catalog, "catalog") \
-        if (gt_path.parent / "catalog.json").is_file() else None
-    eps = _load_or_user_error(out, catalog)
-    checked = "validated against the sandbox catalog" if catalog is not None else "validated (structure)"
+    eps, checked = _read_back(out, gt_path)
     typer.echo(f"wrote {len(eps.episodes)} report episodes to {out} (sha256 {digest[:12]}; {checked}{verified})")
