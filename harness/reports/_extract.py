@@ -204,7 +204,14 @@ class ClaimExtractor:
         for m in find_mentions(s):
             compound = m.role == "identifier" and _POINT_COMPOUND.match(s[m.end:]) is not None  # "a 3.5-point deficit"
             joined = _SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier" else None
-            axis = self._setting_words.get(joined.group(1).lower()) if joined else None
+            axis = None
+            if joined:  # "a 12-epoch schedule"; "a 30-frame buffer" (the unit word "frames"); "a 336-step lookback
+                # window", "a 30-frame track buffer": the setting named right after the compound
+                w = joined.group(1).lower()
+                axis = self._setting_words.get(w) or self._setting_words.get(w + "s")
+                named_next = next((sp for sp in settings if sp.start >= m.end + joined.end()
+                                   and re.fullmatch(r"\s+", s[m.end + joined.end():sp.start])), None)
+                axis = named_next.canon if named_next is not None else axis
             if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
                 out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
                 continue
@@ -233,7 +240,10 @@ class ClaimExtractor:
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
             num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"))
-            if (_RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or _LIMIT_BEFORE.search(s[max(0, m.start - 40):m.start])
+            lim = _LIMIT_BEFORE.search(s, max(0, m.start - 40), m.start)
+            if lim is not None and any(sp.start <= lim.start() < sp.end for sp in settings):
+                lim = None  # "at a detection threshold of 0.6": the episode's setting, not a limit
+            if (_RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or lim is not None
                     or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
             near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
@@ -256,9 +266,12 @@ class ClaimExtractor:
                     sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):
                 continue  # "300 queries", "3 seeds", "a batch size of 16": a count or a hyperparameter, not a result
             named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
-            if hit:
+            # "by 1.3 points", "1.4 points under B" with "number of points" an axis: a difference, not the setting
+            diff_points = _POINTS_AFTER.match(rest) is not None and (
+                _POINTS_DIFF.match(rest) is not None or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start]) is not None)
+            if hit and not diff_points:
                 num.role, num.x_label = "setting", hit[0].canon
-            elif (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+            elif diff_points or (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
                   or ((s[max(0, m.start - 1):m.start] in ("+", "−") or m.text[:1] in ("+", "−")) and re.match(
                       r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)\b", rest, re.I))
                   or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
@@ -311,7 +324,10 @@ class ClaimExtractor:
         nums = self.numbers(s, spans)
         datasets = [sp for sp in spans if sp.kind == "dataset"]
         quants = [sp for sp in spans if sp.kind == "quantity"]
-        settings = [n for n in nums if n.role == "setting"]
+        # a setting is a plotted one: a sentence citing only tables states its claims at none ("After 1M environment
+        # steps, A's return is 11,230 [P1, Table 1]": the table's value), the number is still no value
+        tables_only = bool(sent.cites) and all(c.unit.startswith("table") for c in sent.cites)
+        settings = [n for n in nums if n.role == "setting"] if not tables_only else []
         setting = settings[0] if settings else None
         cites = [EvidenceUnit(paper=c.paper, unit=c.unit) for c in _unique(sent.cites)]
         base = dict(cites=cites, sentence=sent.text.strip(),
@@ -634,6 +650,8 @@ def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
         i -= 1
 
 
+_POINTS_DIFF = re.compile(r"^\s*(?:percentage[\s-]+)?points?\s+(?:\w+\s+)?(?:under|over|above|below|ahead|behind|higher|"
+                          r"lower|more|less|short|clear|better|worse|up|down)\b", re.I)
 _UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?)\s*$", re.I)
 
 

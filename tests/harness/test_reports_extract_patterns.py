@@ -667,3 +667,44 @@ def test_a_signed_difference_over_a_method_and_a_gain_over_compare() -> None:
                    ("compare", "CeltaNet", "BrioNet", ">", 2.3, None, "Cora", None, None)}
     assert claims("AltoNet's gain over BrioNet on PubMed is 1.4 points [P1, Table 1].") == {
         ("compare", "AltoNet", "BrioNet", ">", 1.4, None, "PubMed", None, None)}
+
+
+# Scorer 18: settings written as a phrase around their number, differences beside a value, a group word after a
+# comparison (causes read off held-out 5's misses, tested on sentences of a context no set has: speaker diarization)
+LEX18 = Lexicon(methods=["VantoSeg", "RukaNet", "PolderMix", "Copse baseline"], datasets=["AMI", "VoxConverse"],
+                quantities={"DER (%)": False, "JER (%)": False, "Params (M)": False},
+                settings=["clustering threshold", "context window (frames)", "number of anchor points",
+                          "training steps (k)"])
+
+
+def claims18(text: str) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, LEX18)}
+
+
+def test_a_setting_is_a_plotted_one_so_a_table_claim_carries_none() -> None:
+    text = "At 40k training steps, VantoSeg reaches a DER of 18.2 on AMI, the lowest of the four [P07, {}]."
+    assert claims18(text.format("Table 3")) == {
+        ("value", "VantoSeg", None, "=", 18.2, "DER (%)", "AMI", None, None),
+        ("rank", "VantoSeg", None, "min", None, "DER (%)", "AMI", None, None)}
+    assert ("value", "VantoSeg", None, "=", 18.2, "DER (%)", "AMI", "training steps (k)", 40.0) in claims18(
+        text.format("Figure 2"))
+
+
+def test_a_setting_named_threshold_is_no_limit() -> None:
+    assert claims18("With the clustering threshold at 0.45, RukaNet's DER on VoxConverse is 9.7 [P07, Figure 2].") == {
+        ("value", "RukaNet", None, "=", 9.7, "DER (%)", "VoxConverse", "clustering threshold", 0.45)}
+
+
+def test_a_hyphenated_number_before_a_setting_name_or_its_unit_word_is_that_setting() -> None:
+    assert claims18("Given a 25-frame context window, PolderMix scores 12.4 DER on AMI [P07, Figure 3].") == {
+        ("value", "PolderMix", None, "=", 12.4, "DER (%)", "AMI", "context window (frames)", 25.0)}
+    assert claims18("PolderMix falls to 11.9 DER on AMI with a 50-frame window [P07, Figure 3].") == {
+        ("value", "PolderMix", None, "=", 11.9, "DER (%)", "AMI", "context window (frames)", 50.0)}
+
+
+def test_points_of_a_difference_are_no_points_axis() -> None:
+    assert claims18("With 256 anchor points, VantoSeg beats RukaNet by 0.9 points on AMI [P07, Figure 4].") == {
+        ("compare", "VantoSeg", "RukaNet", "<", 0.9, None, "AMI", "number of anchor points", 256.0)}
+    assert ("compare", "PolderMix", "RukaNet", ">", 2.2, None, "AMI", "number of anchor points", 64.0) in claims18(
+        "At 64 anchor points PolderMix sits 2.2 points above RukaNet on AMI [P07, Figure 4].")
