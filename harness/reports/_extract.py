@@ -36,7 +36,7 @@ from ._patterns import (
     _FROM_BEFORE, _GOVERNED, _HYPER_BEFORE, _LABEL_JOIN, _LIMIT_AFTER, _LIMIT_BEFORE, _MARKUP, _NEGATED,
     _NOT_A_RESULT, _PAIR_JOIN, _PARTICIPLE_AFTER, _POINTS_AFTER, _POINT_COMPOUND, _PRONOUN_START, _RANGE_BEFORE,
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
-    _SETTING_SUPERLATIVE, _SKIP_ROLES, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
+    _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
     _LATER_CLAUSE,
 )
@@ -247,10 +247,12 @@ class ClaimExtractor:
                     or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
             near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
-                r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas)\b)[a-z\-]+\s+){0,2}",
+                r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas|with|at|for|on|in|using|under|"
+                r"after|by)\b)[a-z\-]+\s+){0,2}",
                 s[m.end:sp.start], re.I)]  # not "improves by 0.02 when the embedding dimension ..."
             before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and (
                 _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
+                or (re.fullmatch(r"\s+to\s+", s[sp.end:m.start]) and _SET_TO_VERB.search(s[:sp.start]))
                 or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]
             hit = (near or before)
             named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
@@ -291,6 +293,13 @@ class ClaimExtractor:
             if (first is not None and a.role == "value" and b.role == "value" and b.unit is None
                     and _AT_JOIN.match(s[a.end:b.start]) and _BARE_END.match(s[b.end:])):
                 b.role, b.x_label = "setting", first.x_label
+        axes = list(dict.fromkeys(sp.canon for sp in settings))
+        if first is None and len(axes) == 1:  # "grows with the horizon: from 0.371 at 96 to 0.497 at 720": the one axis
+            for a, b in zip(out, out[1:]):  # the sentence names, its numbers written after a value and "at"
+                if (a.role == "value" and b.role == "value" and b.unit is None and _AT_JOIN.match(s[a.end:b.start])
+                        and re.match(r"\s*(?:[.,;:)\]]|$|(?:and|to|on|in|for|while|whereas|but)\b)", s[b.end:], re.I)):
+                    b.role, b.x_label = "setting", axes[0]
+            first = next((n for n in out if n.role == "setting"), None)
         for n in out:  # "..., and at 160k it has reached 81.9": a clause opened by "at N" names a setting of the axis
             if (first is not None and n.role in ("value", "diff") and n.unit == first.unit
                     and _CLAUSE_SETTING_BEFORE.search(s[:n.start])
@@ -513,7 +522,8 @@ class ClaimExtractor:
             # the difference written into the comparative itself ("1.1 dB more than B") before an earlier one
             own = [n for n in diffs if n.end <= c.start and re.fullmatch(r"\s*(?:%|[A-Za-z/]{1,8})?\s*", s[n.end:c.start])]
             diff = (own or diffs or [None])[0]
-            if diff is not None and diff.unit == "%" and (_RELATIVE_AFTER.match(s[diff.end + 1:])
+            if diff is not None and diff.unit == "%" and not _POINTS_AFTER.match(s[diff.end:]) and (
+                    _RELATIVE_AFTER.match(s[diff.end + 1:])
                                                           or (q is not None and "%" not in q)):
                 diff = None  # "by 15% relative", "30% worse" in FID: a relative difference, not the values' difference
             at = _setting_for(s, c.start, c.end, settings)

@@ -24,17 +24,18 @@ _LIMIT_BEFORE = re.compile(r"\b(?:budget|limit|cap|ceiling|threshold|constraint|
 _SETTING_COMPOUND = re.compile(r"^-([a-z]+)\b", re.I)
 # "..., and at 160k it has reached 81.9": a bare number after a clause-opening preposition is a setting of the
 # sentence's axis (not "is at 78.0": a verb before "at" makes it a value)
-_CLAUSE_SETTING_BEFORE = re.compile(r"(?:^|[,;]|\b(?:and|but|while|whereas|then))\s*(?:at|after|by|beyond|past)\s+$", re.I)
+_CLAUSE_SETTING_BEFORE = re.compile(r"(?:^|[,;]|\b(?:and|but|while|whereas|then))\s*(?:at|after|by|beyond|past|with)\s+$", re.I)
 _CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A-Z])")
 # "X: 6.21; Y: 11.4": a dataset named right before its value
 _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)\b[^.;,]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
-_PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$",
-                        re.I)
+# "50.6 to its 50.2": a possessive pronoun before the second number keeps the pair
+_PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*"
+                        r"(?:(?:its|their)\s+)?$", re.I)
 # "between 320 and 1024 pixels", "from 10k to 200k iterations": a range of settings, neither end is one setting
 _RANGE_BEFORE = re.compile(r"\b(?:between|from)\s*$", re.I)
 _RANGE_JOIN = re.compile(r"^\s*[kK%]?\s*(?:and|to|-|–)\s*$", re.I)
@@ -51,9 +52,12 @@ _COMPARATIVE_RE = [(re.compile(rf"{_COMPARATIVE_LEAD}(?<![\w-])(?:{p})(?![\w-])"
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
                           "slower": "throughput", "cheaper": "gflops"}
-_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
+_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at|\(|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
                                   r"dropped|decreases?|decreased|shrinks?|shrank|is\s+(?:raised|increased|reduced|set))\s+to)?\s*$",
                                   re.I)
+# "Raising the update ratio to 20", "cutting the window to 96": a setting a verb of change sets to its number
+_SET_TO_VERB = re.compile(r"\b(?:rais|increas|reduc|lower|grow|widen|shrink|cut|extend|lengthen|shorten|enlarg|doubl|halv|"
+                          r"push|bump|drop|decreas|set|scal)\w*\s+(?:the\s+|its\s+|their\s+)?$", re.I)
 # "the lowest label rate, 1%": a superlative of the setting itself; the number in apposition is the setting
 _SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortest|longest|fewest|most|least|"
                                   r"deepest|shallowest)\s+$", re.I)
@@ -65,7 +69,8 @@ _BARE_END = re.compile(r"^\s*(?:[.,;:)\]]|$|and\b|while\b|whereas\b|but\b|\[)", 
 _TIE_WORD = re.compile(r"\b(?:ties?|tied|tying|both|each|level|equal(?:ly)?|the\s+same|alike)\b", re.I)
 _AND_JOIN = re.compile(r"^\s*,?\s*and\s+(?:the\s+)?$", re.I)
 # "converges fastest", "learns slowest": the speed of a curve, not a throughput rank
-_TRAJECTORY_BEFORE = re.compile(r"\b(?:converg|learn|train|improv|ris|drop|climb|fall|saturat|degrad|recover|adapt)\w*"
+_TRAJECTORY_BEFORE = re.compile(r"\b(?:converg|learn|train|improv|ris|drop|climb|fall|saturat|degrad|recover|adapt|grow|"
+                                r"shrink|increas|decreas|deteriorat|declin)\w*"
                                 r"\s+(?:the\s+)?$", re.I)
 # "OskarFlow is the better of the two": a comparison whose object is the other method the sentence names
 _OF_THE_TWO = re.compile(r"\bthe\s+(better|stronger|worse|weaker|higher|lower|faster|slower|larger|smaller|lighter|"
