@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.episode import Claim
 from harness.scoring.numbers import find_mentions
@@ -36,7 +36,7 @@ from ._patterns import (
     _FROM_BEFORE, _GOVERNED, _HYPER_BEFORE, _LABEL_JOIN, _LIMIT_AFTER, _LIMIT_BEFORE, _MARKUP, _NEGATED,
     _NOT_A_RESULT, _PAIR_JOIN, _PARTICIPLE_AFTER, _POINTS_AFTER, _POINT_COMPOUND, _PRONOUN_START, _RANGE_BEFORE,
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
-    _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
+    _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
     _LATER_CLAUSE,
 )
@@ -362,6 +362,12 @@ class ClaimExtractor:
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
                                     quantity=q, dataset=self._dataset_for(s, n, nums, datasets, per_model), **mine))
+        for c in list(comparisons):  # "A and B both reach 93.4, 0.7 below C": the comparison is each tied method's
+            for n in values:
+                o = owners.get(id(n), [])
+                if (c.subject is not None and len(o) == 2 and o[1] is c.subject and c.subject.end <= n.start
+                        and n.end <= c.start):
+                    comparisons.append(replace(c, subject=o[0]))
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
         out: list[Claim] = []  # "more than four times B's": two comparison words state one claim
@@ -387,6 +393,9 @@ class ClaimExtractor:
                     or re.search(r"[:;]\s*(?:they\s+)?(?:both|each)\b", gap))  # "A is no better than B: both score 34.9"
             compared = any(c.subject is not None and (c.object is a or c.object is b)
                            for c in comparisons)  # "faster than both A and B, ..." (not "Under 20 dB, A and B tie")
+            if a.canon != b.canon and re.match(r"\s*(?:%|[A-Za-z/]{1,8})?\s*\)?\s*(?:for|with|from)\s+both\b", s[n.end:], re.I):
+                owners[id(n)] = [a, b]  # "matches B's MAE (0.327 for both)": the value of the two methods named last
+                continue
             if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired and not compared
                     and not any(b.end <= v.start < n.start for v in values)
                     and not any(one.get(id(v)) is a for v in values)):
@@ -526,9 +535,20 @@ class ClaimExtractor:
                     _RELATIVE_AFTER.match(s[diff.end + 1:])
                                                           or (q is not None and "%" not in q)):
                 diff = None  # "by 15% relative", "30% worse" in FID: a relative difference, not the values' difference
+            obj_at = next((n for n in settings if n.start >= c.object.end and _OBJECT_SETTING.fullmatch(
+                s[c.object.end:n.start])), None)
+            subj_at = [n for n in settings if n.end <= c.start]
+            if obj_at is not None and subj_at and subj_at[-1].x_label == obj_at.x_label \
+                    and not math.isclose(subj_at[-1].value, obj_at.value):
+                continue  # "at 8 negatives, A is still below B with a single negative": two settings, no comparison
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
-            for d in _datasets_near(s, datasets, c.start):  # "beats B on both X and Y": one claim per dataset
+            near = _datasets_near(s, datasets, c.start)
+            named = list(dict.fromkeys(d.canon for d in datasets))
+            if len(named) == 2 and re.match(r"\s*(?:on|in|across|for)\s+both(?![\w-])(?!\s+(?:of\s+)?(?:the\s+)?(?-i:[A-Z]))",
+                                            s[c.object.end:], re.I):
+                near = named  # "keeps 61.9 on X and 48.4 on Y, more than B on both": one claim per dataset named
+            for d in near:  # "beats B on both X and Y": one claim per dataset
                 out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
                                  relation=">" if up else "<", quantity=q, dataset=d,
                                  value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
@@ -552,6 +572,8 @@ class ClaimExtractor:
                 if any(sp.kind == "setting" and sp.start >= m.end() and re.fullmatch(r"\s*", s[m.end():sp.start])
                        for sp in spans):
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
+                if _SUBSET_AFTER.match(s[m.end():]):
+                    continue  # "the worst MSE among the learned models": a subset, no rank among the methods
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
                 if word in ("most", "least") and not re.match(r"\s+(?:of|among|in)\b|\s*[,.;)]|\s*$", s[m.end():]) and not any(
@@ -570,6 +592,10 @@ class ClaimExtractor:
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
                 later = [x for x in methods if x.start >= m.end()]
                 subj = prior[-1] if prior else (later[0] if later else None)
+                if subj is None and re.search(r"\d[\d.,]*\s*(?:%|[A-Za-z/\-]+(?:\s+[A-Za-z/\-]+){0,8})?\s*,\s*(?:the\s+)?$",
+                                              s[clause_start:m.start()]) and s[clause_start:clause_start + 1] == ":":
+                    # "A is expensive: 31 hours per run, the longest": the superlative of a value that elaborates on A
+                    subj = next((x for x in reversed(methods) if x.end <= clause_start), None)
                 if subj is None:
                     continue
                 if len(prior) >= 2 and _AND_JOIN.match(re.sub(r"\([^()]*\)", "", s[prior[-2].end:subj.start])) \
@@ -638,6 +664,10 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
     out = [q for q in out if not (quantity_family(q.canon) in COST_FAMILIES and any(
         v is not n and 0 <= q.start - v.end <= 3 and re.fullmatch(r"[\s%kKM]*", s[v.end:q.start])
         and any(min(n.end, v.end) <= d.start < max(n.start, v.start) for d in datasets) for v in values))]
+    # "the best exact match, 89.2, and an F1 of 94.6": a quantity after the value that names a number of its own
+    out = [q for q in out if q.start < n.end or not any(
+        v is not n and v.start >= q.end and re.fullmatch(r"\s*(?:is|was|of|=|:)\s*(?:about|roughly|~)?\s*", s[q.end:v.start])
+        for v in values)]
     if any(q.end <= n.start for q in out):
         out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
     # a unit written after another number ("needs only 7.1 ms for 30.40") is that number's, and those joined to it
@@ -662,13 +692,16 @@ def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
 
 _POINTS_DIFF = re.compile(r"^\s*(?:percentage[\s-]+)?points?\s+(?:\w+\s+)?(?:under|over|above|below|ahead|behind|higher|"
                           r"lower|more|less|short|clear|better|worse|up|down)\b", re.I)
+# "B with a single negative", "B at 16 layers": the setting the comparison's object is stated at
+_OBJECT_SETTING = re.compile(r"\s*(?:['’]s\s+)?(?:\([^()]*\)\s*)?(?:with|at|using|under)\s+(?:(?:a|an|only|just|its|the)\s+)?",
+                             re.I)
 _UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?)\s*$", re.I)
 
 
 _DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"
 
 
-_WORD_VALUES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+_WORD_VALUES = {"single": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20, "thirty-two": 32, "fifty": 50,
                 "sixty-four": 64, "hundred": 100}
 _WORD_NUMBER = re.compile(rf"(?<![\w-])(?:{'|'.join(sorted(_WORD_VALUES, key=len, reverse=True))})(?![\w-])", re.I)

@@ -225,6 +225,9 @@ def setting_keywords(x_label: str) -> list[str]:
         out.append(base.removeprefix("number of "))
     if len(words) > 1:
         out.append(words[-1])
+    # "negative samples" -> "8 negatives", "a single negative": the qualifier stands for a generic count noun
+    if len(words) == 2 and words[1] in _GENERIC_COUNT and len(words[0]) >= 4 and words[0] not in _NOT_A_QUALIFIER:
+        out.append(words[0] + "s")
     if base.endswith("s"):
         out += [k[:-1] for k in list(out) if k.endswith("s")]
     if "label" in base or "labelled" in base:
@@ -246,6 +249,7 @@ def setting_keywords(x_label: str) -> list[str]:
 _NOT_A_QUALIFIER = {"model", "network", "input", "output", "training", "test", "total", "average", "mean", "data",
                     "sample", "image", "source", "target", "learning", "weight", "loss", "context", "hidden"}
 _GENERIC_UNITS = {"ms", "s", "h", "min", "sec", "hours", "db", "gb", "mb", "px", "k", "m", "b", "tokens", "steps"}
+_GENERIC_COUNT = {"samples", "examples", "instances", "items", "pairs"}
 _GENERIC_AXIS = {"size", "scale", "ratio", "rate", "width", "length", "count", "weight", "budget", "factor", "strength"}
 # unit words of an axis that a report writes after a number (single letters are left to the number reader)
 _UNIT_WORDS = {"hours": ["hours", "hour", "hrs"], "h": ["hours", "hour", "hrs"], "db": ["db"], "tokens": ["tokens"],

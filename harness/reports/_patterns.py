@@ -91,6 +91,10 @@ _COMPARE = [
      r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"
      r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
+    # "reduces MAE on X by 0.014 relative to B", "raises throughput by 12% over B": a change of a raw value against a
+    # method
+    (r"(?:reduc|lower|cut|decreas|trim|shrink|rais|increas|boost|lift)(?:es|s|ed|ing|e)?\s+(?:[\w@%()\-/.,]+\s+){0,6}?"
+     r"(?:relative\s+to|compared\s+(?:with|to)|over|against|versus|vs\.?)(?=\s+(?:the\s+)?(?-i:[A-Z]))", 0, False),
     # "dwarfing B's 3.1", "trounces B": far more of the raw value
     (r"dwarf(?:s|ed|ing)?", 1, False),
     # "halves the latency of B", "doubles B's throughput": a ratio stated by a verb
@@ -138,11 +142,11 @@ _RANK = [
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;)]|$|"
      r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
      r"highest|largest|heaviest|fastest|quickest|"
-     r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
+     r"biggest|longest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
     (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?<=the\s)least(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among|in)\b|\s*[,.;)]|$|"
      r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
      r"lowest|smallest|fewest|lightest|leanest|"
-     r"slimmest|slowest|cheapest|least\s+expensive|lowest-scoring", -1, False),
+     r"slimmest|slowest|shortest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]
 _RANK_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _RANK]
 _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
@@ -150,7 +154,7 @@ _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
 # Coordination and clause structure (scorer 13)
 _FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
 # "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
-_COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?|"
+_COORD_GAP = re.compile(r"^(?:['’]s\s+(?:[\w@%\-/]+\s+){0,2}?[\w@%\-/]+(?=\s+and\b))?\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?|"
                         r"(?:in|on|for)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)?\s*,?\s*"
                         r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|"
                         r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
@@ -222,6 +226,11 @@ _UNSTATED = re.compile(r"\bneither\b[^;]*\bnor\b|\bwhether\b", re.I)
 # "the best choice for", "the best trade-off": a recommendation, not a rank on a quantity
 _NOT_A_RESULT = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:choice|option|pick|candidate|fit|bet|trade-?offs?|balance|compromise)\b",
                            re.I)
+# "the worst MSE among the learned models": a superlative over a subset the sentence qualifies ranks no method
+_SUBSET_AFTER = re.compile(r"^[^,;.]{0,40}?\b(?:among|of)\s+(?:the\s+)?(?!(?:all|compared|evaluated|listed|tested|reported|"
+                           r"plotted|shown|remaining|other|\d+|two|three|four|five|six|seven|eight|nine|ten|twelve)\b)"
+                           r"[\w\-]+\s+(?:models|methods|networks|baselines|systems|approaches|agents|trackers|variants|"
+                           r"entries|retrievers|readers|architectures|encoders|detectors)\b", re.I)
 # "its best FID", "their lowest error": a method's own optimum over a sweep, not a rank among methods
 _OWN_BEST = re.compile(r"\b(?:its|their|his|her)\s+(?:own\s+|overall\s+)?$", re.I)
 # "15% relative", "30% worse" of a quantity not measured in %: a relative difference, stated as a comparison only

@@ -672,9 +672,10 @@ def test_a_signed_difference_over_a_method_and_a_gain_over_compare() -> None:
 # Scorer 18: settings written as a phrase around their number, differences beside a value, a group word after a
 # comparison (causes read off held-out 5's misses, tested on sentences of a context no set has: speaker diarization)
 LEX18 = Lexicon(methods=["VantoSeg", "RukaNet", "PolderMix", "Copse baseline"], datasets=["AMI", "VoxConverse"],
-                quantities={"DER (%)": False, "JER (%)": False, "purity": True, "Params (M)": False},
+                quantities={"DER (%)": False, "JER (%)": False, "purity": True, "Params (M)": False,
+                            "training time (h)": False},
                 settings=["clustering threshold", "context window (frames)", "number of anchor points",
-                          "training steps (k)"])
+                          "training steps (k)", "negative pairs"])
 
 
 def claims18(text: str) -> set[tuple]:
@@ -746,3 +747,66 @@ def test_a_curve_that_grows_fastest_is_no_rank_and_at_n_names_the_one_axis_the_s
                     "[P07, Figure 3].") == {
         ("value", "PolderMix", None, "=", 15.0, "DER (%)", "AMI", "context window (frames)", 25.0),
         ("value", "PolderMix", None, "=", 12.2, "DER (%)", "AMI", "context window (frames)", 200.0)}
+
+
+def test_a_qualifier_names_its_count_setting_and_a_comparison_across_two_settings_is_none() -> None:
+    assert claims18("Training with 16 negatives, RukaNet reaches 81.0 purity on AMI, still below VantoSeg with a single "
+                    "negative [P07, Figure 5].") == {
+        ("value", "RukaNet", None, "=", 81.0, "purity", "AMI", "negative pairs", 16.0)}
+
+
+def test_a_verb_of_change_relative_to_a_method_compares() -> None:
+    assert claims18("VantoSeg reduces DER on AMI by 1.3 relative to PolderMix, reaching 10.2 [P07, Table 1].") == {
+        ("compare", "VantoSeg", "PolderMix", "<", 1.3, "DER (%)", "AMI", None, None),
+        ("value", "VantoSeg", None, "=", 10.2, "DER (%)", "AMI", None, None)}
+    assert ("compare", "RukaNet", "Copse baseline", ">", 2.0, "purity", None, None, None) in claims18(
+        "RukaNet raises purity by 2.0 over the Copse baseline [P07, Table 1].")
+
+
+def test_a_quantity_that_names_its_own_number_is_not_an_earlier_values() -> None:
+    assert ("value", "PolderMix", None, "=", 9.9, "DER (%)", "AMI", None, None) in claims18(
+        "[P07, Table 1] gives PolderMix the lowest DER on AMI, 9.9, and a JER of 21.4.")
+
+
+def test_longest_and_shortest_rank_and_a_superlative_after_a_colon_is_the_subjects() -> None:
+    assert claims18("PolderMix is slow to train: 42 hours of training time, the longest of the four [P07, Table 2].") == {
+        ("value", "PolderMix", None, "=", 42.0, "training time (h)", None, None, None),
+        ("rank", "PolderMix", None, "max", None, "training time (h)", None, None, None)}
+    assert ("rank", "VantoSeg", None, "min", None, "training time (h)", None, None, None) in claims18(
+        "VantoSeg has the shortest training time, 6 hours [P07, Table 2].")
+
+
+def test_a_superlative_over_a_qualified_subset_ranks_nothing() -> None:
+    assert claims18("RukaNet has the best purity on AMI among the end-to-end models, 84.0 [P07, Table 1].") == {
+        ("value", "RukaNet", None, "=", 84.0, "purity", "AMI", None, None)}
+
+
+def test_for_both_and_both_reach_share_a_value_and_its_comparison() -> None:
+    assert claims18("VantoSeg equals RukaNet's JER on AMI (21.0 for both) [P07, Table 1].") == {
+        ("value", "VantoSeg", None, "=", 21.0, "JER (%)", "AMI", None, None),
+        ("value", "RukaNet", None, "=", 21.0, "JER (%)", "AMI", None, None)}
+    got = claims18("VantoSeg and PolderMix both reach 80.5 purity on AMI, 1.5 below RukaNet [P07, Table 1].")
+    assert {("compare", "VantoSeg", "RukaNet", "<", 1.5, "purity", "AMI", None, None),
+            ("compare", "PolderMix", "RukaNet", "<", 1.5, "purity", "AMI", None, None)} <= got
+
+
+def test_on_both_after_two_datasets_and_a_group_object_resolved_later() -> None:
+    got = claims18("RukaNet keeps 83.0 purity on AMI and 79.4 on VoxConverse, more than PolderMix on both [P07, Table 1].")
+    assert {("compare", "RukaNet", "PolderMix", ">", None, "purity", "AMI", None, None),
+            ("compare", "RukaNet", "PolderMix", ">", None, "purity", "VoxConverse", None, None)} <= got
+    got = claims18("On AMI, RukaNet overtakes both clustering methods, scoring 83.0 purity versus 80.5 for VantoSeg "
+                   "and 80.1 for PolderMix [P07, Table 1].")
+    assert {c for c in got if c[0] == "compare"} == {
+        ("compare", "RukaNet", "VantoSeg", ">", None, "purity", "AMI", None, None),
+        ("compare", "RukaNet", "PolderMix", ">", None, "purity", "AMI", None, None)}
+
+
+def test_a_second_fraction_after_a_possessive_and_a_gap_in_one_methods_favour() -> None:
+    assert claims18("VantoSeg needs roughly half of RukaNet's training time and a quarter of its parameters "
+                    "[P07, Table 2].") == {
+        ("compare", "VantoSeg", "RukaNet", "<", None, "training time (h)", None, None, None),
+        ("compare", "VantoSeg", "RukaNet", "<", None, "Params (M)", None, None, None)}
+    assert claims18("The gap between PolderMix and VantoSeg on VoxConverse is 0.8 in purity, in VantoSeg's favour "
+                    "[P07, Table 1].") == {("compare", "VantoSeg", "PolderMix", ">", 0.8, "purity", "VoxConverse", None, None)}
+    assert claims18("The difference between PolderMix and VantoSeg in purity is 0.8 on AMI, in favour of PolderMix "
+                    "[P07, Table 1].") == {("compare", "PolderMix", "VantoSeg", ">", 0.8, "purity", "AMI", None, None)}
