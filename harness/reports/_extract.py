@@ -52,6 +52,8 @@ class Number:
     slack: float = 0.0  # half a unit of the last printed digit
     x_label: str | None = None
     thousands: bool = False  # written with a glued "k" ("1.2k img/s")
+    at: "Number | None" = None  # the setting this value is stated at, read off the sentence's structure
+    magnitude: str | None = None  # a glued "M" or "B" ("44.1M")
 
 
 @dataclass
@@ -59,6 +61,8 @@ class Sentence:
     text: str
     start: int
     cites: list[Citation]
+    header: list[str] | None = None  # a markdown table row: its table's header cells
+    header_cites: list[Citation] | None = None  # the citations of the header line or of the caption right above it
 
 
 def _slack(raw: str) -> float:
@@ -72,7 +76,26 @@ def split_sentences(text: str) -> list[Sentence]:
     cites, _, _ = parse_citations(text)
     out: list[Sentence] = []
     pos = 0
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    header: list[str] | None = None
+    header_cites: list[Citation] = []
+    for i, line in enumerate(lines):
+        if not _TABLE_ROW.match(line):
+            header = None
+        elif i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]) and not _TABLE_RULE.match(line):
+            header = _cells(line)  # "| Method | Params (M) | CIFAR-100 |" over "|---|---|---|"
+            above = next((k for k in range(i - 1, -1, -1) if lines[k].strip()), None)
+            span = [(starts[i], starts[i + 1])] + ([(starts[above], starts[above + 1])] if above is not None
+                                                   and not _TABLE_ROW.match(lines[above]) else [])
+            header_cites = [c for c in cites if any(a <= c.start < b for a, b in span)]
+        elif header is not None and _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
+            mine = [c for c in cites if pos <= c.start < pos + len(line)]
+            out.append(Sentence(line, pos, mine, header, header_cites))
+            pos += len(line) + 1
+            continue
         pieces: list[tuple[int, str]] = []
         last = 0
         for m in _SPLIT.finditer(line):
@@ -97,6 +120,14 @@ def split_sentences(text: str) -> list[Sentence]:
 
 
 _BRACKETS_ONLY = re.compile(r"\[[^\[\]]*\]")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# a table cell that states one number: "73.86", "**73.86%**", "73.9 ± 0.2", "1,240"
+_CELL_NUMBER = re.compile(r"^[*_`\s]*([-+]?\d[\d,]*(?:\.\d+)?)\s*(%)?\s*(?:(?:±|\+/-|\+-)\s*\d[\d.]*\s*%?)?[*_`\s]*$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
 class ClaimExtractor:
@@ -201,6 +232,7 @@ class ClaimExtractor:
     def numbers(self, s: str, spans: list[Span]) -> list[Number]:
         settings = [sp for sp in spans if sp.kind == "setting"]
         out: list[Number] = []
+        ends: list[Number] = []  # the two ends of a change over a setting ("as the epochs grow from 50 to 300")
         for m in find_mentions(s):
             compound = m.role == "identifier" and _POINT_COMPOUND.match(s[m.end:]) is not None  # "a 3.5-point deficit"
             joined = _SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier" else None
@@ -229,8 +261,11 @@ class ClaimExtractor:
                 raw = float(m.text.replace(",", ""))
             except ValueError:
                 continue
-            if any(_SETTING_RANGE.match(s[sp.end:m.start]) for sp in settings if sp.end <= m.start):
-                continue  # "widening the beam from 1 to 8": a change over the setting, no value
+            ranged = next((sp for sp in settings if sp.end <= m.start and _SETTING_RANGE.match(s[sp.end:m.start])), None)
+            if ranged is not None:  # "widening the beam from 1 to 8": a change over the setting, no value (its ends may
+                # be the settings of a change of value: below)
+                ends.append(Number(raw, m.start, m.end, "setting", None, _slack(m.text.replace(",", "")), ranged.canon))
+                continue
             reach = _REACH_BEFORE.search(s[:m.start])
             if reach is not None and (_UNSTATED.search(_clause_before(s, reach.start()))
                                       or _NEGATED.search(s[:reach.start()])):
@@ -239,7 +274,8 @@ class ClaimExtractor:
             glued = re.match(r"B(?![A-Za-z])|[kKM%]?", after).group(0)  # type: ignore[union-attr]
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
-            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"))
+            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"),
+                         magnitude=glued.upper() if glued in ("M", "B") else None)
             lim = _LIMIT_BEFORE.search(s, max(0, m.start - 40), m.start)
             if lim is not None and any(sp.start <= lim.start() < sp.end for sp in settings):
                 lim = None  # "at a detection threshold of 0.6": the episode's setting, not a limit
@@ -317,13 +353,55 @@ class ClaimExtractor:
                 x_label = a.x_label if a.role == "setting" else b.x_label
                 a.role = b.role = "setting"
                 a.x_label = b.x_label = x_label
+        vals = [n for n in out if n.role == "value"]
+        if len(ends) == 2 and len(vals) == 2 and _FROM_BEFORE.search(s[:vals[0].start]) and _RANGE_JOIN.match(
+                s[vals[0].end:vals[1].start]) and (vals[1].end <= ends[0].start or ends[1].end <= vals[0].start):
+            # "improves from 67.0% to 73.1% as the epochs grow from 50 to 300": each end of the change at its setting
+            for v, x in zip(vals, ends):
+                v.at = x
+            out = sorted(out + ends, key=lambda n: n.start)
         for n in out:  # "1.2k img/s" is 1200 (a setting's "40k iterations" stays on its axis, which counts in k)
             if n.thousands and n.role in ("value", "diff"):
                 n.value, n.slack = n.value * 1000, n.slack * 1000
         return out
 
     # ---- claims -----------------------------------------------------------------------------
+    def row_claims(self, sent: Sentence) -> list[Claim]:
+        """A markdown table row under its header: one value per number cell, the method named in the row (or in the
+        column's header, for a table whose rows are datasets), the dataset and quantity its column or row names; the
+        citations of the row, else of the header or the caption above it. A table claim states no setting."""
+        header = sent.header or []
+        blank = _blank(sent.text, sent.start, sent.cites)
+        cells = _cells(blank)
+        cites = [EvidenceUnit(paper=c.paper, unit=c.unit) for c in _unique(sent.cites or sent.header_cites or [])]
+
+        def named(cell: str, kind: str) -> str | None:
+            found = list(dict.fromkeys(sp.canon for sp in self.spans(_MARKUP.sub(" ", cell)) if sp.kind == kind))
+            return found[0] if len(found) == 1 else None
+
+        row_method = next((m for m in (named(c, "method") for c in cells[:1]) if m), None)
+        row_dataset = named(cells[0], "dataset") if cells else None
+        row_quantity = named(cells[0], "quantity") if cells else None
+        out: list[Claim] = []
+        for j, cell in enumerate(cells[1:], start=1):
+            m = _CELL_NUMBER.match(cell)
+            if m is None or j >= len(header):
+                continue
+            head = _blank(header[j], 0, [])
+            subject = row_method or named(head, "method")
+            if subject is None:
+                continue
+            quantity = named(head, "quantity") or row_quantity
+            dataset = named(head, "dataset") or row_dataset
+            raw = m.group(1).replace(",", "")
+            out.append(Claim(kind="value", subject=subject, value=float(raw), unit="%" if m.group(2) else None,
+                             tolerance=_slack(raw), quantity=quantity, dataset=dataset, cites=cites,
+                             sentence=sent.text.strip()))
+        return out
+
     def sentence_claims(self, sent: Sentence) -> list[Claim]:
+        if sent.header is not None:
+            return self.row_claims(sent)
         s = _blank(sent.text, sent.start, sent.cites)
         s = _MARKUP.sub(lambda m: " " * len(m.group(0)), s)
         spans = self.spans(s)
@@ -349,7 +427,7 @@ class ClaimExtractor:
         paired = (re.search(r"\brespectively\b", s, re.I) is not None and len(settings) == len(values) >= 2
                   and all(x.end <= values[0].start for x in settings))
         for i, n in enumerate(values):
-            at = settings[i] if paired else _setting_for(s, n.start, n.end, settings)
+            at = settings[i] if paired else n.at if n.at is not None and settings else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             q = _nearest(_own_quantities(s, n, quants, methods, values, datasets), n.start, n.end)
             group = _slash_group(s, n, values)
@@ -358,6 +436,9 @@ class ClaimExtractor:
                 listed = _quantity_list(s, named[0], quants)
                 if len(listed) == len(group):
                     q = listed[group.index(n)]
+            if q is None and n.magnitude is not None:  # "Wynlo (44.1M)": the one quantity counted in millions
+                counted = [k for k in self.lex.quantities if (_unit_of(k) or "").upper() == n.magnitude]
+                q = counted[0] if len(counted) == 1 else None
             per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
@@ -496,7 +577,10 @@ class ClaimExtractor:
             return before[-1].canon
         if per_model:
             return None
-        distinct = {d.canon for d in datasets if not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
+        fronted = re.match(r"\W*(?:compared\s+(?:with|to)|relative\s+to|against|versus|unlike|next\s+to)\s+[^,;]*$",
+                           s[:n.start], re.I)
+        distinct = {d.canon for d in datasets if fronted  # "Compared to B (72.7%), A reaches 73.9% on X": X is B's too
+                    or not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
     def _direction(self, quantity: str | None) -> bool:
@@ -518,6 +602,9 @@ class ClaimExtractor:
                 ahead = [x for x in quants if c.end <= x.start < stop and not _names_other_value(s, x, nums, c)]
                 q = ahead[0].canon if ahead else _nearest(
                     [x for x in quants if not _names_other_value(s, x, nums, c)] or quants, c.start, c.end)
+                if c.quality and not ahead and q is not None and quantity_family(q) in COST_FAMILIES:
+                    q = None  # "more accurate than B (67.6M parameters)", "better than B ... but uses more parameters":
+                    # a word of quality is no cost
                 more = _quantity_list(s, ahead[0], quants)[1:] if ahead else []
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
             if q is None and implied is not None:  # "three times faster than B": throughput
@@ -544,6 +631,9 @@ class ClaimExtractor:
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             near = _datasets_near(s, datasets, c.start)
+            if q is not None and quantity_family(q) in COST_FAMILIES:  # "... on X (a vs b) but uses more parameters":
+                near = [d for d in near if d is None or not any(  # a cost compares no dataset of an earlier clause
+                    x.canon == d and x.end <= c.start and _CLAUSE_BREAK.search(s[x.end:c.start]) for x in datasets)] or [None]
             named = list(dict.fromkeys(d.canon for d in datasets))
             if len(named) == 2 and re.match(r"\s*(?:on|in|across|for)\s+both(?![\w-])(?!\s+(?:of\s+)?(?:the\s+)?(?-i:[A-Z]))",
                                             s[c.object.end:], re.I):
@@ -617,6 +707,8 @@ class ClaimExtractor:
                     own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
                     ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
+                if quality and not ahead and not implied and q is not None and quantity_family(q) in COST_FAMILIES:
+                    q = None  # "the lightest (67.6M parameters) but the least accurate": a quality word is no cost
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
                     up = not up  # "the slowest, at 312 ms": the highest latency
@@ -664,6 +756,9 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
     out = [q for q in out if not (quantity_family(q.canon) in COST_FAMILIES and any(
         v is not n and 0 <= q.start - v.end <= 3 and re.fullmatch(r"[\s%kKM]*", s[v.end:q.start])
         and any(min(n.end, v.end) <= d.start < max(n.start, v.start) for d in datasets) for v in values))]
+    # "(5.2% vs 5.4%) but uses more parameters (48.6M vs 44.1M)": a quantity of a later clause with numbers of its own
+    out = [q for q in out if q.start < n.end or not (_LATER_CLAUSE.search(s[n.end:q.start])
+                                                      and any(v.start >= q.end for v in values))]
     # "the best exact match, 89.2, and an F1 of 94.6": a quantity after the value that names a number of its own
     out = [q for q in out if q.start < n.end or not any(
         v is not n and v.start >= q.end and re.fullmatch(r"\s*(?:is|was|of|=|:)\s*(?:about|roughly|~)?\s*", s[q.end:v.start])

@@ -197,6 +197,12 @@ def head_aliases(lex: "Lexicon") -> list[tuple[str, str]]:
             for w in words:
                 if w not in taken:
                     found.setdefault(w, set()).add(mine[0])
+    # "accuracy" for "top-1 accuracy (%)": the generic head of the one quantity that has it, when no other quantity
+    # is a score of a different kind the word could mean ("error", "rate")
+    acc = [q for q in lex.quantities if re.search(r"(?<![\w-])accuracy(?![\w-])", _PAREN.sub("", q), re.I)]
+    if len(acc) == 1 and "accuracy" not in taken and not any(
+            re.search(r"(?<![\w-])(?:error|err)(?![\w-])", q, re.I) for q in lex.quantities):
+        found.setdefault("accuracy", set()).add(acc[0])
     for q in lex.quantities:  # a name another quantity already owns stays that quantity's
         for a in quantity_aliases(q):
             found.pop(a, None)

@@ -241,7 +241,8 @@ _REACH_BEFORE = re.compile(r"\b(?:reach(?:es|ed)?|hits?|attains?|gets?\s+to|goes
 # "the 1.2M of B": a value whose method follows it
 _OF_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+)?\s*of\s+(?:the\s+)?$", re.I)
 # "widening the beam from 1 to 8", "the hidden dimension from 64 to 128": a change over a setting, no value
-_SETTING_RANGE = re.compile(r"^\s+(?:from|between)\s+(?:[\d.,]+\s*[kK%]?\s*(?:to|and|-|–)\s*)?$", re.I)
+_SETTING_RANGE = re.compile(r"^\s+(?:(?:is\s+|are\s+)?(?:increas|grow|grew|ris|rose|go|went|rais|scal|extend|var|rang|widen|"
+                            r"shrink|shrank|decreas|reduc|drop|fall|fell|mov|step|sweep|swept)\w*\s+)?(?:from|between)\s+(?:[\d.,]+\s*[kK%]?\s*(?:to|and|-|–)\s*)?$", re.I)
 # "a/b/c on X, Y and Z": values joined by slashes
 _SLASH_JOIN = re.compile(r"^\s*[%kKM]?\s*/\s*$")
 # a clause of its own after a value ("(291), even though its FID ..."): a quantity there is not the value's

@@ -810,3 +810,72 @@ def test_a_second_fraction_after_a_possessive_and_a_gap_in_one_methods_favour() 
                     "[P07, Table 1].") == {("compare", "VantoSeg", "PolderMix", ">", 0.8, "purity", "VoxConverse", None, None)}
     assert claims18("The difference between PolderMix and VantoSeg in purity is 0.8 on AMI, in favour of PolderMix "
                     "[P07, Table 1].") == {("compare", "PolderMix", "VantoSeg", ">", 0.8, "purity", "AMI", None, None)}
+
+
+# Scorer 18: phrasing of reports written by language models about corpus v3 (an image-classification context of our
+# own): a fronted "Compared to B (v)", a change of value over a change of setting, markdown tables with their header,
+# "accuracy" for the one accuracy quantity, a word of quality that takes no cost, "44.1M" for the one quantity in M
+LEX18V = Lexicon(methods=["Quillon-S", "Marrowby", "Tesk-L", "Vireo+"], datasets=["Flowers-102", "Stanford Cars"],
+                 quantities={"top-1 accuracy (%)": True, "Params (M)": False},
+                 settings=["input resolution (px)", "training epochs"])
+
+
+def claims18v(text: str) -> list[tuple]:
+    return sorted(((c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x,
+                    tuple(u.label() for u in c.cites)) for c in extract_claims(text, LEX18V)), key=repr)
+
+
+def _by_repr(claims: list[tuple]) -> list[tuple]:
+    return sorted(claims, key=repr)
+
+
+def test_a_fronted_object_value_takes_the_sentence_dataset() -> None:
+    got = claims18v("Compared to Marrowby (88.12%), Quillon-S reaches 89.40% on Flowers-102 [Q0101, Table 1].")
+    assert ("value", "Marrowby", None, "=", 88.12, None, "Flowers-102", None, None, ("Q0101 table:1",)) in got
+
+
+def test_a_change_of_value_over_a_change_of_setting_pairs_the_ends() -> None:
+    want = [("value", "Tesk-L", None, "=", 71.3, None, None, "training epochs", 50.0, ("Q0101 figure:3",)),
+            ("value", "Tesk-L", None, "=", 76.8, None, None, "training epochs", 400.0, ("Q0101 figure:3",))]
+    assert claims18v("Tesk-L improves from 71.3% to 76.8% as training epochs increase from 50 to 400 "
+                     "[Q0101, Figure 3].") == want
+    assert claims18v("As the training epochs grow from 50 to 400, Tesk-L climbs from 71.3% to 76.8% "
+                     "[Q0101, Figure 3].") == want
+
+
+def test_a_markdown_table_row_reads_its_header_and_caption() -> None:
+    text = ("Top-1 accuracy of the compared models [Q0101, Table 1].\n\n"
+            "| Model | Params (M) | Flowers-102 | Stanford Cars |\n"
+            "|:--|--:|--:|--:|\n"
+            "| Quillon-S | 41.5 | **89.40** | 90.1 ± 0.2 |\n"
+            "| Vireo+ | 58.0 | 88.75 | n/a |\n")
+    assert claims18v(text) == _by_repr([
+        ("value", "Quillon-S", None, "=", 41.5, "Params (M)", None, None, None, ("Q0101 table:1",)),
+        ("value", "Quillon-S", None, "=", 89.4, None, "Flowers-102", None, None, ("Q0101 table:1",)),
+        ("value", "Quillon-S", None, "=", 90.1, None, "Stanford Cars", None, None, ("Q0101 table:1",)),
+        ("value", "Vireo+", None, "=", 58.0, "Params (M)", None, None, None, ("Q0101 table:1",)),
+        ("value", "Vireo+", None, "=", 88.75, None, "Flowers-102", None, None, ("Q0101 table:1",))])
+    transposed = ("| Dataset | Marrowby | Tesk-L |\n|---|---|---|\n| Stanford Cars | 87.2% | 86.9% [Q0102, Table 2] |")
+    assert claims18v(transposed) == _by_repr([
+        ("value", "Marrowby", None, "=", 87.2, None, "Stanford Cars", None, None, ("Q0102 table:2",)),
+        ("value", "Tesk-L", None, "=", 86.9, None, "Stanford Cars", None, None, ("Q0102 table:2",))])
+
+
+def test_accuracy_names_the_one_accuracy_and_a_quality_word_takes_no_cost() -> None:
+    got = claims18v("Vireo+'s accuracy on Stanford Cars (86.1%) exceeds that of Marrowby (85.4%) [Q0101, Table 1].")
+    assert ("compare", "Vireo+", "Marrowby", ">", None, "top-1 accuracy (%)", "Stanford Cars", None, None,
+            ("Q0101 table:1",)) in got
+    got = claims18v("Marrowby is the lightest model (22.3M parameters) but also the least accurate on Flowers-102 "
+                    "(85.0%) [Q0101, Table 1].")
+    assert ("rank", "Marrowby", None, "min", None, None, "Flowers-102", None, None, ("Q0101 table:1",)) in got
+    assert not any(c[0] == "rank" and c[5] == "Params (M)" and c[3] == "max" for c in got)
+
+
+def test_a_later_clause_keeps_its_cost_and_a_number_in_millions_is_the_cost_in_millions() -> None:
+    got = claims18v("Tesk-L is better than Vireo+ on Flowers-102 (89.9% vs 88.8%) but uses more parameters "
+                    "(61.0M vs 58.0M) [Q0101, Table 1].")
+    assert ("value", "Tesk-L", None, "=", 89.9, None, "Flowers-102", None, None, ("Q0101 table:1",)) in got
+    assert ("compare", "Tesk-L", "Vireo+", ">", None, None, "Flowers-102", None, None, ("Q0101 table:1",)) in got
+    assert ("compare", "Tesk-L", "Vireo+", ">", None, "Params (M)", None, None, None, ("Q0101 table:1",)) in got
+    assert ("value", "Marrowby", None, "=", 22.3, "Params (M)", None, None, None, ("Q0101 table:1",)) in claims18v(
+        "Marrowby (22.3M) is the smallest of the four [Q0101, Table 1].")
