@@ -485,6 +485,12 @@ class ClaimExtractor:
 
     def _owner(self, s: str, values: list[Number], methods: list[Span], comparisons: list[Comparison]) -> dict[int, Span]:
         owners: dict[int, Span] = {}
+        if self._respective_datasets(s, values) and methods and not _PRONOUN_START.match(s):
+            subj = next((m for m in methods if not m.pronoun and not _GOVERNED.search(s[max(0, m.start - 16):m.start])),
+                        methods[0])
+            for n in values:  # "A beats B, with FIDs of 1, 2 and 3 on X, Y and Z respectively": the subject's values
+                owners[id(n)] = subj
+            return owners
         if re.search(r"\brespectively\b", s, re.I):
             first = values[0].start if values else 0
             listed = _distinct([m for m in methods if m.end <= first])
@@ -548,8 +554,23 @@ class ClaimExtractor:
                 owners[id(n)] = owners_after[0]
         return owners
 
+    def _respective_datasets(self, s: str, values: list[Number]) -> dict[int, str]:
+        """"with FIDs of 11.1, 9.5 and 8.7 on X, Y and Z respectively": each value's dataset, in order."""
+        if len(values) < 2 or not re.search(r"\brespectively\b", s[values[-1].end:], re.I):
+            return {}
+        if not all(_SETTING_LIST_JOIN.match(s[a.end:b.start]) for a, b in zip(values, values[1:])):
+            return {}
+        datasets = [sp for sp in self.spans(s) if sp.kind == "dataset" and sp.start >= values[-1].end]
+        if not datasets or not re.fullmatch(r"\s*%?\s*(?:[A-Za-z/]+\s+)?(?:on|in|for)\s+(?:the\s+)?", s[values[-1].end:datasets[0].start]):
+            return {}
+        listed = _dataset_list(s, datasets[0].start, datasets)
+        return {id(n): d for n, d in zip(values, listed)} if len(listed) == len(values) else {}
+
     def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span],
                      per_model: bool = False) -> str | None:
+        respective = self._respective_datasets(s, [o for o in nums if o.role == "value"])
+        if id(n) in respective:
+            return respective[id(n)]
         labelled = [d for d in datasets if d.end <= n.start and _LABEL_JOIN.match(s[d.end:n.start])]
         if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
             return labelled[-1].canon
@@ -642,10 +663,31 @@ class ClaimExtractor:
                 out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
                                  relation=">" if up else "<", quantity=q, dataset=d,
                                  value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
+                for n2, d2 in (self._more_differences(s, diff, nums, datasets) if diff is not None else []):
+                    # "lags B by 0.75 FID on X and by 0.39 on Y": the same comparison on Y, by its own difference
+                    out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
+                                     relation=">" if up else "<", quantity=q, dataset=d2, value=n2.value,
+                                     tolerance=n2.slack, **mine))
                 for q2 in (more if not c.own_quantity and diff is None else []):  # "beats B in both PSNR and SSIM"
                     up2 = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q2)
                     out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
                                      relation=">" if up2 else "<", quantity=q2, dataset=d, **mine))
+        return out
+
+    def _more_differences(self, s: str, diff: Number, nums: list[Number], datasets: list[Span]) -> list[tuple[Number, str]]:
+        """"by 0.75 FID on X and by 0.39 on Y": the differences coordinated with `diff`, each with its dataset."""
+        out: list[tuple[Number, str]] = []
+        last = diff
+        for n in nums:
+            if n.start <= last.end or n.role != "diff":
+                continue
+            if not _MORE_DIFF_JOIN.match(s[last.end:n.start]):
+                break
+            d = next((x for x in datasets if x.start >= n.end and _DATASET_OF.match(s[n.end:x.start])), None)
+            if d is None:
+                break
+            out.append((n, d.canon))
+            last = n
         return out
 
     def _ranks(self, s, methods, datasets, quants, base, settings, spans) -> list[Claim]:  # noqa: ANN001
@@ -793,6 +835,9 @@ _OBJECT_SETTING = re.compile(r"\s*(?:['’]s\s+)?(?:\([^()]*\)\s*)?(?:with|at|us
 _UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?)\s*$", re.I)
 
 
+# "by 0.75 FID on CIFAR-10 and by 0.39 on FFHQ": a second difference of the same comparison
+_MORE_DIFF_JOIN = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:(?:on|in|for)\s+[^,;]{1,40}?)?\s*,?\s*"
+                             r"(?:and|but\s+only|while)\s+(?:by\s+)?(?:only\s+|just\s+|about\s+|roughly\s+)?$", re.I)
 _DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"
 
 

@@ -879,3 +879,15 @@ def test_a_later_clause_keeps_its_cost_and_a_number_in_millions_is_the_cost_in_m
     assert ("compare", "Tesk-L", "Vireo+", ">", None, "Params (M)", None, None, None, ("Q0101 table:1",)) in got
     assert ("value", "Marrowby", None, "=", 22.3, "Params (M)", None, None, None, ("Q0101 table:1",)) in claims18v(
         "Marrowby (22.3M) is the smallest of the four [Q0101, Table 1].")
+
+
+def test_a_second_difference_on_another_dataset_and_values_respectively_over_datasets() -> None:
+    got = claims18v("Vireo+ trails Tesk-L by 0.6 points on Flowers-102 and by 1.1 on Stanford Cars [Q0101, Table 1].")
+    assert got == _by_repr([
+        ("compare", "Vireo+", "Tesk-L", "<", 0.6, None, "Flowers-102", None, None, ("Q0101 table:1",)),
+        ("compare", "Vireo+", "Tesk-L", "<", 1.1, None, "Stanford Cars", None, None, ("Q0101 table:1",))])
+    got = claims18v("Quillon-S beats Marrowby on both datasets, with accuracies of 89.4% and 90.1% on Flowers-102 and "
+                    "Stanford Cars respectively [Q0101, Table 1].")
+    assert [c for c in got if c[0] == "value"] == _by_repr([
+        ("value", "Quillon-S", None, "=", 89.4, "top-1 accuracy (%)", "Flowers-102", None, None, ("Q0101 table:1",)),
+        ("value", "Quillon-S", None, "=", 90.1, "top-1 accuracy (%)", "Stanford Cars", None, None, ("Q0101 table:1",))])
