@@ -48,8 +48,10 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
             if any(c.start <= m.start() < c.end or c.start < m.end() <= c.end for c in out):
                 continue
             word = m.group(0).strip()
-            if rx_pol == 0:  # a verb of change: its direction is the verb's
+            if rx_pol == 0:  # a verb of change: its direction is the verb's, its object the method right after it
                 pol = -1 if re.match(r"(?:reduc|lower|cut|decreas|trim|shrink)", word, re.I) else 1
+                if not any(x.start >= m.end() and re.fullmatch(r"\s*(?:the\s+)?", s[m.end():x.start], re.I) for x in methods):
+                    continue
             if _AGAINST_ALL.match(s[m.end():]):
                 continue  # "lower than any other curve": a rank
             if (_NEGATED.search(s[:m.start()]) or (_HEDGED.search(s[:m.start()]) and _VERB_COMPARE.match(word))
@@ -59,7 +61,8 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
             if (subj and re.fullmatch(r"(?:more|less)\s+than", word, re.I)
                     and _VERB_BEFORE.search(s[:subj[-1].start])):
                 continue  # "hurts A more than B"
-            obj = [x for x in methods if x.start >= m.end() and not re.search(r";|\.(?!\d)", s[m.end():x.start])]
+            obj = [x for x in methods if x.start >= m.end() and not re.search(r";|\.(?!\d)|,\s*(?:while|whereas|but)\b",
+                                                                                s[m.end():x.start], re.I)]
             if re.fullmatch(r"lead(?:s|ing)?|edg(?:es|ed|ing)", word, re.I) and not (obj and re.fullmatch(r"\s*(?:the\s+)?",
                                                                                          s[m.end():obj[0].start], re.I)):
                 continue  # "leads B by 0.8" and "edges B" compare; "leads with 55.96" ranks, "graph edges" nothing

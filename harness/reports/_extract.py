@@ -126,6 +126,10 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _CELL_NUMBER = re.compile(r"^[*_`\s]*([-+]?\d[\d,]*(?:\.\d+)?)\s*(%)?\s*(?:(?:±|\+/-|\+-)\s*\d[\d.]*\s*%?)?[*_`\s]*$")
 
 
+_NOT_A_RESULT_COLUMN = re.compile(r"(?<![\w-])(?:year|venue|date|rank|#|no\.|id|ref|reference|source|citation|paper|"
+                                  r"notes?|comment)(?![\w-])", re.I)
+
+
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
@@ -389,8 +393,9 @@ class ClaimExtractor:
                 continue
             head = _blank(header[j], 0, [])
             subject = row_method or named(head, "method")
-            if subject is None:
-                continue
+            if subject is None or _NOT_A_RESULT_COLUMN.search(head) or (
+                    re.fullmatch(r"(?:19|20)\d\d", m.group(1)) and not named(head, "quantity")):
+                continue  # "| Year |", "| Venue |", "| Rank |": no result
             quantity = named(head, "quantity") or row_quantity
             dataset = named(head, "dataset") or row_dataset
             raw = m.group(1).replace(",", "")

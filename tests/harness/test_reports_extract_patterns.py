@@ -855,6 +855,8 @@ def test_a_markdown_table_row_reads_its_header_and_caption() -> None:
         ("value", "Quillon-S", None, "=", 90.1, None, "Stanford Cars", None, None, ("Q0101 table:1",)),
         ("value", "Vireo+", None, "=", 58.0, "Params (M)", None, None, None, ("Q0101 table:1",)),
         ("value", "Vireo+", None, "=", 88.75, None, "Flowers-102", None, None, ("Q0101 table:1",))])
+    assert claims18v("| Model | Year | Rank | Flowers-102 |\n|---|---|---|---|\n| Tesk-L | 2021 | 1 | 88.0 [Q0101, Table 1] |") \
+        == [("value", "Tesk-L", None, "=", 88.0, None, "Flowers-102", None, None, ("Q0101 table:1",))]  # no year, no rank
     transposed = ("| Dataset | Marrowby | Tesk-L |\n|---|---|---|\n| Stanford Cars | 87.2% | 86.9% [Q0102, Table 2] |")
     assert claims18v(transposed) == _by_repr([
         ("value", "Marrowby", None, "=", 87.2, None, "Stanford Cars", None, None, ("Q0102 table:2",)),
