@@ -812,6 +812,8 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
         for v in values)]
     if any(q.end <= n.start for q in out):
         out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
+    if n.unit == "%":  # "(77.5M params): 73.8% / 62.5%": a percentage is no quantity measured in another unit
+        out = [q for q in out if (_unit_of(q.canon) or "%") in ("%", "") or q.unit]
     # a unit written after another number ("needs only 7.1 ms for 30.40") is that number's, and those joined to it
     return [q for q in out if not q.unit or _unit_reaches(s, n, q, values)]
 

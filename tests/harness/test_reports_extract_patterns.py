@@ -893,3 +893,13 @@ def test_a_second_difference_on_another_dataset_and_values_respectively_over_dat
     assert [c for c in got if c[0] == "value"] == _by_repr([
         ("value", "Quillon-S", None, "=", 89.4, "top-1 accuracy (%)", "Flowers-102", None, None, ("Q0101 table:1",)),
         ("value", "Quillon-S", None, "=", 90.1, "top-1 accuracy (%)", "Stanford Cars", None, None, ("Q0101 table:1",))])
+
+
+def test_a_percentage_takes_no_quantity_in_another_unit_and_a_lead_of_n_over_compares() -> None:
+    got = claims18v("- **Vireo+** (58.0M params): 88.75% / 86.1% on Flowers-102 / Stanford Cars [Q0101, Table 1]")
+    assert got == _by_repr([
+        ("value", "Vireo+", None, "=", 58.0, "Params (M)", None, None, None, ("Q0101 table:1",)),
+        ("value", "Vireo+", None, "=", 88.75, None, "Flowers-102", None, None, ("Q0101 table:1",)),
+        ("value", "Vireo+", None, "=", 86.1, None, "Stanford Cars", None, None, ("Q0101 table:1",))])
+    assert claims18v("Quillon-S holds a narrow lead of 0.4 points over Tesk-L on Flowers-102 [Q0101, Table 1].") == [
+        ("compare", "Quillon-S", "Tesk-L", ">", 0.4, None, "Flowers-102", None, None, ("Q0101 table:1",))]
