@@ -364,6 +364,9 @@ class ClaimExtractor:
             for v, x in zip(vals, ends):
                 v.at = x
             out = sorted(out + ends, key=lambda n: n.start)
+        for a, b in zip(out, out[1:]):  # "gains of 0.09, 0.55 and 0.82 BLEU": a list of differences
+            if a.role == "diff" and b.role == "value" and _SETTING_LIST_JOIN.match(s[a.end:b.start]):
+                b.role = "diff"
         for n in out:  # "1.2k img/s" is 1200 (a setting's "40k iterations" stays on its axis, which counts in k)
             if n.thousands and n.role in ("value", "diff"):
                 n.value, n.slack = n.value * 1000, n.slack * 1000
@@ -541,6 +544,13 @@ class ClaimExtractor:
                 prior = _distinct([m for m in methods if m.end <= n.start])
                 if len(prior) >= 2:
                     owners[id(n)], owners[id(nxt)] = prior[-2], prior[-1]
+                    continue
+                later = [m for m in methods if m.start >= nxt.end]
+                if prior and re.search(r"\b(?:vs\.?|versus|against)\s*\(?\s*$", s[n.end:nxt.start], re.I) and not (
+                        later and (_FOR_AFTER.match(s[nxt.end:later[0].start]) or re.fullmatch(
+                        r"\s*(?:%|[A-Za-z/]{1,8})?\s*\(\s*", s[nxt.end:later[0].start]))):
+                    owners[id(n)] = prior[-1]  # "A decodes faster (380 vs. 288 sentences per second)": the other
+                    done |= {id(n), id(nxt)}  # number is of a method the clause does not name
                     continue
             # "with B just behind it (50.27)": a pronoun compared with owns no number; the value is B's
             prior = [m for m in methods if m.end <= n.start

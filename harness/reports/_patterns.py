@@ -30,7 +30,7 @@ _CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A
 _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)\b[^.;,]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)s?\b[^.;,]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 # "50.6 to its 50.2": a possessive pronoun before the second number keeps the pair
@@ -109,9 +109,13 @@ _COMPARE = [
      1, False),
     (rf"(?:{_FRACTION})(?:\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)|"
      rf"{_POSSESSIVE_NEXT})", -1, False),
-    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|"
-     r"exceed(?:s|ed)?", 1, False),
-    (r"(?:lower|less|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
+    # "a lower latency of 63.0 ms compared with 86.6 ms for B": "compared with" for "than"
+    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+     r"(?:higher|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/.]+\s+){0,5}?compared\s+(?:with|to)|"
+     r"above|exceed(?:s|ed)?", 1, False),
+    (r"(?:lower|less|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+     r"(?:lower|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/.]+\s+){0,5}?compared\s+(?:with|to)|below|under",
+     -1, False),
 ]
 # "lower than any other curve": a rank (above), not a comparison with a named method
 _AGAINST_ALL = re.compile(r"^\s*(?:any|every|all|each|the\s+(?:rest|others|other\s+\w+))\b", re.I)

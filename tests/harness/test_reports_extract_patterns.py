@@ -903,3 +903,14 @@ def test_a_percentage_takes_no_quantity_in_another_unit_and_a_lead_of_n_over_com
         ("value", "Vireo+", None, "=", 86.1, None, "Stanford Cars", None, None, ("Q0101 table:1",))])
     assert claims18v("Quillon-S holds a narrow lead of 0.4 points over Tesk-L on Flowers-102 [Q0101, Table 1].") == [
         ("compare", "Quillon-S", "Tesk-L", ">", 0.4, None, "Flowers-102", None, None, ("Q0101 table:1",))]
+
+
+def test_compared_with_for_than_a_pair_with_one_named_method_and_a_list_of_gains() -> None:
+    got = claims18("RukaNet has a lower DER of 8.2 compared with 9.0 for PolderMix on AMI [P07, Table 1].")
+    assert got == {("value", "RukaNet", None, "=", 8.2, "DER (%)", "AMI", None, None),
+                   ("value", "PolderMix", None, "=", 9.0, "DER (%)", "AMI", None, None),
+                   ("compare", "RukaNet", "PolderMix", "<", None, "DER (%)", "AMI", None, None)}
+    got = claims18("VantoSeg trains quicker (6 vs. 9 hours) [P07, Table 2].")
+    assert {c[4] for c in got if c[0] == "value"} == {6.0}  # 9 hours is a method's the sentence does not name
+    got = claims18("RukaNet improves on every split, with gains of 0.4, 0.7 and 1.2 purity points [P07, Table 1].")
+    assert not any(c[0] == "value" for c in got)
