@@ -291,7 +291,8 @@ class ClaimExtractor:
                 r"after|by)\b)[a-z\-]+\s+){0,2}",
                 s[m.end:sp.start], re.I)]  # not "improves by 0.02 when the embedding dimension ..."
             before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and (
-                _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
+                (_SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", "")) and not (
+                    "(" in s[sp.end:m.start] and re.search(r"\d\s*[kKMB%]?\s*$", s[:sp.start])))  # not "320k iterations (45.2%)"
                 or (re.fullmatch(r"\s+to\s+", s[sp.end:m.start]) and _SET_TO_VERB.search(s[:sp.start]))
                 or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]
             hit = (near or before)
@@ -316,6 +317,9 @@ class ClaimExtractor:
             elif diff_points or (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
                   or ((s[max(0, m.start - 1):m.start] in ("+", "−") or m.text[:1] in ("+", "−")) and re.match(
                       r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)\b", rest, re.I))
+                  # "outperforms B on both X (+0.30) and Y (+1.43)": a signed number alone in brackets is a difference
+                  or (re.search(r"\(\s*[+−]\s*$", s[:m.start]) or (m.text[:1] in ("+", "−") and s[:m.start].rstrip().endswith("(")))
+                  and re.match(r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*\)", rest, re.I)
                   or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
                 num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6"
             elif m.role == "bound":
@@ -654,6 +658,10 @@ class ClaimExtractor:
             # the difference written into the comparative itself ("1.1 dB more than B") before an earlier one
             own = [n for n in diffs if n.end <= c.start and re.fullmatch(r"\s*(?:%|[A-Za-z/]{1,8})?\s*", s[n.end:c.start])]
             diff = (own or diffs or [None])[0]
+            by_dataset = {x.canon: n for n in nums for x in datasets
+                          if n.role == "diff" and c.object.end <= x.end <= n.start
+                          and not _CLAUSE_START.search(s[c.object.end:n.start])
+                          and re.fullmatch(r"\s*\(\s*[+−]?\s*", s[x.end:n.start])}
             if diff is not None and diff.unit == "%" and not _POINTS_AFTER.match(s[diff.end:]) and (
                     _RELATIVE_AFTER.match(s[diff.end + 1:])
                                                           or (q is not None and "%" not in q)):
@@ -674,10 +682,11 @@ class ClaimExtractor:
             if len(named) == 2 and re.match(r"\s*(?:on|in|across|for)\s+both(?![\w-])(?!\s+(?:of\s+)?(?:the\s+)?(?-i:[A-Z]))",
                                             s[c.object.end:], re.I):
                 near = named  # "keeps 61.9 on X and 48.4 on Y, more than B on both": one claim per dataset named
-            for d in near:  # "beats B on both X and Y": one claim per dataset
+            for d in near:  # "beats B on both X and Y": one claim per dataset ("X (+0.30) and Y (+1.43)": each its own)
+                dd = by_dataset.get(d, diff)
                 out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
                                  relation=">" if up else "<", quantity=q, dataset=d,
-                                 value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
+                                 value=dd.value if dd else None, tolerance=dd.slack if dd else None, **mine))
                 for n2, d2 in (self._more_differences(s, diff, nums, datasets) if diff is not None else []):
                     # "lags B by 0.75 FID on X and by 0.39 on Y": the same comparison on Y, by its own difference
                     out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,

@@ -914,3 +914,12 @@ def test_compared_with_for_than_a_pair_with_one_named_method_and_a_list_of_gains
     assert {c[4] for c in got if c[0] == "value"} == {6.0}  # 9 hours is a method's the sentence does not name
     got = claims18("RukaNet improves on every split, with gains of 0.4, 0.7 and 1.2 purity points [P07, Table 1].")
     assert not any(c[0] == "value" for c in got)
+
+
+def test_signed_differences_in_brackets_after_each_dataset_and_a_value_in_brackets_after_a_setting() -> None:
+    assert claims18v("Tesk-L outperforms Vireo+ on both Flowers-102 (+1.15) and Stanford Cars (+0.30) "
+                     "[Q0101, Table 1].") == _by_repr([
+        ("compare", "Tesk-L", "Vireo+", ">", 1.15, None, "Flowers-102", None, None, ("Q0101 table:1",)),
+        ("compare", "Tesk-L", "Vireo+", ">", 0.3, None, "Stanford Cars", None, None, ("Q0101 table:1",))])
+    assert ("value", "Marrowby", None, "=", 84.12, None, None, "training epochs", 300.0, ("Q0101 figure:2",)) in claims18v(
+        "Marrowby levels off after 300 training epochs (84.12%) [Q0101, Figure 2].")
