@@ -286,7 +286,8 @@ class ClaimExtractor:
             if (_RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or lim is not None
                     or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
-            near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
+            near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and not any(  # not "142 GFLOPs per clip"
+                q.kind == "quantity" and m.end <= q.start < sp.start for q in spans) and re.fullmatch(
                 r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas|with|at|for|on|in|using|under|"
                 r"after|by)\b)[a-z\-]+\s+){0,2}",
                 s[m.end:sp.start], re.I)]  # not "improves by 0.02 when the embedding dimension ..."
@@ -320,8 +321,10 @@ class ClaimExtractor:
                   # "outperforms B on both X (+0.30) and Y (+1.43)": a signed number alone in brackets is a difference
                   or (re.search(r"\(\s*[+−]\s*$", s[:m.start]) or (m.text[:1] in ("+", "−") and s[:m.start].rstrip().endswith("(")))
                   and re.match(r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*\)", rest, re.I)
-                  or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
-                num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6"
+                  or (_DIFF_BEFORE.search(s[max(0, m.start - 80):m.start]) and not (
+                      re.search(r"\bcost(?:s|ing)?\s+(?:about\s+|roughly\s+|around\s+|~)?$", s[:m.start])
+                      and named is not None and quantity_family(named.canon) in COST_FAMILIES))):
+                num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6" (not "costs 142 GFLOPs": a cost)
             elif m.role == "bound":
                 continue
             out.append(num)
@@ -357,7 +360,9 @@ class ClaimExtractor:
                   and _VALUE_RANGE_BEFORE.search(s[max(0, a.start - 30):a.start])):
                 a.role = b.role = "range"  # "ranges between 70 and 75": a range, not two values
         for a, b in zip(out, out[1:]):  # "at label rates of 5% and 20%", "at 2 and 8 layers": a list of settings
-            if {a.role, b.role} == {"setting", "value"} and a.unit == b.unit and _SETTING_LIST_JOIN.match(s[a.end:b.start]):
+            if {a.role, b.role} == {"setting", "value"} and a.unit == b.unit and (_SETTING_LIST_JOIN.match(s[a.end:b.start]) or (
+                    a.role == "setting" and re.fullmatch(r"\s*[A-Za-z\-]+(?:\s+[A-Za-z\-]+)?\s+(?:instead\s+of|rather\s+than)\s+",
+                                                         s[a.end:b.start], re.I))):  # "4 iterations instead of 32"
                 x_label = a.x_label if a.role == "setting" else b.x_label
                 a.role = b.role = "setting"
                 a.x_label = b.x_label = x_label
@@ -368,9 +373,10 @@ class ClaimExtractor:
             for v, x in zip(vals, ends):
                 v.at = x
             out = sorted(out + ends, key=lambda n: n.start)
-        for a, b in zip(out, out[1:]):  # "gains of 0.09, 0.55 and 0.82 BLEU": a list of differences
-            if a.role == "diff" and b.role == "value" and _SETTING_LIST_JOIN.match(s[a.end:b.start]):
-                b.role = "diff"
+        for a, b in zip(out, out[1:]):  # "gains of 0.09, 0.55 and 0.82 BLEU", "by 0.21 on clean and 0.35 on final"
+            if a.role == "diff" and b.role == "value" and (_SETTING_LIST_JOIN.match(s[a.end:b.start]) or (
+                    _DIFF_LIST_JOIN.fullmatch(s[a.end:b.start]) and _DIFF_LIST_END.match(s[b.end:]))):
+                b.role = "diff"  # a list of differences
         for n in out:  # "1.2k img/s" is 1200 (a setting's "40k iterations" stays on its axis, which counts in k)
             if n.thousands and n.role in ("value", "diff"):
                 n.value, n.slack = n.value * 1000, n.slack * 1000
@@ -646,6 +652,12 @@ class ClaimExtractor:
                     q = None  # "more accurate than B (67.6M parameters)", "better than B ... but uses more parameters":
                     # a word of quality is no cost
                 more = _quantity_list(s, ahead[0], quants)[1:] if ahead else []
+            # "0.3 EPE worse than B": the quantity its own difference names, written into the comparative
+            unit_of_diff = next((x for x in quants if x.end <= c.start and re.fullmatch(r"\s*", s[x.end:c.start])
+                                 and any(n.role == "diff" and n.end <= x.start and re.fullmatch(r"\s*", s[n.end:x.start])
+                                         for n in nums)), None)
+            if unit_of_diff is not None and not c.own_quantity:
+                q, more = unit_of_diff.canon, []
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
             if q is None and implied is not None:  # "three times faster than B": throughput
                 q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
@@ -861,6 +873,8 @@ _OBJECT_SETTING = re.compile(r"\s*(?:['’]s\s+)?(?:\([^()]*\)\s*)?(?:with|at|us
 _UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?)\s*$", re.I)
 
 
+_DIFF_LIST_JOIN = re.compile(r"\s*(?:%|points?|pts?|[A-Za-z]{1,6})?\s*(?:on|in|for)\s+[^,;]{1,30}?\s*,?\s*and\s+", re.I)
+_DIFF_LIST_END = re.compile(r"\s*(?:%|points?|pts?|[A-Za-z]{1,6})?\s*(?:on|in|for)\s", re.I)
 # "by 0.75 FID on CIFAR-10 and by 0.39 on FFHQ": a second difference of the same comparison
 _MORE_DIFF_JOIN = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:(?:on|in|for)\s+[^,;]{1,40}?)?\s*,?\s*"
                              r"(?:and|but\s+only|while)\s+(?:by\s+)?(?:only\s+|just\s+|about\s+|roughly\s+)?$", re.I)

@@ -229,6 +229,8 @@ def setting_keywords(x_label: str) -> list[str]:
     out = [base]
     if base.startswith("number of "):
         out.append(base.removeprefix("number of "))
+    if " per " in base and len(base.split(" per ")[0].split()) == 1:  # "frames per clip" -> "32 frames"
+        out.append(base.split(" per ")[0])
     if len(words) > 1:
         out.append(words[-1])
     # "negative samples" -> "8 negatives", "a single negative": the qualifier stands for a generic count noun

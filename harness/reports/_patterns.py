@@ -180,7 +180,7 @@ _BY_BEFORE = re.compile(r"\bby\s+(?:the\s+)?$", re.I)
 # "A beats B on COCO by 1.2", "A beats B (52.0 vs 50.8), a margin of 1.2": a difference stated after the object
 # (the same clause, no other comparative joined by "but"/"and": "A beats B but is 40% faster")
 _DIFF_AFTER_OBJECT = re.compile(r"^(?:(?!\b(?:but|while|whereas|and|yet|though)\b)(?:[^,;()]|\([^()]*\))){0,60}$|"
-                                r"^\s*\([^()]*\)\s*,?\s*(?:by|with|a\s+(?:gap|margin|lead|deficit|difference)\s+of)\s*"
+                                r"^\s*(?:\([^()]*\)\s*)?,?\s*(?:by|with|a\s+(?:gap|margin|lead|deficit|difference)\s+of)\s*"
                                 r"(?:about|roughly|around|nearly|almost|just|only|~|≈)?\s*$", re.I)
 # "A matches B at 48.3", "A is level with B": one value for both
 _TIE_VERB = re.compile(r"^\s*(?:(?:exactly|essentially|almost|nearly)\s+)?(?:match(?:es|ed)?|equals?|equall?ed|ties?\s+with|"
@@ -210,7 +210,7 @@ _DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|impr
 # "A, B and C all beat D": a list of subjects
 _LIST_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|,?\s*and\s+)(?:the\s+)?$", re.I)
 # "at 2 and 8 layers", "label rates of 5% and 20%": settings in a list
-_SETTING_LIST_JOIN = re.compile(r"^\s*%?\s*(?:,|,?\s*and|,?\s*or)\s*$", re.I)
+_SETTING_LIST_JOIN = re.compile(r"^\s*%?\s*(?:,|,?\s*and|,?\s*or|instead\s+of|rather\s+than)\s*$", re.I)
 # "ranges between 70 and 75", "varies from 60 to 66": a range of values
 _VALUE_RANGE_BEFORE = re.compile(r"(?:\bbetween|\b(?:rang\w*|var(?:y|ies|ied|ying)|spann?\w*)\s+(?:from\s+)?)\s*$", re.I)
 # "300 queries.", "6 decoder layers and": a number before a plural noun the episode does not name counts things

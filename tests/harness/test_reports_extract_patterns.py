@@ -923,3 +923,31 @@ def test_signed_differences_in_brackets_after_each_dataset_and_a_value_in_bracke
         ("compare", "Tesk-L", "Vireo+", ">", 0.3, None, "Stanford Cars", None, None, ("Q0101 table:1",))])
     assert ("value", "Marrowby", None, "=", 84.12, None, None, "training epochs", 300.0, ("Q0101 figure:2",)) in claims18v(
         "Marrowby levels off after 300 training epochs (84.12%) [Q0101, Figure 2].")
+
+
+LEX18S = Lexicon(methods=["Harlo", "Bexley"], datasets=["VoxCeleb1", "CN-Celeb"],
+                 quantities={"EER (%)": False, "GFLOPs": False}, settings=["utterances per speaker"])
+
+
+def claims18s(text: str) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, LEX18S)}
+
+
+def test_a_setting_x_per_y_is_named_by_x_and_a_cost_per_unit_is_no_setting() -> None:
+    assert claims18s("With 20 utterances, Harlo reaches an EER of 2.1% on VoxCeleb1 [P0801, Figure 1].") == {
+        ("value", "Harlo", None, "=", 2.1, "EER (%)", "VoxCeleb1", "utterances per speaker", 20.0)}
+    assert ("value", "Harlo", None, "=", 8.4, "GFLOPs", None, None, None) in claims18s(
+        "Harlo costs 8.4 GFLOPs per utterance, twice Bexley's 4.2 [P0801, Table 2].")
+
+
+def test_instead_of_lists_settings_and_differences_listed_per_dataset() -> None:
+    assert claims18s("Enrolling 4 utterances instead of 16 raises Harlo's EER by 0.6 [P0801, Figure 1].") == set()
+    assert claims18s("Bexley beats Harlo, by 0.3 on VoxCeleb1 and 0.5 on CN-Celeb [P0801, Table 1].") == {
+        ("compare", "Bexley", "Harlo", "<", 0.3, None, "VoxCeleb1", None, None),
+        ("compare", "Bexley", "Harlo", "<", 0.5, None, "CN-Celeb", None, None)}
+
+
+def test_a_comparison_takes_the_quantity_its_own_difference_names() -> None:
+    assert ("compare", "Harlo", "Bexley", ">", 0.4, "EER (%)", "VoxCeleb1", None, None) in claims18s(
+        "Harlo is 0.4 EER worse than Bexley on VoxCeleb1 but needs 3.0 GFLOPs versus 4.2 [P0801, Table 1].")
