@@ -357,8 +357,8 @@ class ClaimExtractor:
                     and _RANGE_JOIN.match(s[a.end:b.start])):
                 a.role = b.role = "range"
             elif (a.role == b.role == "value" and _RANGE_JOIN.match(s[a.end:b.start])
-                  and _VALUE_RANGE_BEFORE.search(s[max(0, a.start - 30):a.start])):
-                a.role = b.role = "range"  # "ranges between 70 and 75": a range, not two values
+                  and (_VALUE_RANGE_BEFORE.search(s[max(0, a.start - 30):a.start]) or re.fullmatch(r"[-–]", s[a.end:b.start]))):
+                a.role = b.role = "range"  # "ranges between 70 and 75", "(90.0-90.4%)": a range, not two values
         for a, b in zip(out, out[1:]):  # "at label rates of 5% and 20%", "at 2 and 8 layers": a list of settings
             if {a.role, b.role} == {"setting", "value"} and a.unit == b.unit and (_SETTING_LIST_JOIN.match(s[a.end:b.start]) or (
                     a.role == "setting" and re.fullmatch(r"\s*[A-Za-z\-]+(?:\s+[A-Za-z\-]+)?\s+(?:instead\s+of|rather\s+than)\s+",

@@ -166,7 +166,7 @@ _COORD_GAP = re.compile(r"^(?:['’]s\s+(?:[\w@%\-/]+\s+){0,2}?[\w@%\-/]+(?=\s+a
 _OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
 _OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)", re.I)
 # "A and B both outperform C": more subjects of one comparison word
-_SUBJ_GAP = re.compile(r"^\s*(?:(?:both|each|all|also|clearly|consistently|comfortably|still|are|remain|stay|sit|well|far)\s+)*$",
+_SUBJ_GAP = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:(?:both|each|all|also|clearly|consistently|comfortably|still|are|remain|stay|sit|well|far)\s+)*$",
                        re.I)
 # "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
 _VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")

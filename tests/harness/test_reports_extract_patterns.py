@@ -951,3 +951,14 @@ def test_instead_of_lists_settings_and_differences_listed_per_dataset() -> None:
 def test_a_comparison_takes_the_quantity_its_own_difference_names() -> None:
     assert ("compare", "Harlo", "Bexley", ">", 0.4, "EER (%)", "VoxCeleb1", None, None) in claims18s(
         "Harlo is 0.4 EER worse than Bexley on VoxCeleb1 but needs 3.0 GFLOPs versus 4.2 [P0801, Table 1].")
+
+
+def test_subjects_with_their_values_in_brackets_share_a_comparison_and_a_hyphenated_pair_is_a_range() -> None:
+    got = claims18s("On CN-Celeb, Harlo (9.8) and Bexley (9.1) are both well above the 7.5 of the best system "
+                    "[P0801, Table 1].")
+    assert not any(c[0] == "compare" for c in got)  # no method is the object: nothing to compare with
+    got = claims18v("At 100 epochs, Quillon-S (80.2) and Vireo+ (79.6) are both below Tesk-L's 81.0 [Q0101, Figure 3].")
+    assert {c for c in got if c[0] == "compare"} == {
+        ("compare", "Quillon-S", "Tesk-L", "<", None, None, None, "training epochs", 100.0, ("Q0101 figure:3",)),
+        ("compare", "Vireo+", "Tesk-L", "<", None, None, None, "training epochs", 100.0, ("Q0101 figure:3",))}
+    assert claims18v("Past 200 epochs Marrowby barely moves (84.0-84.3%) [Q0101, Figure 3].") == []
