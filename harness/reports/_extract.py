@@ -174,6 +174,9 @@ class ClaimExtractor:
         q_units = {(_unit_of(q) or "").lower() for q in lex.quantities}
         self._magnitude_axes = {u: x for u, x in zip(units, lex.settings)
                                 if u in ("k", "m", "b") and units.count(u) == 1 and u not in q_units}
+        # "k = 16", "k=32" for "neighbours (k)": an axis whose bracket holds a one-letter symbol, named by it before "="
+        self._symbol_axes = {u: x for x in lex.settings for u in [_unit_of(x) or ""]
+                             if re.fullmatch(r"[A-Za-zα-ωΑ-Ω]", u)}
         self._fraction_axes = {re.sub(r"\s+", "", u): x for x in lex.settings
                                for u in [_unit_of(x) or ""] if re.fullmatch(r"/\s*\d+", u)}
         self._roots: dict[str, list[tuple[str, str, float | None]]] = {}
@@ -250,6 +253,11 @@ class ClaimExtractor:
                 axis = named_next.canon if named_next is not None else axis
             if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
                 out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
+                continue
+            sym = next((x for u, x in self._symbol_axes.items()
+                        if re.search(rf"(?<![\w-]){re.escape(u)}\s*=\s*$", s[max(0, m.start - 6):m.start])), None)
+            if sym is not None and re.fullmatch(r"\d+(?:\.\d+)?", m.text):
+                out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), sym))  # "k = 16"
                 continue
             whole = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(/\s*\d+)", m.text)
             frac = whole or (re.match(r"\s*(/\s*\d+)", s[m.end:]) if self._fraction_axes else None)

@@ -962,3 +962,11 @@ def test_subjects_with_their_values_in_brackets_share_a_comparison_and_a_hyphena
         ("compare", "Quillon-S", "Tesk-L", "<", None, None, None, "training epochs", 100.0, ("Q0101 figure:3",)),
         ("compare", "Vireo+", "Tesk-L", "<", None, None, None, "training epochs", 100.0, ("Q0101 figure:3",))}
     assert claims18v("Past 200 epochs Marrowby barely moves (84.0-84.3%) [Q0101, Figure 3].") == []
+
+
+def test_a_one_letter_axis_symbol_before_equals_names_its_setting() -> None:
+    lex = Lexicon(methods=["Corbel", "Dinmore"], datasets=["ScanNet"], quantities={"latency (ms)": False},
+                  settings=["neighbours (k)", "input points"])
+    got = {(c.kind, c.subject, c.value, c.x_label, c.x) for c in extract_claims(
+        "At k=24, Dinmore's latency rises to 38 ms [P0902, Figure 1].", lex)}
+    assert got == {("value", "Dinmore", 38.0, "neighbours (k)", 24.0)}
