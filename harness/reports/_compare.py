@@ -48,6 +48,10 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
             if any(c.start <= m.start() < c.end or c.start < m.end() <= c.end for c in out):
                 continue
             word = m.group(0).strip()
+            if rx_pol == 0:  # a verb of change: its direction is the verb's, its object the method right after it
+                pol = -1 if re.match(r"(?:reduc|lower|cut|decreas|trim|shrink)", word, re.I) else 1
+                if not any(x.start >= m.end() and re.fullmatch(r"\s*(?:the\s+)?", s[m.end():x.start], re.I) for x in methods):
+                    continue
             if _AGAINST_ALL.match(s[m.end():]):
                 continue  # "lower than any other curve": a rank
             if (_NEGATED.search(s[:m.start()]) or (_HEDGED.search(s[:m.start()]) and _VERB_COMPARE.match(word))
@@ -57,7 +61,8 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
             if (subj and re.fullmatch(r"(?:more|less)\s+than", word, re.I)
                     and _VERB_BEFORE.search(s[:subj[-1].start])):
                 continue  # "hurts A more than B"
-            obj = [x for x in methods if x.start >= m.end() and not re.search(r"[;.]", s[m.end():x.start])]
+            obj = [x for x in methods if x.start >= m.end() and not re.search(r";|\.(?!\d)|,\s*(?:while|whereas|but)\b",
+                                                                                s[m.end():x.start], re.I)]
             if re.fullmatch(r"lead(?:s|ing)?|edg(?:es|ed|ing)", word, re.I) and not (obj and re.fullmatch(r"\s*(?:the\s+)?",
                                                                                          s[m.end():obj[0].start], re.I)):
                 continue  # "leads B by 0.8" and "edges B" compare; "leads with 55.96" ranks, "graph edges" nothing
@@ -69,6 +74,12 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
                                   obj[0] if obj and not obj[0].pronoun else None, pol, quality, m.group(0).lower(),
                                   pronoun_object=obj[0] if obj and obj[0].pronoun and re.fullmatch(
                                       r"\s*", s[m.end():obj[0].start]) else None))
+            group = _GROUP_OBJECT.match(s[m.end():])
+            named = _distinct([x for x in obj if not x.pronoun])
+            if group is not None and subj and len(named) == _GROUP_SIZE.get(group.group(1).lower(), -1):
+                # "overtakes both graph methods, ... 0.0431 for B and 0.0417 for C": the group is the methods named after it
+                out.extend(Comparison(m.start(), m.end(), subj[-1], x, pol, quality, m.group(0).lower(), lo=named[0].end)
+                           for x in named[1:])
             pol = rx_pol
     for c in list(out):  # "both smaller and faster than B": each comparative compares
         if c.word.endswith("than") and c.subject is not None and c.object is not None:
@@ -93,6 +104,16 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
                 word = m.group(0).split()[-1].lower()
                 out.append(Comparison(subj.end, m.end(), subj, o, pol, quality, word))
                 break
+    for m in _GAP_BETWEEN.finditer(s):  # "the gap between A and B is 0.016, in A's favour": A is the better one
+        pair = [x for x in methods if m.end() <= x.start and not re.search(r"[;]|\.(?!\d)", s[m.end():x.start])][:2]
+        if len(pair) < 2 or not _AND_ONLY.fullmatch(s[pair[0].end:pair[1].start]) or pair[0].canon == pair[1].canon:
+            continue
+        fav = next((f for f in _FAVOUR.finditer(s, pair[1].end) if not re.search(r";", s[pair[1].end:f.start()])), None)
+        won = next((x for x in methods if fav is not None and fav.start() <= x.start < fav.end()), None)
+        if won is None or won.canon not in (pair[0].canon, pair[1].canon):
+            continue
+        winner, loser = (pair[0], pair[1]) if won.canon == pair[0].canon else (pair[1], pair[0])
+        out.append(Comparison(m.start(), fav.end(), winner, loser, 1, True, "favour", lo=pair[1].end))
     for m in _OF_THE_TWO.finditer(s):  # "so A is the better of the two": the object is the other method named
         subj = [x for x in methods if x.end <= m.start()]
         others = {x.canon: x for x in methods if subj and x.canon != subj[-1].canon}
@@ -103,6 +124,17 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
         out.append(Comparison(m.start(), m.end(), subj[-1], next(iter(others.values())), pol, quality,
                               word.split()[-1]))
     return sorted(out, key=lambda c: c.start)
+
+_GAP_BETWEEN = re.compile(r"\b(?:gap|difference|margin|spread)\s+between\s+(?:the\s+)?", re.I)
+_AND_ONLY = re.compile(r"\s*(?:['’]s\s+[\w@%\-/]+\s+)?and\s+(?:the\s+)?", re.I)
+# "in A's favour", "in favour of A", "favouring A"
+_FAVOUR = re.compile(r"\bin\s+(?:the\s+)?[A-Z][\w\-+]*(?:\s+[\w\-]+)?['’]s?\s+favou?r\b|\bin\s+favou?r\s+of\s+(?:the\s+)?[A-Z][\w\-+]*|"
+                     r"\bfavou?ring\s+(?:the\s+)?[A-Z][\w\-+]*")
+_GROUP_OBJECT = re.compile(r"^\s+(?:the\s+)?(both|two|three|four|all\s+three|all\s+four)\s+(?:other\s+)?(?:[\w\-]+\s+)?"
+                           r"(?:methods|models|baselines|systems|networks|approaches|competitors|rivals|alternatives|variants)\b",
+                           re.I)
+_GROUP_SIZE = {"both": 2, "two": 2, "three": 3, "four": 4, "all three": 3, "all four": 4}
+
 
 def _coordinated(s: str, found: list[Comparison], methods: list[Span]) -> list[Comparison]:
     """Coordination: "ahead of B at 57.6 and well clear of C" (the second word's subject is the first's), "beats

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.episode import Claim
 from harness.scoring.numbers import find_mentions
@@ -36,7 +36,7 @@ from ._patterns import (
     _FROM_BEFORE, _GOVERNED, _HYPER_BEFORE, _LABEL_JOIN, _LIMIT_AFTER, _LIMIT_BEFORE, _MARKUP, _NEGATED,
     _NOT_A_RESULT, _PAIR_JOIN, _PARTICIPLE_AFTER, _POINTS_AFTER, _POINT_COMPOUND, _PRONOUN_START, _RANGE_BEFORE,
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
-    _SETTING_SUPERLATIVE, _SKIP_ROLES, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
+    _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
     _LATER_CLAUSE,
 )
@@ -52,6 +52,8 @@ class Number:
     slack: float = 0.0  # half a unit of the last printed digit
     x_label: str | None = None
     thousands: bool = False  # written with a glued "k" ("1.2k img/s")
+    at: "Number | None" = None  # the setting this value is stated at, read off the sentence's structure
+    magnitude: str | None = None  # a glued "M" or "B" ("44.1M")
 
 
 @dataclass
@@ -59,6 +61,8 @@ class Sentence:
     text: str
     start: int
     cites: list[Citation]
+    header: list[str] | None = None  # a markdown table row: its table's header cells
+    header_cites: list[Citation] | None = None  # the citations of the header line or of the caption right above it
 
 
 def _slack(raw: str) -> float:
@@ -72,7 +76,26 @@ def split_sentences(text: str) -> list[Sentence]:
     cites, _, _ = parse_citations(text)
     out: list[Sentence] = []
     pos = 0
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    header: list[str] | None = None
+    header_cites: list[Citation] = []
+    for i, line in enumerate(lines):
+        if not _TABLE_ROW.match(line):
+            header = None
+        elif i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]) and not _TABLE_RULE.match(line):
+            header = _cells(line)  # "| Method | Params (M) | CIFAR-100 |" over "|---|---|---|"
+            above = next((k for k in range(i - 1, -1, -1) if lines[k].strip()), None)
+            span = [(starts[i], starts[i + 1])] + ([(starts[above], starts[above + 1])] if above is not None
+                                                   and not _TABLE_ROW.match(lines[above]) else [])
+            header_cites = [c for c in cites if any(a <= c.start < b for a, b in span)]
+        elif header is not None and _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
+            mine = [c for c in cites if pos <= c.start < pos + len(line)]
+            out.append(Sentence(line, pos, mine, header, header_cites))
+            pos += len(line) + 1
+            continue
         pieces: list[tuple[int, str]] = []
         last = 0
         for m in _SPLIT.finditer(line):
@@ -97,6 +120,18 @@ def split_sentences(text: str) -> list[Sentence]:
 
 
 _BRACKETS_ONLY = re.compile(r"\[[^\[\]]*\]")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# a table cell that states one number: "73.86", "**73.86%**", "73.9 ± 0.2", "1,240"
+_CELL_NUMBER = re.compile(r"^[*_`\s]*([-+]?\d[\d,]*(?:\.\d+)?)\s*(%)?\s*(?:(?:±|\+/-|\+-)\s*\d[\d.]*\s*%?)?[*_`\s]*$")
+
+
+_NOT_A_RESULT_COLUMN = re.compile(r"(?<![\w-])(?:year|venue|date|rank|#|no\.|id|ref|reference|source|citation|paper|"
+                                  r"notes?|comment)(?![\w-])", re.I)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
 class ClaimExtractor:
@@ -139,6 +174,9 @@ class ClaimExtractor:
         q_units = {(_unit_of(q) or "").lower() for q in lex.quantities}
         self._magnitude_axes = {u: x for u, x in zip(units, lex.settings)
                                 if u in ("k", "m", "b") and units.count(u) == 1 and u not in q_units}
+        # "k = 16", "k=32" for "neighbours (k)": an axis whose bracket holds a one-letter symbol, named by it before "="
+        self._symbol_axes = {u: x for x in lex.settings for u in [_unit_of(x) or ""]
+                             if re.fullmatch(r"[A-Za-zα-ωΑ-Ω]", u)}
         self._fraction_axes = {re.sub(r"\s+", "", u): x for x in lex.settings
                                for u in [_unit_of(x) or ""] if re.fullmatch(r"/\s*\d+", u)}
         self._roots: dict[str, list[tuple[str, str, float | None]]] = {}
@@ -201,12 +239,25 @@ class ClaimExtractor:
     def numbers(self, s: str, spans: list[Span]) -> list[Number]:
         settings = [sp for sp in spans if sp.kind == "setting"]
         out: list[Number] = []
+        ends: list[Number] = []  # the two ends of a change over a setting ("as the epochs grow from 50 to 300")
         for m in find_mentions(s):
             compound = m.role == "identifier" and _POINT_COMPOUND.match(s[m.end:]) is not None  # "a 3.5-point deficit"
             joined = _SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier" else None
-            axis = self._setting_words.get(joined.group(1).lower()) if joined else None
+            axis = None
+            if joined:  # "a 12-epoch schedule"; "a 30-frame buffer" (the unit word "frames"); "a 336-step lookback
+                # window", "a 30-frame track buffer": the setting named right after the compound
+                w = joined.group(1).lower()
+                axis = self._setting_words.get(w) or self._setting_words.get(w + "s")
+                named_next = next((sp for sp in settings if sp.start >= m.end + joined.end()
+                                   and re.fullmatch(r"\s+", s[m.end + joined.end():sp.start])), None)
+                axis = named_next.canon if named_next is not None else axis
             if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
                 out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
+                continue
+            sym = next((x for u, x in self._symbol_axes.items()
+                        if re.search(rf"(?<![\w-]){re.escape(u)}\s*=\s*$", s[max(0, m.start - 6):m.start])), None)
+            if sym is not None and re.fullmatch(r"\d+(?:\.\d+)?", m.text):
+                out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), sym))  # "k = 16"
                 continue
             whole = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(/\s*\d+)", m.text)
             frac = whole or (re.match(r"\s*(/\s*\d+)", s[m.end:]) if self._fraction_axes else None)
@@ -222,8 +273,11 @@ class ClaimExtractor:
                 raw = float(m.text.replace(",", ""))
             except ValueError:
                 continue
-            if any(_SETTING_RANGE.match(s[sp.end:m.start]) for sp in settings if sp.end <= m.start):
-                continue  # "widening the beam from 1 to 8": a change over the setting, no value
+            ranged = next((sp for sp in settings if sp.end <= m.start and _SETTING_RANGE.match(s[sp.end:m.start])), None)
+            if ranged is not None:  # "widening the beam from 1 to 8": a change over the setting, no value (its ends may
+                # be the settings of a change of value: below)
+                ends.append(Number(raw, m.start, m.end, "setting", None, _slack(m.text.replace(",", "")), ranged.canon))
+                continue
             reach = _REACH_BEFORE.search(s[:m.start])
             if reach is not None and (_UNSTATED.search(_clause_before(s, reach.start()))
                                       or _NEGATED.search(s[:reach.start()])):
@@ -232,15 +286,23 @@ class ClaimExtractor:
             glued = re.match(r"B(?![A-Za-z])|[kKM%]?", after).group(0)  # type: ignore[union-attr]
             rest = after[len(glued):]
             unit = "%" if (m.unit is not None and m.unit.kind == "percent") else None
-            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"))
-            if (_RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or _LIMIT_BEFORE.search(s[max(0, m.start - 40):m.start])
+            num = Number(raw, m.start, m.end, "value", unit, _slack(m.text), thousands=glued in ("k", "K"),
+                         magnitude=glued.upper() if glued in ("M", "B") else None)
+            lim = _LIMIT_BEFORE.search(s, max(0, m.start - 40), m.start)
+            if lim is not None and any(sp.start <= lim.start() < sp.end for sp in settings):
+                lim = None  # "at a detection threshold of 0.6": the episode's setting, not a limit
+            if (_RATIO_AFTER.match(rest) or _LIMIT_AFTER.match(rest) or lim is not None
                     or _BOUND_BEFORE.search(s[max(0, m.start - 40):m.start])):
                 continue
-            near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and re.fullmatch(
-                r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas)\b)[a-z\-]+\s+){0,2}",
+            near = [sp for sp in settings if 0 <= sp.start - m.end <= 24 and not any(  # not "142 GFLOPs per clip"
+                q.kind == "quantity" and m.end <= q.start < sp.start for q in spans) and re.fullmatch(
+                r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas|with|at|for|on|in|using|under|"
+                r"after|by)\b)[a-z\-]+\s+){0,2}",
                 s[m.end:sp.start], re.I)]  # not "improves by 0.02 when the embedding dimension ..."
             before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and (
-                _SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", ""))
+                (_SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", "")) and not (
+                    "(" in s[sp.end:m.start] and re.search(r"\d\s*[kKMB%]?\s*$", s[:sp.start])))  # not "320k iterations (45.2%)"
+                or (re.fullmatch(r"\s+to\s+", s[sp.end:m.start]) and _SET_TO_VERB.search(s[:sp.start]))
                 or (_APPOSITION.match(s[sp.end:m.start]) and _SETTING_SUPERLATIVE.search(s[max(0, sp.start - 14):sp.start])))]
             hit = (near or before)
             named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
@@ -256,13 +318,21 @@ class ClaimExtractor:
                     sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):
                 continue  # "300 queries", "3 seeds", "a batch size of 16": a count or a hyperparameter, not a result
             named = next((sp for sp in spans if sp.kind == "quantity" and 0 <= sp.start - m.end - len(glued) <= 2), None)
-            if hit:
+            # "by 1.3 points", "1.4 points under B" with "number of points" an axis: a difference, not the setting
+            diff_points = _POINTS_AFTER.match(rest) is not None and (
+                _POINTS_DIFF.match(rest) is not None or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start]) is not None)
+            if hit and not diff_points:
                 num.role, num.x_label = "setting", hit[0].canon
-            elif (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+            elif diff_points or (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
                   or ((s[max(0, m.start - 1):m.start] in ("+", "−") or m.text[:1] in ("+", "−")) and re.match(
                       r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)\b", rest, re.I))
-                  or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start])):
-                num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6"
+                  # "outperforms B on both X (+0.30) and Y (+1.43)": a signed number alone in brackets is a difference
+                  or (re.search(r"\(\s*[+−]\s*$", s[:m.start]) or (m.text[:1] in ("+", "−") and s[:m.start].rstrip().endswith("(")))
+                  and re.match(r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*\)", rest, re.I)
+                  or (_DIFF_BEFORE.search(s[max(0, m.start - 80):m.start]) and not (
+                      re.search(r"\bcost(?:s|ing)?\s+(?:about\s+|roughly\s+|around\s+|~)?$", s[:m.start])
+                      and named is not None and quantity_family(named.canon) in COST_FAMILIES))):
+                num.role = "diff"  # "1.9 points above", "1.38 AP more than", "by 0.6" (not "costs 142 GFLOPs": a cost)
             elif m.role == "bound":
                 continue
             out.append(num)
@@ -278,6 +348,13 @@ class ClaimExtractor:
             if (first is not None and a.role == "value" and b.role == "value" and b.unit is None
                     and _AT_JOIN.match(s[a.end:b.start]) and _BARE_END.match(s[b.end:])):
                 b.role, b.x_label = "setting", first.x_label
+        axes = list(dict.fromkeys(sp.canon for sp in settings))
+        if first is None and len(axes) == 1:  # "grows with the horizon: from 0.371 at 96 to 0.497 at 720": the one axis
+            for a, b in zip(out, out[1:]):  # the sentence names, its numbers written after a value and "at"
+                if (a.role == "value" and b.role == "value" and b.unit is None and _AT_JOIN.match(s[a.end:b.start])
+                        and re.match(r"\s*(?:[.,;:)\]]|$|(?:and|to|on|in|for|while|whereas|but)\b)", s[b.end:], re.I)):
+                    b.role, b.x_label = "setting", axes[0]
+            first = next((n for n in out if n.role == "setting"), None)
         for n in out:  # "..., and at 160k it has reached 81.9": a clause opened by "at N" names a setting of the axis
             if (first is not None and n.role in ("value", "diff") and n.unit == first.unit
                     and _CLAUSE_SETTING_BEFORE.search(s[:n.start])
@@ -288,20 +365,69 @@ class ClaimExtractor:
                     and _RANGE_JOIN.match(s[a.end:b.start])):
                 a.role = b.role = "range"
             elif (a.role == b.role == "value" and _RANGE_JOIN.match(s[a.end:b.start])
-                  and _VALUE_RANGE_BEFORE.search(s[max(0, a.start - 30):a.start])):
-                a.role = b.role = "range"  # "ranges between 70 and 75": a range, not two values
+                  and (_VALUE_RANGE_BEFORE.search(s[max(0, a.start - 30):a.start]) or re.fullmatch(r"[-–]", s[a.end:b.start]))):
+                a.role = b.role = "range"  # "ranges between 70 and 75", "(90.0-90.4%)": a range, not two values
         for a, b in zip(out, out[1:]):  # "at label rates of 5% and 20%", "at 2 and 8 layers": a list of settings
-            if {a.role, b.role} == {"setting", "value"} and a.unit == b.unit and _SETTING_LIST_JOIN.match(s[a.end:b.start]):
+            if {a.role, b.role} == {"setting", "value"} and a.unit == b.unit and (_SETTING_LIST_JOIN.match(s[a.end:b.start]) or (
+                    a.role == "setting" and re.fullmatch(r"\s*[A-Za-z\-]+(?:\s+[A-Za-z\-]+)?\s+(?:instead\s+of|rather\s+than)\s+",
+                                                         s[a.end:b.start], re.I))):  # "4 iterations instead of 32"
                 x_label = a.x_label if a.role == "setting" else b.x_label
                 a.role = b.role = "setting"
                 a.x_label = b.x_label = x_label
+        vals = [n for n in out if n.role == "value"]
+        if len(ends) == 2 and len(vals) == 2 and _FROM_BEFORE.search(s[:vals[0].start]) and _RANGE_JOIN.match(
+                s[vals[0].end:vals[1].start]) and (vals[1].end <= ends[0].start or ends[1].end <= vals[0].start):
+            # "improves from 67.0% to 73.1% as the epochs grow from 50 to 300": each end of the change at its setting
+            for v, x in zip(vals, ends):
+                v.at = x
+            out = sorted(out + ends, key=lambda n: n.start)
+        for a, b in zip(out, out[1:]):  # "gains of 0.09, 0.55 and 0.82 BLEU", "by 0.21 on clean and 0.35 on final"
+            if a.role == "diff" and b.role == "value" and (_SETTING_LIST_JOIN.match(s[a.end:b.start]) or (
+                    _DIFF_LIST_JOIN.fullmatch(s[a.end:b.start]) and _DIFF_LIST_END.match(s[b.end:]))):
+                b.role = "diff"  # a list of differences
         for n in out:  # "1.2k img/s" is 1200 (a setting's "40k iterations" stays on its axis, which counts in k)
             if n.thousands and n.role in ("value", "diff"):
                 n.value, n.slack = n.value * 1000, n.slack * 1000
         return out
 
     # ---- claims -----------------------------------------------------------------------------
+    def row_claims(self, sent: Sentence) -> list[Claim]:
+        """A markdown table row under its header: one value per number cell, the method named in the row (or in the
+        column's header, for a table whose rows are datasets), the dataset and quantity its column or row names; the
+        citations of the row, else of the header or the caption above it. A table claim states no setting."""
+        header = sent.header or []
+        blank = _blank(sent.text, sent.start, sent.cites)
+        cells = _cells(blank)
+        cites = [EvidenceUnit(paper=c.paper, unit=c.unit) for c in _unique(sent.cites or sent.header_cites or [])]
+
+        def named(cell: str, kind: str) -> str | None:
+            found = list(dict.fromkeys(sp.canon for sp in self.spans(_MARKUP.sub(" ", cell)) if sp.kind == kind))
+            return found[0] if len(found) == 1 else None
+
+        row_method = next((m for m in (named(c, "method") for c in cells[:1]) if m), None)
+        row_dataset = named(cells[0], "dataset") if cells else None
+        row_quantity = named(cells[0], "quantity") if cells else None
+        out: list[Claim] = []
+        for j, cell in enumerate(cells[1:], start=1):
+            m = _CELL_NUMBER.match(cell)
+            if m is None or j >= len(header):
+                continue
+            head = _blank(header[j], 0, [])
+            subject = row_method or named(head, "method")
+            if subject is None or _NOT_A_RESULT_COLUMN.search(head) or (
+                    re.fullmatch(r"(?:19|20)\d\d", m.group(1)) and not named(head, "quantity")):
+                continue  # "| Year |", "| Venue |", "| Rank |": no result
+            quantity = named(head, "quantity") or row_quantity
+            dataset = named(head, "dataset") or row_dataset
+            raw = m.group(1).replace(",", "")
+            out.append(Claim(kind="value", subject=subject, value=float(raw), unit="%" if m.group(2) else None,
+                             tolerance=_slack(raw), quantity=quantity, dataset=dataset, cites=cites,
+                             sentence=sent.text.strip()))
+        return out
+
     def sentence_claims(self, sent: Sentence) -> list[Claim]:
+        if sent.header is not None:
+            return self.row_claims(sent)
         s = _blank(sent.text, sent.start, sent.cites)
         s = _MARKUP.sub(lambda m: " " * len(m.group(0)), s)
         spans = self.spans(s)
@@ -311,7 +437,10 @@ class ClaimExtractor:
         nums = self.numbers(s, spans)
         datasets = [sp for sp in spans if sp.kind == "dataset"]
         quants = [sp for sp in spans if sp.kind == "quantity"]
-        settings = [n for n in nums if n.role == "setting"]
+        # a setting is a plotted one: a sentence citing only tables states its claims at none ("After 1M environment
+        # steps, A's return is 11,230 [P1, Table 1]": the table's value), the number is still no value
+        tables_only = bool(sent.cites) and all(c.unit.startswith("table") for c in sent.cites)
+        settings = [n for n in nums if n.role == "setting"] if not tables_only else []
         setting = settings[0] if settings else None
         cites = [EvidenceUnit(paper=c.paper, unit=c.unit) for c in _unique(sent.cites)]
         base = dict(cites=cites, sentence=sent.text.strip(),
@@ -324,7 +453,7 @@ class ClaimExtractor:
         paired = (re.search(r"\brespectively\b", s, re.I) is not None and len(settings) == len(values) >= 2
                   and all(x.end <= values[0].start for x in settings))
         for i, n in enumerate(values):
-            at = settings[i] if paired else _setting_for(s, n.start, n.end, settings)
+            at = settings[i] if paired else n.at if n.at is not None and settings else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             q = _nearest(_own_quantities(s, n, quants, methods, values, datasets), n.start, n.end)
             group = _slash_group(s, n, values)
@@ -333,10 +462,19 @@ class ClaimExtractor:
                 listed = _quantity_list(s, named[0], quants)
                 if len(listed) == len(group):
                     q = listed[group.index(n)]
+            if q is None and n.magnitude is not None:  # "Wynlo (44.1M)": the one quantity counted in millions
+                counted = [k for k in self.lex.quantities if (_unit_of(k) or "").upper() == n.magnitude]
+                q = counted[0] if len(counted) == 1 else None
             per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
                                     quantity=q, dataset=self._dataset_for(s, n, nums, datasets, per_model), **mine))
+        for c in list(comparisons):  # "A and B both reach 93.4, 0.7 below C": the comparison is each tied method's
+            for n in values:
+                o = owners.get(id(n), [])
+                if (c.subject is not None and len(o) == 2 and o[1] is c.subject and c.subject.end <= n.start
+                        and n.end <= c.start):
+                    comparisons.append(replace(c, subject=o[0]))
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
         out: list[Claim] = []  # "more than four times B's": two comparison words state one claim
@@ -362,6 +500,9 @@ class ClaimExtractor:
                     or re.search(r"[:;]\s*(?:they\s+)?(?:both|each)\b", gap))  # "A is no better than B: both score 34.9"
             compared = any(c.subject is not None and (c.object is a or c.object is b)
                            for c in comparisons)  # "faster than both A and B, ..." (not "Under 20 dB, A and B tie")
+            if a.canon != b.canon and re.match(r"\s*(?:%|[A-Za-z/]{1,8})?\s*\)?\s*(?:for|with|from)\s+both\b", s[n.end:], re.I):
+                owners[id(n)] = [a, b]  # "matches B's MAE (0.327 for both)": the value of the two methods named last
+                continue
             if (a.canon != b.canon and (tied or _TIE_VERB.match(s[a.end:b.start])) and not paired and not compared
                     and not any(b.end <= v.start < n.start for v in values)
                     and not any(one.get(id(v)) is a for v in values)):
@@ -370,6 +511,12 @@ class ClaimExtractor:
 
     def _owner(self, s: str, values: list[Number], methods: list[Span], comparisons: list[Comparison]) -> dict[int, Span]:
         owners: dict[int, Span] = {}
+        if self._respective_datasets(s, values) and methods and not _PRONOUN_START.match(s):
+            subj = next((m for m in methods if not m.pronoun and not _GOVERNED.search(s[max(0, m.start - 16):m.start])),
+                        methods[0])
+            for n in values:  # "A beats B, with FIDs of 1, 2 and 3 on X, Y and Z respectively": the subject's values
+                owners[id(n)] = subj
+            return owners
         if re.search(r"\brespectively\b", s, re.I):
             first = values[0].start if values else 0
             listed = _distinct([m for m in methods if m.end <= first])
@@ -416,6 +563,13 @@ class ClaimExtractor:
                 if len(prior) >= 2:
                     owners[id(n)], owners[id(nxt)] = prior[-2], prior[-1]
                     continue
+                later = [m for m in methods if m.start >= nxt.end]
+                if prior and re.search(r"\b(?:vs\.?|versus|against)\s*\(?\s*$", s[n.end:nxt.start], re.I) and not (
+                        later and (_FOR_AFTER.match(s[nxt.end:later[0].start]) or re.fullmatch(
+                        r"\s*(?:%|[A-Za-z/]{1,8})?\s*\(\s*", s[nxt.end:later[0].start]))):
+                    owners[id(n)] = prior[-1]  # "A decodes faster (380 vs. 288 sentences per second)": the other
+                    done |= {id(n), id(nxt)}  # number is of a method the clause does not name
+                    continue
             # "with B just behind it (50.27)": a pronoun compared with owns no number; the value is B's
             prior = [m for m in methods if m.end <= n.start
                      and not (m.pronoun and any(c.end <= m.start and not s[c.end:m.start].strip() for c in comparisons))]
@@ -433,8 +587,23 @@ class ClaimExtractor:
                 owners[id(n)] = owners_after[0]
         return owners
 
+    def _respective_datasets(self, s: str, values: list[Number]) -> dict[int, str]:
+        """"with FIDs of 11.1, 9.5 and 8.7 on X, Y and Z respectively": each value's dataset, in order."""
+        if len(values) < 2 or not re.search(r"\brespectively\b", s[values[-1].end:], re.I):
+            return {}
+        if not all(_SETTING_LIST_JOIN.match(s[a.end:b.start]) for a, b in zip(values, values[1:])):
+            return {}
+        datasets = [sp for sp in self.spans(s) if sp.kind == "dataset" and sp.start >= values[-1].end]
+        if not datasets or not re.fullmatch(r"\s*%?\s*(?:[A-Za-z/]+\s+)?(?:on|in|for)\s+(?:the\s+)?", s[values[-1].end:datasets[0].start]):
+            return {}
+        listed = _dataset_list(s, datasets[0].start, datasets)
+        return {id(n): d for n, d in zip(values, listed)} if len(listed) == len(values) else {}
+
     def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span],
                      per_model: bool = False) -> str | None:
+        respective = self._respective_datasets(s, [o for o in nums if o.role == "value"])
+        if id(n) in respective:
+            return respective[id(n)]
         labelled = [d for d in datasets if d.end <= n.start and _LABEL_JOIN.match(s[d.end:n.start])]
         if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
             return labelled[-1].canon
@@ -462,7 +631,10 @@ class ClaimExtractor:
             return before[-1].canon
         if per_model:
             return None
-        distinct = {d.canon for d in datasets if not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
+        fronted = re.match(r"\W*(?:compared\s+(?:with|to)|relative\s+to|against|versus|unlike|next\s+to)\s+[^,;]*$",
+                           s[:n.start], re.I)
+        distinct = {d.canon for d in datasets if fronted  # "Compared to B (72.7%), A reaches 73.9% on X": X is B's too
+                    or not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
     def _direction(self, quantity: str | None) -> bool:
@@ -484,7 +656,16 @@ class ClaimExtractor:
                 ahead = [x for x in quants if c.end <= x.start < stop and not _names_other_value(s, x, nums, c)]
                 q = ahead[0].canon if ahead else _nearest(
                     [x for x in quants if not _names_other_value(s, x, nums, c)] or quants, c.start, c.end)
+                if c.quality and not ahead and q is not None and quantity_family(q) in COST_FAMILIES:
+                    q = None  # "more accurate than B (67.6M parameters)", "better than B ... but uses more parameters":
+                    # a word of quality is no cost
                 more = _quantity_list(s, ahead[0], quants)[1:] if ahead else []
+            # "0.3 EPE worse than B": the quantity its own difference names, written into the comparative
+            unit_of_diff = next((x for x in quants if x.end <= c.start and re.fullmatch(r"\s*", s[x.end:c.start])
+                                 and any(n.role == "diff" and n.end <= x.start and re.fullmatch(r"\s*", s[n.end:x.start])
+                                         for n in nums)), None)
+            if unit_of_diff is not None and not c.own_quantity:
+                q, more = unit_of_diff.canon, []
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
             if q is None and implied is not None:  # "three times faster than B": throughput
                 q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
@@ -497,19 +678,60 @@ class ClaimExtractor:
             # the difference written into the comparative itself ("1.1 dB more than B") before an earlier one
             own = [n for n in diffs if n.end <= c.start and re.fullmatch(r"\s*(?:%|[A-Za-z/]{1,8})?\s*", s[n.end:c.start])]
             diff = (own or diffs or [None])[0]
-            if diff is not None and diff.unit == "%" and (_RELATIVE_AFTER.match(s[diff.end + 1:])
+            by_dataset = {x.canon: n for n in nums for x in datasets
+                          if n.role == "diff" and c.object.end <= x.end <= n.start
+                          and not _CLAUSE_START.search(s[c.object.end:n.start])
+                          and re.fullmatch(r"\s*\(\s*[+−]?\s*", s[x.end:n.start])}
+            if diff is not None and diff.unit == "%" and not _POINTS_AFTER.match(s[diff.end:]) and (
+                    _RELATIVE_AFTER.match(s[diff.end + 1:])
                                                           or (q is not None and "%" not in q)):
                 diff = None  # "by 15% relative", "30% worse" in FID: a relative difference, not the values' difference
+            obj_at = next((n for n in settings if n.start >= c.object.end and _OBJECT_SETTING.fullmatch(
+                s[c.object.end:n.start])), None)
+            subj_at = [n for n in settings if n.end <= c.start]
+            if obj_at is not None and subj_at and subj_at[-1].x_label == obj_at.x_label \
+                    and not math.isclose(subj_at[-1].value, obj_at.value):
+                continue  # "at 8 negatives, A is still below B with a single negative": two settings, no comparison
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
-            for d in _datasets_near(s, datasets, c.start):  # "beats B on both X and Y": one claim per dataset
+            near = _datasets_near(s, datasets, c.start)
+            if q is not None and quantity_family(q) in COST_FAMILIES:  # "... on X (a vs b) but uses more parameters":
+                near = [d for d in near if d is None or not any(  # a cost compares no dataset of an earlier clause
+                    x.canon == d and x.end <= c.start and _CLAUSE_BREAK.search(s[x.end:c.start]) for x in datasets)] or [None]
+            named = list(dict.fromkeys(d.canon for d in datasets))
+            if len(named) == 2 and re.match(r"\s*(?:on|in|across|for)\s+both(?![\w-])(?!\s+(?:of\s+)?(?:the\s+)?(?-i:[A-Z]))",
+                                            s[c.object.end:], re.I):
+                near = named  # "keeps 61.9 on X and 48.4 on Y, more than B on both": one claim per dataset named
+            for d in near:  # "beats B on both X and Y": one claim per dataset ("X (+0.30) and Y (+1.43)": each its own)
+                dd = by_dataset.get(d, diff)
                 out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
                                  relation=">" if up else "<", quantity=q, dataset=d,
-                                 value=diff.value if diff else None, tolerance=diff.slack if diff else None, **mine))
+                                 value=dd.value if dd else None, tolerance=dd.slack if dd else None, **mine))
+                for n2, d2 in (self._more_differences(s, diff, nums, datasets) if diff is not None else []):
+                    # "lags B by 0.75 FID on X and by 0.39 on Y": the same comparison on Y, by its own difference
+                    out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
+                                     relation=">" if up else "<", quantity=q, dataset=d2, value=n2.value,
+                                     tolerance=n2.slack, **mine))
                 for q2 in (more if not c.own_quantity and diff is None else []):  # "beats B in both PSNR and SSIM"
                     up2 = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q2)
                     out.append(Claim(kind="compare", subject=c.subject.canon, object=c.object.canon,
                                      relation=">" if up2 else "<", quantity=q2, dataset=d, **mine))
+        return out
+
+    def _more_differences(self, s: str, diff: Number, nums: list[Number], datasets: list[Span]) -> list[tuple[Number, str]]:
+        """"by 0.75 FID on X and by 0.39 on Y": the differences coordinated with `diff`, each with its dataset."""
+        out: list[tuple[Number, str]] = []
+        last = diff
+        for n in nums:
+            if n.start <= last.end or n.role != "diff":
+                continue
+            if not _MORE_DIFF_JOIN.match(s[last.end:n.start]):
+                break
+            d = next((x for x in datasets if x.start >= n.end and _DATASET_OF.match(s[n.end:x.start])), None)
+            if d is None:
+                break
+            out.append((n, d.canon))
+            last = n
         return out
 
     def _ranks(self, s, methods, datasets, quants, base, settings, spans) -> list[Claim]:  # noqa: ANN001
@@ -526,6 +748,8 @@ class ClaimExtractor:
                 if any(sp.kind == "setting" and sp.start >= m.end() and re.fullmatch(r"\s*", s[m.end():sp.start])
                        for sp in spans):
                     continue  # "the lowest label rate": a superlative of the setting, not a rank of a method
+                if _SUBSET_AFTER.match(s[m.end():]):
+                    continue  # "the worst MSE among the learned models": a subset, no rank among the methods
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
                 if word in ("most", "least") and not re.match(r"\s+(?:of|among|in)\b|\s*[,.;)]|\s*$", s[m.end():]) and not any(
@@ -544,6 +768,10 @@ class ClaimExtractor:
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
                 later = [x for x in methods if x.start >= m.end()]
                 subj = prior[-1] if prior else (later[0] if later else None)
+                if subj is None and re.search(r"\d[\d.,]*\s*(?:%|[A-Za-z/\-]+(?:\s+[A-Za-z/\-]+){0,8})?\s*,\s*(?:the\s+)?$",
+                                              s[clause_start:m.start()]) and s[clause_start:clause_start + 1] == ":":
+                    # "A is expensive: 31 hours per run, the longest": the superlative of a value that elaborates on A
+                    subj = next((x for x in reversed(methods) if x.end <= clause_start), None)
                 if subj is None:
                     continue
                 if len(prior) >= 2 and _AND_JOIN.match(re.sub(r"\([^()]*\)", "", s[prior[-2].end:subj.start])) \
@@ -565,6 +793,8 @@ class ClaimExtractor:
                     own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
                     ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
+                if quality and not ahead and not implied and q is not None and quantity_family(q) in COST_FAMILIES:
+                    q = None  # "the lightest (67.6M parameters) but the least accurate": a quality word is no cost
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
                     up = not up  # "the slowest, at 312 ms": the highest latency
@@ -612,8 +842,17 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
     out = [q for q in out if not (quantity_family(q.canon) in COST_FAMILIES and any(
         v is not n and 0 <= q.start - v.end <= 3 and re.fullmatch(r"[\s%kKM]*", s[v.end:q.start])
         and any(min(n.end, v.end) <= d.start < max(n.start, v.start) for d in datasets) for v in values))]
+    # "(5.2% vs 5.4%) but uses more parameters (48.6M vs 44.1M)": a quantity of a later clause with numbers of its own
+    out = [q for q in out if q.start < n.end or not (_LATER_CLAUSE.search(s[n.end:q.start])
+                                                      and any(v.start >= q.end for v in values))]
+    # "the best exact match, 89.2, and an F1 of 94.6": a quantity after the value that names a number of its own
+    out = [q for q in out if q.start < n.end or not any(
+        v is not n and v.start >= q.end and re.fullmatch(r"\s*(?:is|was|of|=|:)\s*(?:about|roughly|~)?\s*", s[q.end:v.start])
+        for v in values)]
     if any(q.end <= n.start for q in out):
         out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
+    if n.unit == "%":  # "(77.5M params): 73.8% / 62.5%": a percentage is no quantity measured in another unit
+        out = [q for q in out if (_unit_of(q.canon) or "%") in ("%", "") or q.unit]
     # a unit written after another number ("needs only 7.1 ms for 30.40") is that number's, and those joined to it
     return [q for q in out if not q.unit or _unit_reaches(s, n, q, values)]
 
@@ -634,13 +873,23 @@ def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
         i -= 1
 
 
+_POINTS_DIFF = re.compile(r"^\s*(?:percentage[\s-]+)?points?\s+(?:\w+\s+)?(?:under|over|above|below|ahead|behind|higher|"
+                          r"lower|more|less|short|clear|better|worse|up|down)\b", re.I)
+# "B with a single negative", "B at 16 layers": the setting the comparison's object is stated at
+_OBJECT_SETTING = re.compile(r"\s*(?:['’]s\s+)?(?:\([^()]*\)\s*)?(?:with|at|using|under)\s+(?:(?:a|an|only|just|its|the)\s+)?",
+                             re.I)
 _UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?)\s*$", re.I)
 
 
+_DIFF_LIST_JOIN = re.compile(r"\s*(?:%|points?|pts?|[A-Za-z]{1,6})?\s*(?:on|in|for)\s+[^,;]{1,30}?\s*,?\s*and\s+", re.I)
+_DIFF_LIST_END = re.compile(r"\s*(?:%|points?|pts?|[A-Za-z]{1,6})?\s*(?:on|in|for)\s", re.I)
+# "by 0.75 FID on CIFAR-10 and by 0.39 on FFHQ": a second difference of the same comparison
+_MORE_DIFF_JOIN = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:(?:on|in|for)\s+[^,;]{1,40}?)?\s*,?\s*"
+                             r"(?:and|but\s+only|while)\s+(?:by\s+)?(?:only\s+|just\s+|about\s+|roughly\s+)?$", re.I)
 _DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"
 
 
-_WORD_VALUES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+_WORD_VALUES = {"single": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20, "thirty-two": 32, "fifty": 50,
                 "sixty-four": 64, "hundred": 100}
 _WORD_NUMBER = re.compile(rf"(?<![\w-])(?:{'|'.join(sorted(_WORD_VALUES, key=len, reverse=True))})(?![\w-])", re.I)

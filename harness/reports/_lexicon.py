@@ -197,6 +197,12 @@ def head_aliases(lex: "Lexicon") -> list[tuple[str, str]]:
             for w in words:
                 if w not in taken:
                     found.setdefault(w, set()).add(mine[0])
+    # "accuracy" for "top-1 accuracy (%)": the generic head of the one quantity that has it, when no other quantity
+    # is a score of a different kind the word could mean ("error", "rate")
+    acc = [q for q in lex.quantities if re.search(r"(?<![\w-])accuracy(?![\w-])", _PAREN.sub("", q), re.I)]
+    if len(acc) == 1 and "accuracy" not in taken and not any(
+            re.search(r"(?<![\w-])(?:error|err)(?![\w-])", q, re.I) for q in lex.quantities):
+        found.setdefault("accuracy", set()).add(acc[0])
     for q in lex.quantities:  # a name another quantity already owns stays that quantity's
         for a in quantity_aliases(q):
             found.pop(a, None)
@@ -223,8 +229,13 @@ def setting_keywords(x_label: str) -> list[str]:
     out = [base]
     if base.startswith("number of "):
         out.append(base.removeprefix("number of "))
+    if " per " in base and len(base.split(" per ")[0].split()) == 1:  # "frames per clip" -> "32 frames"
+        out.append(base.split(" per ")[0])
     if len(words) > 1:
         out.append(words[-1])
+    # "negative samples" -> "8 negatives", "a single negative": the qualifier stands for a generic count noun
+    if len(words) == 2 and words[1] in _GENERIC_COUNT and len(words[0]) >= 4 and words[0] not in _NOT_A_QUALIFIER:
+        out.append(words[0] + "s")
     if base.endswith("s"):
         out += [k[:-1] for k in list(out) if k.endswith("s")]
     if "label" in base or "labelled" in base:
@@ -246,6 +257,7 @@ def setting_keywords(x_label: str) -> list[str]:
 _NOT_A_QUALIFIER = {"model", "network", "input", "output", "training", "test", "total", "average", "mean", "data",
                     "sample", "image", "source", "target", "learning", "weight", "loss", "context", "hidden"}
 _GENERIC_UNITS = {"ms", "s", "h", "min", "sec", "hours", "db", "gb", "mb", "px", "k", "m", "b", "tokens", "steps"}
+_GENERIC_COUNT = {"samples", "examples", "instances", "items", "pairs"}
 _GENERIC_AXIS = {"size", "scale", "ratio", "rate", "width", "length", "count", "weight", "budget", "factor", "strength"}
 # unit words of an axis that a report writes after a number (single letters are left to the number reader)
 _UNIT_WORDS = {"hours": ["hours", "hour", "hrs"], "h": ["hours", "hour", "hrs"], "db": ["db"], "tokens": ["tokens"],

@@ -24,17 +24,18 @@ _LIMIT_BEFORE = re.compile(r"\b(?:budget|limit|cap|ceiling|threshold|constraint|
 _SETTING_COMPOUND = re.compile(r"^-([a-z]+)\b", re.I)
 # "..., and at 160k it has reached 81.9": a bare number after a clause-opening preposition is a setting of the
 # sentence's axis (not "is at 78.0": a verb before "at" makes it a value)
-_CLAUSE_SETTING_BEFORE = re.compile(r"(?:^|[,;]|\b(?:and|but|while|whereas|then))\s*(?:at|after|by|beyond|past)\s+$", re.I)
+_CLAUSE_SETTING_BEFORE = re.compile(r"(?:^|[,;]|\b(?:and|but|while|whereas|then))\s*(?:at|after|by|beyond|past|with)\s+$", re.I)
 _CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A-Z])")
 # "X: 6.21; Y: 11.4": a dataset named right before its value
 _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)\b[^.;]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)s?\b[^.;,]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
-_PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*$",
-                        re.I)
+# "50.6 to its 50.2": a possessive pronoun before the second number keeps the pair
+_PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*"
+                        r"(?:(?:its|their)\s+)?$", re.I)
 # "between 320 and 1024 pixels", "from 10k to 200k iterations": a range of settings, neither end is one setting
 _RANGE_BEFORE = re.compile(r"\b(?:between|from)\s*$", re.I)
 _RANGE_JOIN = re.compile(r"^\s*[kK%]?\s*(?:and|to|-|–)\s*$", re.I)
@@ -51,9 +52,12 @@ _COMPARATIVE_RE = [(re.compile(rf"{_COMPARATIVE_LEAD}(?<![\w-])(?:{p})(?![\w-])"
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
                           "slower": "throughput", "cheaper": "gflops"}
-_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
+_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at|\(|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
                                   r"dropped|decreases?|decreased|shrinks?|shrank|is\s+(?:raised|increased|reduced|set))\s+to)?\s*$",
                                   re.I)
+# "Raising the update ratio to 20", "cutting the window to 96": a setting a verb of change sets to its number
+_SET_TO_VERB = re.compile(r"\b(?:rais|increas|reduc|lower|grow|widen|shrink|cut|extend|lengthen|shorten|enlarg|doubl|halv|"
+                          r"push|bump|drop|decreas|set|scal)\w*\s+(?:the\s+|its\s+|their\s+)?$", re.I)
 # "the lowest label rate, 1%": a superlative of the setting itself; the number in apposition is the setting
 _SETTING_SUPERLATIVE = re.compile(r"\b(?:lowest|highest|smallest|largest|shortest|longest|fewest|most|least|"
                                   r"deepest|shallowest)\s+$", re.I)
@@ -65,7 +69,8 @@ _BARE_END = re.compile(r"^\s*(?:[.,;:)\]]|$|and\b|while\b|whereas\b|but\b|\[)", 
 _TIE_WORD = re.compile(r"\b(?:ties?|tied|tying|both|each|level|equal(?:ly)?|the\s+same|alike)\b", re.I)
 _AND_JOIN = re.compile(r"^\s*,?\s*and\s+(?:the\s+)?$", re.I)
 # "converges fastest", "learns slowest": the speed of a curve, not a throughput rank
-_TRAJECTORY_BEFORE = re.compile(r"\b(?:converg|learn|train|improv|ris|drop|climb|fall|saturat|degrad|recover|adapt)\w*"
+_TRAJECTORY_BEFORE = re.compile(r"\b(?:converg|learn|train|improv|ris|drop|climb|fall|saturat|degrad|recover|adapt|grow|"
+                                r"shrink|increas|decreas|deteriorat|declin)\w*"
                                 r"\s+(?:the\s+)?$", re.I)
 # "OskarFlow is the better of the two": a comparison whose object is the other method the sentence names
 _OF_THE_TWO = re.compile(r"\bthe\s+(better|stronger|worse|weaker|higher|lower|faster|slower|larger|smaller|lighter|"
@@ -83,9 +88,13 @@ _COMPARE = [
     (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+(?:of\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+|~)?[\d.,]*\d\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s+)?over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"
      r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
      1, True),
+    # "reduces MAE on X by 0.014 relative to B", "raises throughput by 12% over B": a change of a raw value against a
+    # method
+    (r"(?:reduc|lower|cut|decreas|trim|shrink|rais|increas|boost|lift)(?:es|s|ed|ing|e)?\s+(?:[\w@%()\-/.,]+\s+){0,6}?"
+     r"(?:relative\s+to|compared\s+(?:with|to)|over|against|versus|vs\.?)(?=\s+(?:the\s+)?(?-i:[A-Z]))", 0, False),
     # "dwarfing B's 3.1", "trounces B": far more of the raw value
     (r"dwarf(?:s|ed|ing)?", 1, False),
     # "halves the latency of B", "doubles B's throughput": a ratio stated by a verb
@@ -100,9 +109,13 @@ _COMPARE = [
      1, False),
     (rf"(?:{_FRACTION})(?:\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)|"
      rf"{_POSSESSIVE_NEXT})", -1, False),
-    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/]+\s+){0,3}?than|above|"
-     r"exceed(?:s|ed)?", 1, False),
-    (r"(?:lower|less|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/]+\s+){0,3}?than|below|under", -1, False),
+    # "a lower latency of 63.0 ms compared with 86.6 ms for B": "compared with" for "than"
+    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+     r"(?:higher|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/.]+\s+){0,5}?compared\s+(?:with|to)|"
+     r"above|exceed(?:s|ed)?", 1, False),
+    (r"(?:lower|less|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+     r"(?:lower|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/.]+\s+){0,5}?compared\s+(?:with|to)|below|under",
+     -1, False),
 ]
 # "lower than any other curve": a rank (above), not a comparison with a named method
 _AGAINST_ALL = re.compile(r"^\s*(?:any|every|all|each|the\s+(?:rest|others|other\s+\w+))\b", re.I)
@@ -133,11 +146,11 @@ _RANK = [
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;)]|$|"
      r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
      r"highest|largest|heaviest|fastest|quickest|"
-     r"biggest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
+     r"biggest|longest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
     (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?<=the\s)least(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among|in)\b|\s*[,.;)]|$|"
      r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
      r"lowest|smallest|fewest|lightest|leanest|"
-     r"slimmest|slowest|cheapest|least\s+expensive|lowest-scoring", -1, False),
+     r"slimmest|slowest|shortest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]
 _RANK_RE = [(re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _RANK]
 _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
@@ -145,7 +158,7 @@ _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
 # Coordination and clause structure (scorer 13)
 _FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
 # "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
-_COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?|"
+_COORD_GAP = re.compile(r"^(?:['’]s\s+(?:[\w@%\-/]+\s+){0,2}?[\w@%\-/]+(?=\s+and\b))?\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?|"
                         r"(?:in|on|for)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)?\s*,?\s*"
                         r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|"
                         r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
@@ -153,7 +166,7 @@ _COORD_GAP = re.compile(r"^\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+
 _OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
 _OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)", re.I)
 # "A and B both outperform C": more subjects of one comparison word
-_SUBJ_GAP = re.compile(r"^\s*(?:(?:both|each|all|also|clearly|consistently|comfortably|still|are|remain|stay|sit|well|far)\s+)*$",
+_SUBJ_GAP = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:(?:both|each|all|also|clearly|consistently|comfortably|still|are|remain|stay|sit|well|far)\s+)*$",
                        re.I)
 # "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
 _VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")
@@ -167,7 +180,7 @@ _BY_BEFORE = re.compile(r"\bby\s+(?:the\s+)?$", re.I)
 # "A beats B on COCO by 1.2", "A beats B (52.0 vs 50.8), a margin of 1.2": a difference stated after the object
 # (the same clause, no other comparative joined by "but"/"and": "A beats B but is 40% faster")
 _DIFF_AFTER_OBJECT = re.compile(r"^(?:(?!\b(?:but|while|whereas|and|yet|though)\b)(?:[^,;()]|\([^()]*\))){0,60}$|"
-                                r"^\s*\([^()]*\)\s*,?\s*(?:by|with|a\s+(?:gap|margin|lead|deficit|difference)\s+of)\s*"
+                                r"^\s*(?:\([^()]*\)\s*)?,?\s*(?:by|with|a\s+(?:gap|margin|lead|deficit|difference)\s+of)\s*"
                                 r"(?:about|roughly|around|nearly|almost|just|only|~|≈)?\s*$", re.I)
 # "A matches B at 48.3", "A is level with B": one value for both
 _TIE_VERB = re.compile(r"^\s*(?:(?:exactly|essentially|almost|nearly)\s+)?(?:match(?:es|ed)?|equals?|equall?ed|ties?\s+with|"
@@ -197,7 +210,7 @@ _DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|impr
 # "A, B and C all beat D": a list of subjects
 _LIST_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+)?|,?\s*and\s+)(?:the\s+)?$", re.I)
 # "at 2 and 8 layers", "label rates of 5% and 20%": settings in a list
-_SETTING_LIST_JOIN = re.compile(r"^\s*%?\s*(?:,|,?\s*and|,?\s*or)\s*$", re.I)
+_SETTING_LIST_JOIN = re.compile(r"^\s*%?\s*(?:,|,?\s*and|,?\s*or|instead\s+of|rather\s+than)\s*$", re.I)
 # "ranges between 70 and 75", "varies from 60 to 66": a range of values
 _VALUE_RANGE_BEFORE = re.compile(r"(?:\bbetween|\b(?:rang\w*|var(?:y|ies|ied|ying)|spann?\w*)\s+(?:from\s+)?)\s*$", re.I)
 # "300 queries.", "6 decoder layers and": a number before a plural noun the episode does not name counts things
@@ -217,6 +230,11 @@ _UNSTATED = re.compile(r"\bneither\b[^;]*\bnor\b|\bwhether\b", re.I)
 # "the best choice for", "the best trade-off": a recommendation, not a rank on a quantity
 _NOT_A_RESULT = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:choice|option|pick|candidate|fit|bet|trade-?offs?|balance|compromise)\b",
                            re.I)
+# "the worst MSE among the learned models": a superlative over a subset the sentence qualifies ranks no method
+_SUBSET_AFTER = re.compile(r"^[^,;.]{0,40}?\b(?:among|of)\s+(?:the\s+)?(?!(?:all|compared|evaluated|listed|tested|reported|"
+                           r"plotted|shown|remaining|other|\d+|two|three|four|five|six|seven|eight|nine|ten|twelve)\b)"
+                           r"[\w\-]+\s+(?:models|methods|networks|baselines|systems|approaches|agents|trackers|variants|"
+                           r"entries|retrievers|readers|architectures|encoders|detectors)\b", re.I)
 # "its best FID", "their lowest error": a method's own optimum over a sweep, not a rank among methods
 _OWN_BEST = re.compile(r"\b(?:its|their|his|her)\s+(?:own\s+|overall\s+)?$", re.I)
 # "15% relative", "30% worse" of a quantity not measured in %: a relative difference, stated as a comparison only
@@ -227,7 +245,8 @@ _REACH_BEFORE = re.compile(r"\b(?:reach(?:es|ed)?|hits?|attains?|gets?\s+to|goes
 # "the 1.2M of B": a value whose method follows it
 _OF_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+)?\s*of\s+(?:the\s+)?$", re.I)
 # "widening the beam from 1 to 8", "the hidden dimension from 64 to 128": a change over a setting, no value
-_SETTING_RANGE = re.compile(r"^\s+(?:from|between)\s+(?:[\d.,]+\s*[kK%]?\s*(?:to|and|-|–)\s*)?$", re.I)
+_SETTING_RANGE = re.compile(r"^\s+(?:(?:is\s+|are\s+)?(?:increas|grow|grew|ris|rose|go|went|rais|scal|extend|var|rang|widen|"
+                            r"shrink|shrank|decreas|reduc|drop|fall|fell|mov|step|sweep|swept)\w*\s+)?(?:from|between)\s+(?:[\d.,]+\s*[kK%]?\s*(?:to|and|-|–)\s*)?$", re.I)
 # "a/b/c on X, Y and Z": values joined by slashes
 _SLASH_JOIN = re.compile(r"^\s*[%kKM]?\s*/\s*$")
 # a clause of its own after a value ("(291), even though its FID ..."): a quantity there is not the value's

@@ -73,7 +73,11 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # (acronyms and their words, units in brackets and their spelled-out forms, head words, the setting a unit names) and
 # reads more grammar (held-out 4's causes); a time or memory cost column of a table is a quantity. Only report
 # metrics may move; every other number of version 16 is unchanged.
-SCORER_VERSION = "17"
+# 18: issue 31 item 3: the report claim extractor reads settings written as a phrase around their number, differences
+# stated beside a value, group objects and the phrasing of model-written reports (markdown tables with their header,
+# "Compared to B (v)", a change of value over a change of setting; held-out 5's causes); a sentence that cites only
+# tables states its claims at no setting. Only report metrics may move; every other number of version 17 is unchanged.
+SCORER_VERSION = "18"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
