@@ -236,3 +236,13 @@ async def pdf_rag(world: World, paper: str, query: str, k: int = 5) -> ToolResul
         },
         provenance=[EvidenceUnit(paper=pid, unit="text", page=p) for p in pages],
     )
+
+
+async def all_passages(world: World, paper: str) -> list[Chunk]:
+    """Every passage pdf_rag can return for `paper`, whole (its chunks, not cut at SPAN_CHARS), without building
+    the paper's index: for readers that ask what any query could show (the benchmark audit). Raises what
+    pdf_rag's loading raises (PaperNotFound, PdfError)."""
+    from .pdf import load_paper  # the parser loads PyMuPDF; import on first use
+
+    loaded = await load_paper(world, paper)
+    return chunk_paper(loaded.parsed)

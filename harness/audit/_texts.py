@@ -1,6 +1,11 @@
 """Everything the tools show about a paper as text: table rows, sentences of the body, captions and the
 text near each float, and pdf_rag passages. The audit reads papers only this way (through the world,
 like an agent), never through a generator's private data, so it works for any corpus.
+
+Two reads skip work whose output the audit never looks at: figures through `figure_extract_text` (the text,
+data and provenance of figure_extract, without rendering the image), and pdf_rag through `all_passages` (every
+passage any query could return, whole, without embedding the paper to rank them: a superset of what one
+query's top k shows).
 """
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools import PaperNotFound, ToolResult, World, get_tool
+from tools import PaperNotFound, ToolError, ToolResult, World, get_tool
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\"'])|\n+")
 # labels whose numbers are no measurements: "Figure 2", "(page 4", "section 4.3", "Part 1 of 2", "[3]"
@@ -123,10 +128,16 @@ class PaperReader:
     def __init__(self, world: World):
         self.world = world
         self._papers: dict[str, PaperText] = {}
+        self._passages: dict[str, list[TextLine]] = {}
         self.calls = 0
 
-    async def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+    async def call(self, tool: str, args: dict[str, Any], *, image: bool = True) -> ToolResult:
+        """Call `tool` as an agent would; `image=False` on figure_extract gets its result without the image."""
         self.calls += 1
+        if tool == "figure_extract" and not image:
+            from tools.figure_extract import figure_extract_text
+
+            return await figure_extract_text(self.world, args)
         return await get_tool(tool)(self.world, args)
 
     async def paper(self, paper: str, *, figures: bool = True) -> PaperText:
@@ -138,7 +149,7 @@ class PaperReader:
         if figures and not pt.figures_read:
             pt.figures_read = True
             for n in pt.figures:
-                res = await self.call("figure_extract", {"paper": paper, "figure": n})
+                res = await self.call("figure_extract", {"paper": paper, "figure": n}, image=False)
                 if res.is_error:
                     pt.errors.append(f"figure_extract {n}: {res.error}")
                     continue
@@ -183,11 +194,15 @@ class PaperReader:
             near = res.text.split("Text that mentions it:", 1)
             pt.lines += sentences(near[1] if len(near) == 2 else str((res.data or {}).get("caption") or ""), f"table:{n} text")
 
-    async def passages(self, paper: str, query: str, k: int = 5) -> list[TextLine]:
-        """pdf_rag's passages for `query`, split into sentences."""
-        res = await self.call("pdf_rag", {"paper": paper, "query": query[:400], "k": k})
-        if res.is_error:
-            return []
-        # the first line repeats the query ("Passages of P1 (title) for '...':"): the audit's own words, not the paper's
-        _, _, passages = res.text.partition("\n")
-        return sentences(passages, "pdf_rag")
+    async def passages(self, paper: str) -> list[TextLine]:
+        """Every passage pdf_rag can show for the paper (for any query), split into sentences; once per paper."""
+        from tools.pdf_rag import all_passages
+
+        if paper not in self._passages:
+            self.calls += 1
+            try:
+                chunks = await all_passages(self.world, paper)
+            except (ToolError, PaperNotFound):
+                chunks = []
+            self._passages[paper] = [ln for c in chunks for ln in sentences(c.text, "pdf_rag")]
+        return self._passages[paper]

@@ -48,7 +48,7 @@ async def where_printed(reader: PaperReader, item: AskedValue) -> TextLine | Non
     for line in paper.lines:
         if printed_on(line, item, item.series):
             return line
-    for line in await reader.passages(item.paper, f"{item.series} {item.question}"):
+    for line in await reader.passages(item.paper):
         if printed_on(line, item, item.series):
             return line
     return None

@@ -33,19 +33,47 @@ def test_numbers_and_names_ignore_labels_and_parts_of_words():
     assert names("TavquinGNN is best", "TavquinGNN") and not names("TavquinGNN-L is best", "TavquinGNN")
 
 
-def test_pdf_rag_passages_leave_out_the_query_the_tool_repeats():
-    """pdf_rag's first line repeats the query; a number in the audit's own question ("at hidden dimension = 64") is
-    not the paper printing a plotted 64.25."""
+def test_the_audit_reads_figures_as_figure_extract_shows_them_without_rendering(tiny_sandbox):
+    """The audit's figure read is figure_extract's text, data and provenance, nothing rendered; a bad figure
+    number is the same error result."""
     import asyncio
 
     from harness.audit._texts import PaperReader
-    from tools import ToolResult
+    from sandbox.world import SandboxWorld
+    from tools import get_tool
 
-    class Reader(PaperReader):
-        async def call(self, tool, args):
-            return ToolResult(text=f"Passages of P1 (A title) for {args['query']!r}:\n\n[1] (page 2)\nCallo-B trains for 3 days.")
+    world = SandboxWorld(tiny_sandbox)
+    paper = sorted(p.stem for p in (tiny_sandbox / "corpus").glob("*.pdf"))[0]
 
-    lines = asyncio.run(Reader(None).passages("P1", 'What is the accuracy of "Callo-B" at hidden dimension = 64?'))
-    assert any("3 days" in ln.text for ln in lines) and not any("64" in ln.text for ln in lines)
-    item = AskedValue("e1", 1, "P1", "figure:3", 64.25, 0.3, "Callo-B")
-    assert not any(printed_on(ln, item, "Callo-B") for ln in lines)
+    async def both(figure: int):
+        return (await get_tool("figure_extract")(world, {"paper": paper, "figure": figure}),
+                await PaperReader(world).call("figure_extract", {"paper": paper, "figure": figure}, image=False))
+
+    full, text_only = asyncio.run(both(1))
+    assert full.images and not text_only.images and not full.is_error
+    assert (text_only.text, text_only.data, text_only.provenance) == (full.text, full.data, full.provenance)
+    full, text_only = asyncio.run(both(99))
+    assert full.is_error and (text_only.error, text_only.error_kind) == (full.error, full.error_kind)
+
+
+def test_the_audit_scans_every_passage_pdf_rag_could_show(tiny_sandbox):
+    """Whatever pdf_rag returns for a query, the audit's passages hold each of its sentences (pdf_rag may cut a
+    long passage; the audit reads them whole), and no query is echoed into them."""
+    import asyncio
+
+    from harness.audit._texts import PaperReader, sentences
+    from sandbox.world import SandboxWorld
+    from tools import get_tool
+
+    world = SandboxWorld(tiny_sandbox)
+    paper = sorted(p.stem for p in (tiny_sandbox / "corpus").glob("*.pdf"))[0]
+    reader = PaperReader(world)
+    scanned = {ln.text for ln in asyncio.run(reader.passages(paper))}
+    assert scanned and not any("dimension = 64" in t for t in scanned)
+    for query in ("results on the main benchmark", "training setup and hyperparameters", "dimension = 64"):
+        res = asyncio.run(get_tool("pdf_rag")(world, {"paper": paper, "query": query, "k": 20}))
+        assert not res.is_error, res.error
+        for span in res.data["spans"]:
+            if len(span["text"]) < 1400:  # pdf_rag cuts longer passages at SPAN_CHARS
+                assert {ln.text for ln in sentences(span["text"], "pdf_rag")} <= scanned
+    assert asyncio.run(reader.passages("no-such-paper")) == []
