@@ -27,7 +27,7 @@ from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import (
     COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, _UNIT_WORDS, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
-    quantity_patterns, setting_keywords,
+    quantity_patterns, setting_keywords, _verb_forms, _PAREN,
 )
 from ._patterns import (
     IMPLIED_BY_COMPARATIVE, _ABBREV, _AGENT_AFTER, _ANAPHOR, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END,
@@ -38,7 +38,7 @@ from ._patterns import (
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
-    _LATER_CLAUSE,
+    _LATER_CLAUSE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
 )
 
 
@@ -160,6 +160,7 @@ class ClaimExtractor:
                 if k not in q_unit_words or k == x.lower():
                     pats.append(("setting", x, k))
         pats.sort(key=lambda p: -len(p[2]))
+        self._verbs = {v for q in lex.quantities for v in _verb_forms(_PAREN.sub("", q).strip())}
         self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k
                                and k not in q_unit_words}
         self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
@@ -455,7 +456,9 @@ class ClaimExtractor:
         for i, n in enumerate(values):
             at = settings[i] if paired else n.at if n.at is not None and settings else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
-            q = _nearest(_own_quantities(s, n, quants, methods, values, datasets), n.start, n.end)
+            # a quantity named by a verb ("and forgets the least") names only what comes after it
+            mine_q = [x for x in quants if not (x.start >= n.end and s[x.start:x.end].lower() in self._verbs)]
+            q = _nearest(_own_quantities(s, n, mine_q, methods, values, datasets), n.start, n.end)
             group = _slash_group(s, n, values)
             named = [x for x in quants if group and 0 <= x.start - group[-1].end <= 3] if group else []
             if named:  # "34.1/0.925 PSNR/SSIM": the quantities in order
@@ -637,6 +640,17 @@ class ClaimExtractor:
                     or not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
+    def _implied(self, family: str | None) -> str | None:
+        """The quantity a cost word implies ("faster": throughput); a speed word in a context without a throughput
+        names its one time quantity ("nine times slower" in latency per query)."""
+        if family is None:
+            return None
+        found = [k for k in self.lex.quantities if quantity_family(k) == family]
+        if not found and family in ("throughput", "time"):
+            found = [k for k in self.lex.quantities if quantity_family(k) in ("time", "rtf", "throughput")]
+            found = found if len(found) == 1 else []
+        return found[0] if found else None
+
     def _direction(self, quantity: str | None) -> bool:
         if quantity is not None and quantity in self.lex.quantities:
             return self.lex.quantities[quantity]
@@ -661,14 +675,17 @@ class ClaimExtractor:
                     # a word of quality is no cost
                 more = _quantity_list(s, ahead[0], quants)[1:] if ahead else []
             # "0.3 EPE worse than B": the quantity its own difference names, written into the comparative
-            unit_of_diff = next((x for x in quants if x.end <= c.start and re.fullmatch(r"\s*", s[x.end:c.start])
+            unit_of_diff = next((x for x in quants if x.end <= c.start and re.fullmatch(r"\s*(?:points?|pts?|pp)?\s*", s[x.end:c.start])
                                  and any(n.role == "diff" and n.end <= x.start and re.fullmatch(r"\s*", s[n.end:x.start])
                                          for n in nums)), None)
-            if unit_of_diff is not None and not c.own_quantity:
+            if unit_of_diff is not None and (not c.own_quantity or q is None):
                 q, more = unit_of_diff.canon, []
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
-            if q is None and implied is not None:  # "three times faster than B": throughput
-                q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
+            cost = self._implied(implied)
+            if cost is not None and (q is None or (quantity_family(q) not in COST_FAMILIES and not c.own_quantity and not (
+                    ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[c.end:ahead[0].start])))):
+                q = cost  # "three times faster than B": throughput; "nine times slower than B yet 2.3 MRR points more
+                # accurate": a word of cost takes no quality named for another comparison (the latency, with only one)
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
             if re.search(r"fast|slow|quick", c.word) and q is not None and quantity_family(q) in ("time", "rtf"):
                 up = not up  # "4x faster than B, 3.2 ms against 12.9 ms": the lower latency
@@ -752,7 +769,7 @@ class ClaimExtractor:
                     continue  # "the worst MSE among the learned models": a subset, no rank among the methods
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
-                if word in ("most", "least") and not re.match(r"\s+(?:of|among|in)\b|\s*[,.;)]|\s*$", s[m.end():]) and not any(
+                if word in ("most", "least") and not re.match(r"\s+(?:of|among|in|on|at|for|across|overall)\b|\s*[,.;()]|\s*$", s[m.end():]) and not any(
                         x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()):
                     continue  # "the most memory" ranks; "the most common failure" does not
                 if re.search(r"\b(?:(?:one|two|three)\s+of|among)\s+the\s+(?:[\w\-]+\s+)?$|\bthe\s+(?:two|three|four|five|top|\d+)\s+$",
@@ -760,10 +777,23 @@ class ClaimExtractor:
                     continue  # "one of the two best", "among the fastest", "the three best": no single method ranked
                 if _OWN_BEST.search(s[:m.start()]):
                     continue  # "reaches its best FID at a scale of 1.5": the method's own optimum, no rank
+                if _ORDINAL_BEFORE.search(s[:m.start()]):
+                    continue  # "the second highest", "third-best", "the next fastest": a place, not the first or last
+                if _DIFFERENCE_BEFORE.search(s[:m.start()]):
+                    continue  # "a margin larger than any other in the table": a superlative of a difference
+                if _THAN_ALL_SUBSET.match(s[m.end():]) or _THAN_ALL_SUBSET.search(word):
+                    continue  # "slower than every non-autoregressive model": a subset the sentence qualifies
+                if _SUBSET_BEFORE.search(s[:m.start()]):
+                    continue  # "Among the flow-based systems, A has the lowest ...", "Of the learned models, ...": a subset
+                if word == "last" and not any(x.end <= m.start() and re.fullmatch(r"\s+", s[x.end:m.start()]) for x in methods):
+                    continue  # "with the BM25 stage last" ranks; a bare "last" elsewhere is no rank
                 if re.match(r"leads?$", word) and any(x.start >= m.end() and re.fullmatch(r"\s*(?:the\s+)?", s[m.end():x.start], re.I)
                                                       for x in methods):
                     continue  # "leads the CTC baseline": a comparison with that method, not a rank
-                clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()),
+                colon = s.rfind(":", 0, m.start())
+                if any(re.fullmatch(r"[\s*_]*", s[x.end:colon]) for x in methods if x.end <= colon):
+                    colon = -1  # "- A: below every other curve": a label, not a clause of its own
+                clause_start = max(s.rfind(";", 0, m.start()), colon,
                                    max((b.end() for b in _CLAUSE_START.finditer(s, 0, m.start())), default=0))
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
                 later = [x for x in methods if x.start >= m.end()]
@@ -793,7 +823,8 @@ class ClaimExtractor:
                     own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
                     ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
-                if quality and not ahead and not implied and q is not None and quantity_family(q) in COST_FAMILIES:
+                if quality and not implied and q is not None and quantity_family(q) in COST_FAMILIES and not (
+                        ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
                     q = None  # "the lightest (67.6M parameters) but the least accurate": a quality word is no cost
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):

@@ -119,7 +119,18 @@ def quantity_aliases(name: str) -> list[str]:
     if re.fullmatch(r"[A-Za-z][\w\-]*", base) and not base.lower().endswith(("score", "rate", "error")) \
             and quantity_family(name) not in COST_FAMILIES:
         out.append(f"{base} score")  # "CIDEr score", "BLEU score", "Dice score"
+    out += _verb_forms(base)
     return list(dict.fromkeys(a.lower() for a in out if a))
+
+
+def _verb_forms(base: str) -> list[str]:
+    """A quantity named by a gerund is also named by its verb ("forgetting": "forgets 12.4%", "forgets the least")."""
+    if not re.fullmatch(r"[a-z]{4,}ing", base.lower()):
+        return []
+    stem = base.lower()[:-3]
+    if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeiousl":
+        stem = stem[:-1]  # "forgetting" -> "forget"
+    return [stem + "s", stem]
 
 
 def _unit_of(name: str) -> str | None:
