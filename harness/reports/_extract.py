@@ -38,7 +38,7 @@ from ._patterns import (
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
-    _LATER_CLAUSE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
+    _LATER_CLAUSE, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
 )
 
 
@@ -253,7 +253,7 @@ class ClaimExtractor:
                                    and re.fullmatch(r"\s+", s[m.end + joined.end():sp.start])), None)
                 axis = named_next.canon if named_next is not None else axis
             if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
-                out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
+                out.append(Number(float(m.text.replace(",", "")), m.start, m.end, "setting", None, _slack(m.text.replace(",", "")), axis))  # "12-epoch", "2,000-image"
                 continue
             sym = next((x for u, x in self._symbol_axes.items()
                         if re.search(rf"(?<![\w-]){re.escape(u)}\s*=\s*$", s[max(0, m.start - 6):m.start])), None)
@@ -279,6 +279,8 @@ class ClaimExtractor:
                 # be the settings of a change of value: below)
                 ends.append(Number(raw, m.start, m.end, "setting", None, _slack(m.text.replace(",", "")), ranged.canon))
                 continue
+            if _NOT_A_RESULT_BEFORE.search(s[max(0, m.start - 24):m.start]) or _CONFIDENCE_AFTER.match(s[m.end:]):
+                continue  # "p = 0.31", "a significance level of 0.05", "95% confidence": a test's number, no result
             reach = _REACH_BEFORE.search(s[:m.start])
             if reach is not None and (_UNSTATED.search(_clause_before(s, reach.start()))
                                       or _NEGATED.search(s[:reach.start()])):
@@ -300,7 +302,7 @@ class ClaimExtractor:
                 r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas|with|at|for|on|in|using|under|"
                 r"after|by)\b)[a-z\-]+\s+){0,2}",
                 s[m.end:sp.start], re.I)]  # not "improves by 0.02 when the embedding dimension ..."
-            before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and (
+            before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and not _SAME_BEFORE.search(s[:sp.start]) and (
                 (_SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", "")) and not (
                     "(" in s[sp.end:m.start] and re.search(r"\d\s*[kKMB%]?\s*$", s[:sp.start])))  # not "320k iterations (45.2%)"
                 or (re.fullmatch(r"\s+to\s+", s[sp.end:m.start]) and _SET_TO_VERB.search(s[:sp.start]))
@@ -314,6 +316,17 @@ class ClaimExtractor:
                 out.append(num)  # "At 80k, ...", "13B parameters" on "model size (B)" (not "Params (M)"): the one axis
                 # counted in that magnitude
                 continue
+            if glued and re.match(r"-[A-Za-z]", rest) and not any(sp.kind == "quantity" and sp.start == m.end + len(glued) + 1
+                                                                  for sp in spans):
+                continue  # "a 2.1M-snippet index", "a 50k-image corpus": a count that qualifies a noun, no result
+            by_verb = None if hit else self._verb_setting(s, m.start, rest, m.end + len(glued))
+            if by_verb is not None:  # "Re-ranking the top 1,000 candidates", "when 50 passages are retrieved",
+                # "Sampling 10 candidates per problem": a count the verb of a setting's name sets
+                num.role, num.x_label = "setting", by_verb
+                out.append(num)
+                continue
+            if not hit and _TOP_N_BEFORE.search(s[:m.start]) and re.match(r"\s*(?:[\w\-]+\s+){0,2}?[a-z][\w\-]*s\b", rest):
+                continue  # "the top 1,000 BM25 candidates", "the first 20 queries": a count, no result
             count = _COUNT_AFTER.match(rest)
             if not hit and (_HYPER_BEFORE.search(s[max(0, m.start - 30):m.start]) or (count is not None and not any(
                     sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):
@@ -356,6 +369,15 @@ class ClaimExtractor:
                         and re.match(r"\s*(?:[.,;:)\]]|$|(?:and|to|on|in|for|while|whereas|but)\b)", s[b.end:], re.I)):
                     b.role, b.x_label = "setting", axes[0]
             first = next((n for n in out if n.role == "setting"), None)
+        for n in out:  # "..., yet only 3.88 when the sampler is cut to 4", "B at 50" after "At 8 steps": a bare number
+            # set by a verb of change in a clause of its own, or right after a method and "at", is a second setting of
+            # the axis the sentence named
+            if (first is None or n.role != "value" or n.unit is not None or n.magnitude or n.start < first.start
+                    or not re.fullmatch(r"\d+", s[n.start:n.end]) or not re.fullmatch(r"\d+", s[first.start:first.end])):
+                continue  # an integer like the setting's own ("at 50" after "At 8 steps"; not "B at 72.40")
+            if (_SET_AGAIN_BEFORE.search(s[:n.start]) or any(sp.kind == "method" and re.fullmatch(r"\s+at\s+", s[sp.end:n.start])
+                                                              for sp in spans)) and _BARE_END.match(s[n.end:]):
+                n.role, n.x_label = "setting", first.x_label
         for n in out:  # "..., and at 160k it has reached 81.9": a clause opened by "at N" names a setting of the axis
             if (first is not None and n.role in ("value", "diff") and n.unit == first.unit
                     and _CLAUSE_SETTING_BEFORE.search(s[:n.start])
@@ -640,6 +662,28 @@ class ClaimExtractor:
                     or not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
+    def _verb_setting(self, s: str, start: int, rest: str, end: int) -> str | None:
+        """The setting whose name's first word is the verb that governs a count ("Re-ranking the top 1,000 candidates",
+        "the top 50 candidates are re-ranked", "Sampling 10 programs" on "re-ranking depth", "samples per problem")."""
+        noun = re.match(r"\s*(?:[\w\-]+\s+){0,2}?([a-z][\w\-]*s)\b", rest)
+        if noun is None:
+            return None
+        verbs = []
+        before = re.search(r"([A-Za-z][\w\-]+)\s+(?:(?:the|only|just|its|their|top|first)\s+)*$", s[:start])
+        if before is not None:
+            verbs.append(before.group(1))
+        after = re.match(r"\s+(?:are|is|were|was|get|gets|got|being|been)\s+(?:\w+ly\s+|only\s+)?([\w\-]+ed)\b",
+                         rest[noun.end():])
+        if after is not None:
+            verbs.append(after.group(1))
+        for v in verbs:
+            stem = _stem(v)
+            found = [x for x in self.lex.settings if len(stem) >= 5 and (w := _PAREN.sub("", x).strip().lower().split())
+                     and _stem(w[0]) == stem and w[0] not in ("number", "size")]
+            if len(found) == 1:
+                return found[0]
+        return None
+
     def _implied(self, family: str | None) -> str | None:
         """The quantity a cost word implies ("faster": throughput); a speed word in a context without a throughput
         names its one time quantity ("nine times slower" in latency per query)."""
@@ -859,6 +903,15 @@ class ClaimExtractor:
         for sent in split_sentences(text):
             claims.extend(self.sentence_claims(sent))
         return claims
+
+
+def _stem(word: str) -> str:
+    """"re-ranked", "re-ranking" -> "re-rank"; "Sampling", "samples" -> "sampl"."""
+    w = word.lower()
+    for suf in ("ing", "ed", "es", "s", "e"):
+        if w.endswith(suf) and len(w) - len(suf) >= 4:
+            return w[:-len(suf)]
+    return w
 
 
 def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], values: list[Number],

@@ -256,6 +256,13 @@ def setting_keywords(x_label: str) -> list[str]:
     # "beam size" -> "a beam of 4", "guidance scale" -> "a guidance of 3": the word the generic noun qualifies
     if len(words) == 2 and words[1] in _GENERIC_AXIS and len(words[0]) >= 4 and words[0] not in _NOT_A_QUALIFIER:
         out.append(words[0])
+    # "memory buffer size" -> "a buffer of 500", "the memory buffer": the words the generic noun qualifies
+    if len(words) > 2 and words[-1] in _GENERIC_AXIS and len(words[-2]) >= 4 and words[-2] not in _NOT_A_QUALIFIER:
+        out += [" ".join(words[:-1]), words[-2]]
+    # "embedding size" -> "200 dimensions", "a 200-dim embedding": the width of a vector is counted in dimensions
+    if len(words) >= 2 and words[-1] in ("size", "dimension", "dim", "width") and words[-2] in (
+            "embedding", "hidden", "latent", "feature", "vector", "projection"):
+        out += ["dimensions", "dims", "dimensional"]
     if words and words[-1] == "dimension":
         out += [" ".join(words[:-1] + ["size"]), " ".join(words[:-1] + ["units"]), " ".join(words[:-1] + ["dim"]), "dim"]
     unit = _unit_of(x_label)

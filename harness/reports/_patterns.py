@@ -134,7 +134,7 @@ _RANK = [
      r"(?:beats?|outperforms?|surpass(?:es)?|betters?|tops?|overtakes?)|"
      r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|"
      r"(?:outperforms?|beats?|surpass(?:es)?|tops?|leads?|is\s+ahead\s+of)\s+(?:every|all|each)\b|"
-     r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|(?<=the\s)top(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|few|handful)\b)(?=\s+[\w@\-]+)|"
+     r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|(?<=the\s)top(?!\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|few|handful)\b))(?=\s+[\w@\-]+)|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:(?:with|the|all|on|every|at)\b|(?-i:[A-Z])))|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),
@@ -278,3 +278,16 @@ _SUBSET_BEFORE = re.compile(r"(?:^|[;:]|\.\s)\W*(?:among|of|within|amongst)\s+(?
                             r"solvers|planners|predictors|classifiers|generators|decoders|parsers|vocoders|recognizers|"
                             r"forecasters|segmenters|agents|pipelines|designs|families)\b)"
                             r"[^,;]{0,40},[^;]*$", re.I)
+
+# "p = 0.31", "p < 0.05", "a p-value of 0.2", "α = 0.05", "significance level 0.05": a statistical test's number
+_NOT_A_RESULT_BEFORE = re.compile(r"(?:(?<![\w-])p(?:\s*-?\s*values?)?\s*(?:[=<>≤≥]|of|is|was)|(?<![\w-])(?:α|alpha)\s*(?:[=<>]|of|is)|"
+                                  r"\bsignificance(?:\s+level)?\s*(?:[=<>]|of|is|at)?)\s*$", re.I)
+_CONFIDENCE_AFTER = re.compile(r"^\s*%?\s*(?:confidence|CI\b|credible)", re.I)
+# "the top 1,000 candidates", "the first 20 queries": a count of things
+_TOP_N_BEFORE = re.compile(r"\b(?:top|first|last)\s+$", re.I)
+# "at the same size", "at that depth": a setting named again, with no number of its own
+_SAME_BEFORE = re.compile(r"\b(?:same|that|this|equal|matched|comparable)\s+$", re.I)
+# "... when the sampler is cut to 4", "once the buffer is raised to 20": a verb of change in a clause of its own
+_SET_AGAIN_BEFORE = re.compile(r"\b(?:when|if|once|after|as|until)\b[^,;]{0,40}?\b(?:cut|reduced|lowered|raised|increased|set|"
+                               r"dropped|decreased|doubled|halved|brought|trimmed|shrunk|extended|grown|pushed|limited|"
+                               r"capped|restricted)\s+(?:back\s+|down\s+|up\s+)?to\s+(?:only\s+|just\s+)?$", re.I)
