@@ -669,7 +669,7 @@ class ClaimExtractor:
         if noun is None:
             return None
         verbs = []
-        before = re.search(r"([A-Za-z][\w\-]+)\s+(?:(?:the|only|just|its|their|top|first)\s+)*$", s[:start])
+        before = re.search(r"([A-Za-z][\w\-]+)\s+(?:(?:the|only|just|its|their|top|first|next|all|about|roughly|up\s+to)\s+)*$", s[:start])
         if before is not None:
             verbs.append(before.group(1))
         after = re.match(r"\s+(?:are|is|were|was|get|gets|got|being|been)\s+(?:\w+ly\s+|only\s+)?([\w\-]+ed)\b",

@@ -977,7 +977,8 @@ def test_a_one_letter_axis_symbol_before_equals_names_its_setting() -> None:
 LEX19 = Lexicon(methods=["PelicanABR", "Thornbuf", "MosaicRate", "Quorra-L", "Buffer-based baseline", "3-Tier MPC"],
                 datasets=["FCC-18", "Norway3G"],
                 quantities={"QoE": True, "rebuffering (%)": False, "startup delay (ms)": False, "Params (M)": False},
-                settings=["lookahead horizon", "number of chunks"])
+                settings=["lookahead horizon", "number of chunks", "prefetch depth", "playback buffer size",
+                          "state embedding size"])
 
 
 def claims19(text: str) -> set[tuple]:
@@ -990,13 +991,13 @@ def ranks19(text: str) -> set[tuple]:
 
 
 def test_rank_words_of_other_writers() -> None:
-    assert ranks19("PelicanABR posts the top QoE score on FCC-18, 41.2 [P1, Table 1].") == {
+    assert ranks19("PelicanABR posts the top mean QoE on FCC-18, 41.2 [P1, Table 1].") == {
         ("rank", "PelicanABR", None, "max", None, "QoE", "FCC-18", None, None)}
     assert ranks19("At a lookahead horizon of 5, Thornbuf's curve sits above all others on Norway3G [P1, Figure 2].") == {
         ("rank", "Thornbuf", None, "max", None, None, "Norway3G", "lookahead horizon", 5.0)}
     assert ranks19("- MosaicRate: below every other curve on FCC-18 [P1, Figure 2]") == {
         ("rank", "MosaicRate", None, "min", None, None, "FCC-18", None, None)}
-    assert ranks19("Notably, Thornbuf achieves the lowest rebuffering of all methods on Norway3G [P1, Table 1].") == {
+    assert ranks19("Notably, Thornbuf achieves the least rebuffering of all methods on Norway3G [P1, Table 1].") == {
         ("rank", "Thornbuf", None, "min", None, "rebuffering (%)", "Norway3G", None, None)}
     got = claims19("Ranked by QoE score on Norway3G, PelicanABR comes first, then Thornbuf and MosaicRate, with the "
                    "Buffer-based baseline last [P1, Table 1].")
@@ -1007,7 +1008,7 @@ def test_rank_words_of_other_writers() -> None:
 def test_no_rank_for_ordinals_subsets_negations_and_margins() -> None:
     assert ranks19("Thornbuf has the highest QoE score on FCC-18 (41.0), and MosaicRate the second highest "
                    "[P1, Table 1].") == {("rank", "Thornbuf", None, "max", None, "QoE", "FCC-18", None, None)}
-    assert ranks19("MosaicRate is the third-best controller on Norway3G [P1, Table 1].") == set()
+    assert ranks19("MosaicRate is the third best controller on Norway3G [P1, Table 1].") == set()
     assert ranks19("Among the learning-based controllers, Thornbuf has the lowest startup delay, 310 ms [P1, Table 2].") == set()
     assert ranks19("Of the heuristic policies, the Buffer-based baseline reaches the lowest QoE score (30.2) "
                    "[P1, Table 1].") == set()
@@ -1052,3 +1053,40 @@ def test_a_difference_after_only_and_a_verb_of_change_over_a_long_phrase() -> No
     got = claims19("PelicanABR cuts startup delay on FCC-18 by roughly a third relative to the 3-Tier MPC "
                    "[P1, Table 2].")
     assert ("compare", "PelicanABR", "3-Tier MPC", "<", None, "startup delay (ms)", "FCC-18", None, None) in got
+
+
+def test_numbers_of_a_test_or_a_count_are_no_results() -> None:
+    assert claims19("PelicanABR and Thornbuf are statistically tied on FCC-18 (p = 0.42) [P1, Table 1].") == set()
+    assert claims19("A paired test puts Quorra-L ahead of MosaicRate on Norway3G at a significance level of 0.05 "
+                    "[P1, Table 1].") == {("compare", "Quorra-L", "MosaicRate", ">", None, None, "Norway3G", None, None)}
+    assert claims19("MosaicRate, which ships with a 1.5M-segment cache, reaches a QoE of 38.0 on FCC-18 [P1, Table 1].") == {
+        ("value", "MosaicRate", None, "=", 38.0, "QoE", "FCC-18", None, None)}
+    assert claims19("Scoring only the first 200 LTE sessions, Thornbuf reaches 40.1 QoE on Norway3G [P1, Table 1].") == {
+        ("value", "Thornbuf", None, "=", 40.1, "QoE", "Norway3G", None, None)}
+
+
+def test_settings_named_by_a_verb_or_set_again_in_a_clause() -> None:
+    assert claims19("When 8 segments are prefetched, PelicanABR reaches 42.3 QoE on FCC-18 [P1, Figure 3].") == {
+        ("value", "PelicanABR", None, "=", 42.3, "QoE", "FCC-18", "prefetch depth", 8.0)}
+    assert claims19("Prefetching the next 4 segments, Thornbuf keeps 39.5 QoE [P1, Figure 3].") == {
+        ("value", "Thornbuf", None, "=", 39.5, "QoE", None, "prefetch depth", 4.0)}
+    got = claims19("Thornbuf scores 41.0 QoE with a lookahead horizon of 5, but only 37.2 once the planner is cut "
+                   "back to 2 [P1, Figure 2].")
+    assert got == {("value", "Thornbuf", None, "=", 41.0, "QoE", None, "lookahead horizon", 5.0),
+                   ("value", "Thornbuf", None, "=", 37.2, "QoE", None, "lookahead horizon", 2.0)}
+    # a comparison across two settings of the axis states nothing
+    assert claims19("With a lookahead horizon of 8, PelicanABR is already above Thornbuf at 2 [P1, Figure 2].") == set()
+    got = claims19("At a lookahead horizon of 5, MosaicRate reaches 38.4 QoE on Norway3G, below Quorra-L at the same "
+                   "horizon (39.9) [P1, Figure 2].")
+    assert got == {("value", "MosaicRate", None, "=", 38.4, "QoE", "Norway3G", "lookahead horizon", 5.0),
+                   ("value", "Quorra-L", None, "=", 39.9, "QoE", "Norway3G", "lookahead horizon", 5.0),
+                   ("compare", "MosaicRate", "Quorra-L", "<", None, "QoE", "Norway3G", "lookahead horizon", 5.0)}
+
+
+def test_settings_as_noun_phrases_around_their_number() -> None:
+    assert claims19("With a buffer of 20, Quorra-L reaches 40.6 QoE [P1, Figure 4].") == {
+        ("value", "Quorra-L", None, "=", 40.6, "QoE", None, "playback buffer size", 20.0)}
+    assert ranks19("At 64 dimensions, PelicanABR's curve is the highest [P1, Figure 5].") == {
+        ("rank", "PelicanABR", None, "max", None, None, None, "state embedding size", 64.0)}
+    assert claims19("Over a 1,200-chunk session, Thornbuf rebuffers 1.1% [P1, Figure 6].") == {
+        ("value", "Thornbuf", None, "=", 1.1, "rebuffering (%)", None, "number of chunks", 1200.0)}
