@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ._patterns import (
     _AGAINST_ALL, _AUX_BEFORE, _BY_BEFORE, _COMPARATIVE, _COMPARATIVE_LEAD, _COMPARATIVE_RE, _COMPARE_RE, _COORD_GAP,
     _ELIDED, _ELIDED_VERB, _FRONTED, _FRONTED_SUBJECT, _HEDGED, _LIST_JOIN, _NEGATED, _OBJ_END, _OBJ_JOIN,
-    _OF_THE_TWO, _PARTICIPLE, _SUBJ_GAP, _UNSTATED, _VERB_BEFORE, _VERB_COMPARE,
+    _OF_THE_TWO, _PARTICIPLE, _SUBJ_GAP, _OBJ_DIFF_JOIN, _BY_NEXT, _PLURAL_SUBJECT, _UNSTATED, _VERB_BEFORE, _VERB_COMPARE,
 )
 
 
@@ -154,11 +154,21 @@ def _coordinated(s: str, found: list[Comparison], methods: list[Span]) -> list[C
         for x in methods:
             if x.start < last.end:
                 continue
+            if x.canon != last.canon and _OBJ_DIFF_JOIN.match(s[last.end:x.start]) and _BY_NEXT.match(s[x.end:]):
+                out.append(Comparison(c.start, c.end, c.subject, x, c.pol, c.quality, c.word, lo=x.end))
+                last = x  # "beats B by 9.8 average accuracy, and C by 1.1": the same subject, its own difference
+                continue
             if not (_OBJ_JOIN.match(s[last.end:x.start]) and _OBJ_END.match(s[x.end:])) or x.canon == last.canon:
                 break
             out.append(Comparison(c.start, c.end, c.subject, x, c.pol, c.quality, c.word, lo=last.end))
             last = x
     more: list[Comparison] = []
+    for c in out:  # "A and B reach 72.3 and 70.1; both are beaten by C": each of the two
+        if c.subject is None or not _PLURAL_SUBJECT.search(s[c.subject.end:c.start]):
+            continue
+        prior = _distinct([x for x in methods if x.end <= c.subject.start])
+        if prior and _LIST_JOIN.match(s[prior[-1].end:c.subject.start]) and prior[-1].canon != c.subject.canon:
+            more.append(Comparison(c.start, c.end, prior[-1], c.object, c.pol, c.quality, c.word, lo=c.lo))
     for c in out:
         if c.subject is None or not _SUBJ_GAP.match(s[c.subject.end:c.start]):
             continue

@@ -38,7 +38,7 @@ from ._patterns import (
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
-    _LATER_CLAUSE, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
+    _LATER_CLAUSE, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
 )
 
 
@@ -480,6 +480,10 @@ class ClaimExtractor:
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             # a quantity named by a verb ("and forgets the least") names only what comes after it
             mine_q = [x for x in quants if not (x.start >= n.end and s[x.start:x.end].lower() in self._verbs)]
+            if any(x.end <= n.start and not re.search(r"[;]|,\s*(?:and|or|while|whereas|but)\b", s[x.end:n.start]) for x in mine_q):
+                # "the best MRR on X, 42.1, and the best nDCG on Y, 74.6": a quantity of the next coordinated phrase
+                mine_q = [x for x in mine_q if not (x.start >= n.end and re.match(
+                    r"[^,;]*?,\s*(?:and|or)\s+(?:the|its|a|an|their)\b", s[n.end:x.start]))]
             q = _nearest(_own_quantities(s, n, mine_q, methods, values, datasets), n.start, n.end)
             group = _slash_group(s, n, values)
             named = [x for x in quants if group and 0 <= x.start - group[-1].end <= 3] if group else []
@@ -487,9 +491,11 @@ class ClaimExtractor:
                 listed = _quantity_list(s, named[0], quants)
                 if len(listed) == len(group):
                     q = listed[group.index(n)]
-            if q is None and n.magnitude is not None:  # "Wynlo (44.1M)": the one quantity counted in millions
+            if n.magnitude is not None and (q is None or (_unit_of(q) or "").upper() != n.magnitude) and not any(
+                    x.kind == "quantity" and 0 <= x.start - n.end <= 4 for x in spans):
+                # "Wynlo (44.1M)", "needs only 17.3M and runs at 2,910 img/s": the one quantity counted in millions
                 counted = [k for k in self.lex.quantities if (_unit_of(k) or "").upper() == n.magnitude]
-                q = counted[0] if len(counted) == 1 else None
+                q = counted[0] if len(counted) == 1 else q
             per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
@@ -629,7 +635,8 @@ class ClaimExtractor:
         respective = self._respective_datasets(s, [o for o in nums if o.role == "value"])
         if id(n) in respective:
             return respective[id(n)]
-        labelled = [d for d in datasets if d.end <= n.start and _LABEL_JOIN.match(s[d.end:n.start])]
+        labelled = [d for d in datasets if d.end <= n.start and (_LABEL_JOIN.match(s[d.end:n.start]) or (
+            re.fullmatch(r"[ \t]+", s[d.end:n.start]) and not _DATASET_OF_AFTER.match(s[n.end:])))]  # "BBBP 73.6, Tox21 77.4"
         if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
             return labelled[-1].canon
         opened = s.rfind("(", 0, n.start)
@@ -643,7 +650,11 @@ class ClaimExtractor:
             if len(listed) == len(group):
                 return listed[group.index(n)]
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
-        after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])]
+        after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])
+                 and not _INTRODUCES_NUMBER.match(s[d.end:])  # not "..., and FreeSolv with 1.12": the next number's
+                 and not (re.match(r"[^,;]*?,\s*(?:and|or)\s+(?:the|its|a|an|their)\b", s[n.end:d.start]) and any(
+                     x.end <= n.start and not re.search(r";|,\s*(?:and|or|while|whereas|but)\b", s[x.end:n.start])
+                     for x in datasets))]  # "the best MRR on X, 42.1, and the best nDCG on Y": Y is the next phrase's
         if after:
             return after[0].canon
         before = [d for d in datasets if d.end <= n.start]
@@ -759,6 +770,12 @@ class ClaimExtractor:
             if q is not None and quantity_family(q) in COST_FAMILIES:  # "... on X (a vs b) but uses more parameters":
                 near = [d for d in near if d is None or not any(  # a cost compares no dataset of an earlier clause
                     x.canon == d and x.end <= c.start and _CLAUSE_BREAK.search(s[x.end:c.start]) for x in datasets)] or [None]
+            if near == [None] and (q is None or quantity_family(q) not in COST_FAMILIES):
+                # "A beats B by 0.71 MOS yet is itself 0.33 behind C on X": the coordinated predicate's dataset is X
+                nxt_c = next((o for o in comparisons if o is not c and o.subject is c.subject and o.start > c.end
+                              and o.lo == c.object.end), None)
+                if nxt_c is not None:
+                    near = _datasets_near(s, datasets, nxt_c.start)
             named = list(dict.fromkeys(d.canon for d in datasets))
             if len(named) == 2 and re.match(r"\s*(?:on|in|across|for)\s+both(?![\w-])(?!\s+(?:of\s+)?(?:the\s+)?(?-i:[A-Z]))",
                                             s[c.object.end:], re.I):
@@ -875,8 +892,10 @@ class ClaimExtractor:
                     up = not up  # "the slowest, at 312 ms": the highest latency
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
+                mine_d = [x for x in datasets if not (x.start >= m.end() and _INTRODUCES_NUMBER.match(s[x.end:])
+                                                      and any(y.end <= m.start() for y in datasets))]
                 out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q, dataset=d,
-                                 **mine) for d in _datasets_near(s, datasets, m.start()))
+                                 **mine) for d in _datasets_near(s, mine_d, m.start()))
                 if ahead and ahead[0].canon == q and quality:  # "the best on X in both PSNR and SSIM": each quantity
                     for q2 in _quantity_list(s, ahead[0], quants)[1:]:
                         up2 = (pol > 0) == self._direction(q2)

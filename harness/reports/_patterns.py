@@ -159,7 +159,8 @@ _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
 _FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
 # "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
 _COORD_GAP = re.compile(r"^(?:['’]s\s+(?:[\w@%\-/]+\s+){0,2}?[\w@%\-/]+(?=\s+and\b))?\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?|"
-                        r"(?:in|on|for)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)?\s*,?\s*"
+                        r"(?:in|on|for)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)?\s*"
+                        r"(?:by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d\s*(?:%|[A-Za-z@\-/]+(?:\s+points?)?)?\s*)?,?\s*"
                         r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|itself|themselves|in\s+turn|"
                         r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
 # "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
@@ -291,3 +292,16 @@ _SAME_BEFORE = re.compile(r"\b(?:same|that|this|equal|matched|comparable)\s+$", 
 _SET_AGAIN_BEFORE = re.compile(r"\b(?:when|if|once|after|as|until)\b[^,;]{0,40}?\b(?:cut|reduced|lowered|raised|increased|set|"
                                r"dropped|decreased|doubled|halved|brought|trimmed|shrunk|extended|grown|pushed|limited|"
                                r"capped|restricted)\s+(?:back\s+|down\s+|up\s+)?to\s+(?:only\s+|just\s+)?$", re.I)
+
+# "73.6 on BBBP": a value followed by its dataset ("BBBP 73.6, Tox21 77.4" is a list of datasets with their values)
+_DATASET_OF_AFTER = re.compile(r"^\s*%?\s*(?:[A-Za-z/@\-]+\s+)?(?:on|in|for|across)\s", re.I)
+# "..., and FreeSolv with 1.12", "and Y at 70.3", "Y: 0.64": a dataset that introduces the number after it
+_INTRODUCES_NUMBER = re.compile(r"^\s*(?:with|at|:|=|—|–)\s*(?:an?\s+)?(?:[\w@\-]+\s+of\s+)?(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.]", re.I)
+
+# "beats B by 9.8, and C by 1.1": a second object with its own difference
+_OBJ_DIFF_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d\s*(?:%|[A-Za-z@\-/]+(?:\s+[a-z]+)?(?:\s+points?)?)?"
+                            r"(?:\s+(?:on|in)\s+[^,;]{1,30}?)?\s*,?\s*(?:and|as\s+well\s+as)\s+(?:the\s+)?$", re.I)
+_BY_NEXT = re.compile(r"^\s*by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d", re.I)
+# "A and B reach ...; both are beaten by C": a plural pronoun subject of a new clause stands for the two methods before
+_PLURAL_SUBJECT = re.compile(r"(?:;|,\s*(?:and|but|yet|while)|:)\s*(?:but\s+|yet\s+)?(?:both(?:\s+of\s+them)?|they|the\s+two|each)\s+"
+                             r"(?:(?:are|were|is|was|get|got|remain|stay|still|also|clearly|again)\s+)*$", re.I)

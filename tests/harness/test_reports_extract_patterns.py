@@ -1090,3 +1090,36 @@ def test_settings_as_noun_phrases_around_their_number() -> None:
         ("rank", "PelicanABR", None, "max", None, None, None, "state embedding size", 64.0)}
     assert claims19("Over a 1,200-chunk session, Thornbuf rebuffers 1.1% [P1, Figure 6].") == {
         ("value", "Thornbuf", None, "=", 1.1, "rebuffering (%)", None, "number of chunks", 1200.0)}
+
+
+def test_values_listed_after_their_datasets_and_the_next_phrase_keeps_its_own() -> None:
+    assert claims19("- Quorra-L — FCC-18 40.3, Norway3G 36.9 [P1, Table 1]") == {
+        ("value", "Quorra-L", None, "=", 40.3, None, "FCC-18", None, None),
+        ("value", "Quorra-L", None, "=", 36.9, None, "Norway3G", None, None)}
+    got = claims19("MosaicRate rebuffers on FCC-18 with a rate of 1.9%, the lowest of all five systems, and on Norway3G "
+                   "with 3.4% [P1, Table 1].")
+    assert ("value", "MosaicRate", None, "=", 1.9, "rebuffering (%)", "FCC-18", None, None) in got
+    assert ("rank", "MosaicRate", None, "min", None, "rebuffering (%)", "FCC-18", None, None) in got
+    assert not any(c[6] == "Norway3G" and c[4] == 1.9 for c in got)
+    got = claims19("Thornbuf has the best QoE on FCC-18, 41.7, and the lowest rebuffering on Norway3G, 0.9% [P1, Table 1].")
+    assert ("value", "Thornbuf", None, "=", 41.7, "QoE", "FCC-18", None, None) in got
+    assert ("value", "Thornbuf", None, "=", 0.9, "rebuffering (%)", "Norway3G", None, None) in got
+    # the one quantity counted in millions: "needs only 2.4M" next to a later quantity of another unit
+    got = claims19("PelicanABR holds 9.1M parameters, while Quorra-L needs only 2.4M and still scores 40.3 QoE "
+                   "[P1, Table 2].")
+    assert ("value", "Quorra-L", None, "=", 2.4, "Params (M)", None, None, None) in got
+
+
+def test_comparisons_with_two_objects_a_plural_pronoun_and_a_shared_dataset() -> None:
+    got = claims19("PelicanABR beats MosaicRate by 3.2 QoE, and Thornbuf by 0.8 [P1, Table 1].")
+    assert got == {("compare", "PelicanABR", "MosaicRate", ">", 3.2, "QoE", None, None, None),
+                   ("compare", "PelicanABR", "Thornbuf", ">", 0.8, "QoE", None, None, None)}
+    got = claims19("Thornbuf outscores the Buffer-based baseline by 6.1 QoE yet is itself 1.4 behind PelicanABR on "
+                   "Norway3G [P1, Table 1].")
+    assert got == {("compare", "Thornbuf", "Buffer-based baseline", ">", 6.1, "QoE", "Norway3G", None, None),
+                   ("compare", "Thornbuf", "PelicanABR", "<", 1.4, "QoE", "Norway3G", None, None)}
+    got = claims19("On FCC-18, MosaicRate and Thornbuf reach 38.2 and 39.0 QoE, respectively; both are outperformed "
+                   "by Quorra-L [P1, Table 1].")
+    assert {c for c in got if c[0] == "compare"} == {
+        ("compare", "MosaicRate", "Quorra-L", "<", None, "QoE", "FCC-18", None, None),
+        ("compare", "Thornbuf", "Quorra-L", "<", None, "QoE", "FCC-18", None, None)}
