@@ -38,7 +38,7 @@ from ._patterns import (
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
-    _LATER_CLAUSE, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
+    _LATER_CLAUSE, _OVER_ALL_DATASETS, _ON_ALL_COUNTS, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
 )
 
 
@@ -139,6 +139,7 @@ class ClaimExtractor:
 
     def __init__(self, lex: Lexicon):
         self.lex = lex
+        self._fronted: str | None = None
         pats: list[tuple[str, str, str]] = []
         for m in lex.methods:
             pats.append(("method", m, m))
@@ -337,7 +338,8 @@ class ClaimExtractor:
                 _POINTS_DIFF.match(rest) is not None or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start]) is not None)
             if hit and not diff_points:
                 num.role, num.x_label = "setting", hit[0].canon
-            elif diff_points or (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+            elif diff_points or (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and (
+                    _DIFF_AFTER.match(s[named.end:]) or _POINTS_AFTER.match(s[named.end:])))  # "3 Dice points"
                   or ((s[max(0, m.start - 1):m.start] in ("+", "−") or m.text[:1] in ("+", "−")) and re.match(
                       r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)\b", rest, re.I))
                   # "outperforms B on both X (+0.30) and Y (+1.43)": a signed number alone in brackets is a difference
@@ -506,6 +508,8 @@ class ClaimExtractor:
                 if (c.subject is not None and len(o) == 2 and o[1] is c.subject and c.subject.end <= n.start
                         and n.end <= c.start):
                     comparisons.append(replace(c, subject=o[0]))
+        # "Parameter-wise, A is the leanest": the sentence's quantity, for a comparison or rank that names none
+        self._fronted = self._fronted_quantity(s)
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
         out: list[Claim] = []  # "more than four times B's": two comparison words state one claim
@@ -673,6 +677,18 @@ class ClaimExtractor:
                     or not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
 
+    def _fronted_quantity(self, s: str) -> str | None:
+        """"Parameter-wise, ...", "Latency-wise, ...", "In terms of parameters, ...": a fronted quantity."""
+        m = re.match(r"\W*(?:([A-Za-z][\w@]*(?:\s+[A-Za-z][\w@]*)?)-wise|in\s+terms\s+of\s+([^,;]{2,40}?))\s*,", s, re.I)
+        if m is None:
+            return None
+        word = m.group(1) or m.group(2)
+        for w in (word, word + "s"):
+            found = {sp.canon for sp in self.spans(w) if sp.kind == "quantity"}
+            if len(found) == 1:
+                return found.pop()
+        return None
+
     def _verb_setting(self, s: str, start: int, rest: str, end: int) -> str | None:
         """The setting whose name's first word is the verb that governs a count ("Re-ranking the top 1,000 candidates",
         "the top 50 candidates are re-ranked", "Sampling 10 programs" on "re-ranking depth", "samples per problem")."""
@@ -741,6 +757,7 @@ class ClaimExtractor:
                     ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[c.end:ahead[0].start])))):
                 q = cost  # "three times faster than B": throughput; "nine times slower than B yet 2.3 MRR points more
                 # accurate": a word of cost takes no quality named for another comparison (the latency, with only one)
+            q = q if q is not None else self._fronted
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
             if re.search(r"fast|slow|quick", c.word) and q is not None and quantity_family(q) in ("time", "rtf"):
                 up = not up  # "4x faster than B, 3.2 ms against 12.9 ms": the lower latency
@@ -887,6 +904,7 @@ class ClaimExtractor:
                 if quality and not implied and q is not None and quantity_family(q) in COST_FAMILIES and not (
                         ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
                     q = None  # "the lightest (67.6M parameters) but the least accurate": a quality word is no cost
+                q = q if q is not None else self._fronted
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
                     up = not up  # "the slowest, at 312 ms": the highest latency
@@ -894,8 +912,21 @@ class ClaimExtractor:
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
                 mine_d = [x for x in datasets if not (x.start >= m.end() and _INTRODUCES_NUMBER.match(s[x.end:])
                                                       and any(y.end <= m.start() for y in datasets))]
+                near = _datasets_near(s, mine_d, m.start())
+                every = _OVER_ALL_DATASETS.match(s[m.end():])
+                named_d = list(dict.fromkeys(x.canon for x in datasets))
+                if every is not None and len(named_d) >= 2 and (every.group(1).lower() != "both" or len(named_d) == 2):
+                    near = named_d  # "tops both classification benchmarks, with 74.9 on X and 79.3 on Y": one rank each
+                counts = _ON_ALL_COUNTS.match(s[m.end():])
+                own_q = list(dict.fromkeys(x.canon for x in quants if clause_start <= x.start < m.start()))
+                if counts is not None and len(own_q) >= 2 and quality:
+                    for q2 in own_q:  # "37.9% accuracy with 58.3% forgetting, the worst on both counts": one rank each
+                        up2 = (pol > 0) == self._direction(q2)
+                        out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up2 else "min", quantity=q2,
+                                         dataset=d, **mine) for d in near)
+                    continue
                 out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q, dataset=d,
-                                 **mine) for d in _datasets_near(s, mine_d, m.start()))
+                                 **mine) for d in near)
                 if ahead and ahead[0].canon == q and quality:  # "the best on X in both PSNR and SSIM": each quantity
                     for q2 in _quantity_list(s, ahead[0], quants)[1:]:
                         up2 = (pol > 0) == self._direction(q2)

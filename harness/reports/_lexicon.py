@@ -242,7 +242,9 @@ def setting_keywords(x_label: str) -> list[str]:
         out.append(base.removeprefix("number of "))
     if " per " in base and len(base.split(" per ")[0].split()) == 1:  # "frames per clip" -> "32 frames"
         out.append(base.split(" per ")[0])
-    if len(words) > 1:
+    elif " per " in base:  # "negative samples per positive" -> "256 negatives per positive": the words of its head
+        out += setting_keywords(base.split(" per ")[0])
+    if len(words) > 1 and " per " not in base:  # not "problem" of "samples per problem": the unit it is counted per
         out.append(words[-1])
     # "negative samples" -> "8 negatives", "a single negative": the qualifier stands for a generic count noun
     if len(words) == 2 and words[1] in _GENERIC_COUNT and len(words[0]) >= 4 and words[0] not in _NOT_A_QUALIFIER:

@@ -203,7 +203,9 @@ _CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
 _AGENT_AFTER = re.compile(r"^\s*\)?\s*(?:(?:belongs?|belonged|goes|went|falls?)\s+to|(?:is|was)\s+(?:held|set|reached|achieved|"
                           r"posted|obtained)\s+by)\s+(?:the\s+)?$", re.I)
 # "A is faster than B, processing 5,200 nodes/s": a participle after the object speaks of the subject
-_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:there\s*|here\s*)?(?:,\s*(?:[a-z]+ing|with|at)|\s+with)\b[^,;()]*$",
+_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:there\s*|here\s*)?(?:(?:on|in)\s+[^,;()\d]{1,30}?\s*)?"
+                               r"(?:by\s+(?:about\s+|roughly\s+|nearly\s+)?[\d.,]*\d\s*(?:%|[A-Za-z@\-/]+(?:\s+points?)?)?\s*)?"
+                               r"(?:,\s*(?:[a-z]+ing|with|at)|\s+with)\b[^,;()]*$",
                                re.I)
 # "the largest gap", "the biggest improvement": a superlative of a difference ranks no method
 _DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|improvement|gain|drop|decline|jump|spread|lead|"
@@ -305,3 +307,11 @@ _BY_NEXT = re.compile(r"^\s*by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*
 # "A and B reach ...; both are beaten by C": a plural pronoun subject of a new clause stands for the two methods before
 _PLURAL_SUBJECT = re.compile(r"(?:;|,\s*(?:and|but|yet|while)|:)\s*(?:but\s+|yet\s+)?(?:both(?:\s+of\s+them)?|they|the\s+two|each)\s+"
                              r"(?:(?:are|were|is|was|get|got|remain|stay|still|also|clearly|again)\s+)*$", re.I)
+
+# "tops both classification benchmarks", "is best on all three datasets": a rank on every dataset the sentence names
+_OVER_ALL_DATASETS = re.compile(r"^\s+(?:on\s+|across\s+|in\s+)?(both|all\s+(?:two|three|four|five|six)|all(?:\s+the)?|every)\s+"
+                                r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|test\s+sets?|environments?|suites?|"
+                                r"graphs?|corpora|collections?|domains?)\b", re.I)
+# "the worst on both counts", "best on all metrics": a rank on every quantity its clause names
+_ON_ALL_COUNTS = re.compile(r"^\s+(?:on|in|by|across)\s+(?:both|all(?:\s+(?:three|four))?|every)\s+(?:counts?|metrics?|measures?|"
+                            r"fronts?|criteria|respects?|scores|axes)\b", re.I)

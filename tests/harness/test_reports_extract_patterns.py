@@ -978,7 +978,7 @@ LEX19 = Lexicon(methods=["PelicanABR", "Thornbuf", "MosaicRate", "Quorra-L", "Bu
                 datasets=["FCC-18", "Norway3G"],
                 quantities={"QoE": True, "rebuffering (%)": False, "startup delay (ms)": False, "Params (M)": False},
                 settings=["lookahead horizon", "number of chunks", "prefetch depth", "playback buffer size",
-                          "state embedding size"])
+                          "state embedding size", "probe samples per decision"])
 
 
 def claims19(text: str) -> set[tuple]:
@@ -1123,3 +1123,32 @@ def test_comparisons_with_two_objects_a_plural_pronoun_and_a_shared_dataset() ->
     assert {c for c in got if c[0] == "compare"} == {
         ("compare", "MosaicRate", "Quorra-L", "<", None, "QoE", "FCC-18", None, None),
         ("compare", "Thornbuf", "Quorra-L", "<", None, "QoE", "FCC-18", None, None)}
+
+
+def test_a_value_after_a_difference_and_a_fronted_quantity() -> None:
+    got = claims19("On Norway3G, Quorra-L improves on MosaicRate by 2.2 QoE points, reaching 39.9 [P1, Table 1].")
+    assert got == {("compare", "Quorra-L", "MosaicRate", ">", 2.2, "QoE", "Norway3G", None, None),
+                   ("value", "Quorra-L", None, "=", 39.9, "QoE", "Norway3G", None, None)}
+    assert claims19("A longer lookahead helps PelicanABR most, adding about 4 QoE points on FCC-18 [P1, Figure 2].") == set()
+    got = claims19("Parameter-wise, Quorra-L is the leanest entry, about a quarter of PelicanABR's count [P1, Table 2].")
+    assert got == {("rank", "Quorra-L", None, "min", None, "Params (M)", None, None, None),
+                   ("compare", "Quorra-L", "PelicanABR", "<", None, "Params (M)", None, None, None)}
+    assert claims19("Latency-wise, MosaicRate is the slowest system of all [P1, Table 2].") == {
+        ("rank", "MosaicRate", None, "max", None, "startup delay (ms)", None, None, None)}
+
+
+def test_a_rank_on_every_dataset_or_every_quantity_the_sentence_names() -> None:
+    got = ranks19("PelicanABR tops both trace collections, with a QoE of 41.2 on FCC-18 and 37.5 on Norway3G [P1, Table 1].")
+    assert got == {("rank", "PelicanABR", None, "max", None, "QoE", "FCC-18", None, None),
+                   ("rank", "PelicanABR", None, "max", None, "QoE", "Norway3G", None, None)}
+    got = ranks19("The Buffer-based baseline ends at 30.2 QoE with 6.5% rebuffering, the weakest on both counts "
+                  "[P1, Table 1].")
+    assert got == {("rank", "Buffer-based baseline", None, "min", None, "QoE", None, None, None),
+                   ("rank", "Buffer-based baseline", None, "max", None, "rebuffering (%)", None, None, None)}
+
+
+def test_a_setting_x_per_y_is_named_by_the_words_of_x_not_by_y() -> None:
+    assert claims19("Thornbuf settles 93.5% of decisions within the deadline [P1, Table 3].") == {
+        ("value", "Thornbuf", None, "=", 93.5, None, None, None, None)}
+    assert claims19("With 32 probes, MosaicRate reaches 39.1 QoE on FCC-18 [P1, Figure 7].") == {
+        ("value", "MosaicRate", None, "=", 39.1, "QoE", "FCC-18", "probe samples per decision", 32.0)}
