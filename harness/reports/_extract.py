@@ -160,6 +160,11 @@ class ClaimExtractor:
             for k in setting_keywords(x):
                 if k not in q_unit_words or k == x.lower():
                     pats.append(("setting", x, k))
+        # a unit written as a quantity's alias ("mm" of "MPJPE (mm)" and "PA-MPJPE (mm)") names neither when two share it
+        shared = {a for a in {p[2] for p in pats if p[0] == "quantity"}
+                  if len({p[1] for p in pats if p[0] == "quantity" and p[2] == a}) > 1
+                  and all(a == (_unit_of(p[1]) or "").lower() for p in pats if p[0] == "quantity" and p[2] == a)}
+        pats = [p for p in pats if not (p[0] == "quantity" and p[2] in shared)]
         pats.sort(key=lambda p: -len(p[2]))
         self._verbs = {v for q in lex.quantities for v in _verb_forms(_PAREN.sub("", q).strip())}
         self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k

@@ -84,6 +84,8 @@ def quantity_family(name: str) -> str | None:
     for fam in ("params", "gflops", "throughput", "fid", "miou"):
         if any(w in low for w in QUANTITY_WORDS[fam]):
             return fam
+    if re.search(r"(?<![\w-])(?:fps|qps|frames\s+per\s+second|queries\s+per\s+second)(?![\w-])|\((?:[a-z]+/s|fps|qps)\)", low):
+        return "throughput"  # "FPS", "speed (queries/s)": a rate of work, like a throughput
     if re.search(r"(?<![\w-])error", low):
         return None  # "top-1 error (%)": not an accuracy (its words and direction are the opposite)
     if "top-1" in low:

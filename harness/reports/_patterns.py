@@ -30,7 +30,7 @@ _CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A
 _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)s?\b[^.;,]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)s?\b[^.;,]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to|(?:widens?|widened|grows?|grew|shrinks?|shrank|narrows?|narrowed|increases?|increased|decreases?|decreased|rises?|rose|falls?|fell|climbs?|drops?)\s+to)|\blead\s+of|\bimprovement\s+of)"
                           r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:only|just|merely)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 # "50.6 to its 50.2": a possessive pronoun before the second number keeps the pair
@@ -85,7 +85,7 @@ _FRACTION = (r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|seventh|eighth|nint
 _COMPARE = [
     (r"(?:is|are|was|were|has\s+been|have\s+been)\s+(?:\w+\s+)?(?:out[a-z]+ed|beaten|surpassed|overtaken|bettered|topped|"
      r"edged\s+out|eclipsed|exceeded)\s+by", -1, True),
-    (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
+    (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing|en)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
      r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+(?:of\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+|~)?[\d.,]*\d\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s+)?over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"

@@ -1152,3 +1152,29 @@ def test_a_setting_x_per_y_is_named_by_the_words_of_x_not_by_y() -> None:
         ("value", "Thornbuf", None, "=", 93.5, None, None, None, None)}
     assert claims19("With 32 probes, MosaicRate reaches 39.1 QoE on FCC-18 [P1, Figure 7].") == {
         ("value", "MosaicRate", None, "=", 39.1, "QoE", "FCC-18", "probe samples per decision", 32.0)}
+
+
+LEX19_POSE = Lexicon(methods=["KestrelPose", "BramblePose", "Vantor-L", "Lifting baseline"],
+                     datasets=["Human3.6M", "3DPW"],
+                     quantities={"MPJPE (mm)": False, "PA-MPJPE (mm)": False, "FPS": True, "Params (M)": False},
+                     settings=["number of frames"])
+
+
+def claims_pose(text: str) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, LEX19_POSE)}
+
+
+def test_a_unit_two_quantities_share_names_neither_and_fps_is_a_rate() -> None:
+    got = claims_pose("Vantor-L posts the best PA-MPJPE on 3DPW (52.0 mm) [P1, Table 2].")
+    assert got == {("value", "Vantor-L", None, "=", 52.0, "PA-MPJPE (mm)", "3DPW", None, None),
+                   ("rank", "Vantor-L", None, "min", None, "PA-MPJPE (mm)", "3DPW", None, None)}
+    assert claims_pose("Per clip, the Lifting baseline is about three times faster than KestrelPose [P1, Table 3].") == {
+        ("compare", "Lifting baseline", "KestrelPose", ">", None, "FPS", None, None, None)}
+
+
+def test_a_gap_that_changes_is_no_value_and_a_passive_with_a_dataset_between() -> None:
+    assert claims_pose("The gap between KestrelPose and the Lifting baseline widens to 9.4 mm on 3DPW [P1, Table 1].") == set()
+    # on a lower-is-better metric, "A is beaten by B" is A's higher error
+    assert claims_pose("KestrelPose is beaten on 3DPW only by Vantor-L [P1, Table 1].") == {
+        ("compare", "KestrelPose", "Vantor-L", ">", None, None, "3DPW", None, None)}
