@@ -38,7 +38,7 @@ from ._patterns import (
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
-    _LATER_CLAUSE, _OVER_ALL_DATASETS, _ON_ALL_COUNTS, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
+    _LATER_CLAUSE, _GERUND_FROM, _MORE_DIFF_ON, _OVER_ALL_DATASETS, _ON_ALL_COUNTS, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
 )
 
 
@@ -249,7 +249,8 @@ class ClaimExtractor:
         ends: list[Number] = []  # the two ends of a change over a setting ("as the epochs grow from 50 to 300")
         for m in find_mentions(s):
             compound = m.role == "identifier" and _POINT_COMPOUND.match(s[m.end:]) is not None  # "a 3.5-point deficit"
-            joined = _SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier" else None
+            joined = (_SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier"
+                      else re.match(r"[kKM]-([a-z]+)\b", s[m.end:]))  # "a 64k-token context" on "(k tokens)"
             axis = None
             if joined:  # "a 12-epoch schedule"; "a 30-frame buffer" (the unit word "frames"); "a 336-step lookback
                 # window", "a 30-frame track buffer": the setting named right after the compound
@@ -285,6 +286,8 @@ class ClaimExtractor:
                 # be the settings of a change of value: below)
                 ends.append(Number(raw, m.start, m.end, "setting", None, _slack(m.text.replace(",", "")), ranged.canon))
                 continue
+            if _GERUND_FROM.search(s[:m.start]):
+                continue  # "Doubling the context from 16k to 32k tokens lifts ...": the ends of a change of a setting
             if _NOT_A_RESULT_BEFORE.search(s[max(0, m.start - 24):m.start]) or _CONFIDENCE_AFTER.match(s[m.end:]):
                 continue  # "p = 0.31", "a significance level of 0.05", "95% confidence": a test's number, no result
             reach = _REACH_BEFORE.search(s[:m.start])
@@ -824,6 +827,13 @@ class ClaimExtractor:
         last = diff
         for n in nums:
             if n.start <= last.end or n.role != "diff":
+                continue
+            on = _MORE_DIFF_ON.match(s[last.end:n.start])
+            d_on = next((x for x in datasets if on is not None and last.end + on.start("d") == x.start
+                         and last.end + on.end("d") == x.end), None)
+            if d_on is not None:  # "by 1.2 points on X and on Y by 2.2 points": its dataset before it
+                out.append((n, d_on.canon))
+                last = n
                 continue
             if not _MORE_DIFF_JOIN.match(s[last.end:n.start]):
                 break

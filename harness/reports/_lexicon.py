@@ -270,6 +270,9 @@ def setting_keywords(x_label: str) -> list[str]:
     if words and words[-1] == "dimension":
         out += [" ".join(words[:-1] + ["size"]), " ".join(words[:-1] + ["units"]), " ".join(words[:-1] + ["dim"]), "dim"]
     unit = _unit_of(x_label)
+    counted = re.fullmatch(r"[kKMB]\s+([a-z]{3,})", unit or "")
+    if counted:  # "context length (k tokens)" -> "a 64k-token context", "32k tokens": the noun it counts
+        out += [counted.group(1), counted.group(1).rstrip("s")]
     if unit and unit.lower() in _UNIT_WORDS:  # "labelled audio (hours)" -> "100 hours"; "SNR (dB)" -> "5 dB"
         out += _UNIT_WORDS[unit.lower()]
     return list(dict.fromkeys(out))

@@ -88,7 +88,7 @@ _COMPARE = [
     (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing|en)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+(?:of\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+|~)?[\d.,]*\d\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s+)?over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+(?:of\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+|~)?[\d.,]*\d\s*(?:%|(?:[\w@\-]{1,12}\s+)?(?:points?|pts?|pp)|[A-Za-z]{1,6})?\s+)?over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"
      r"(?:wins?|won)\s+(?:over|against)",
      1, True),
     # "reduces MAE on X by 0.014 relative to B", "raises throughput by 12% over B": a change of a raw value against a
@@ -140,7 +140,8 @@ _RANK = [
      1, True),
     (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
      r"least\s+accurate|worst|weakest|last\s+place|(?<=[\w)]\s)last(?=\s*(?:[,.;\[]|$))|(?:at|to)\s+the\s+bottom\s+of|"
-     r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|is\s+outperformed\s+by)\s+(?:every|all|each)\b|"
+     r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|(?:is|are|was|were)\s+(?:out[a-z]+ed|beaten|surpassed|bettered|"
+     r"topped|exceeded|overtaken)\s+by)\s+(?:every|all|each)\b|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
      r"firmly|dead)\s+)?last", -1, True),
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?:above|over)\s+(?:every|all|any)(?:\s+(?:the\s+)?others?)?(?=\s+(?:curves?|lines?|series|models?|methods?|systems?|networks?|entries|bars?|points?|baselines?)\b|\s*[,.;\[(]|\s+(?:on|in|at|for|across)\b)|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;()]|$|"
@@ -315,3 +316,9 @@ _OVER_ALL_DATASETS = re.compile(r"^\s+(?:on\s+|across\s+|in\s+)?(both|all\s+(?:t
 # "the worst on both counts", "best on all metrics": a rank on every quantity its clause names
 _ON_ALL_COUNTS = re.compile(r"^\s+(?:on|in|by|across)\s+(?:both|all(?:\s+(?:three|four))?|every)\s+(?:counts?|metrics?|measures?|"
                             r"fronts?|criteria|respects?|scores|axes)\b", re.I)
+
+# "Doubling the context from 16k to 32k tokens lifts ...": a fronted gerund of change over a setting; its ends are no values
+_GERUND_FROM = re.compile(r"^\W*[A-Za-z]+ing\b[^,;]{0,60}?\bfrom\s*(?:[\d.,]+\s*[kKMB%]?\s*(?:to|-|–)\s*)?$")
+# "lifts A on X by 1.2 points and on Y by 2.2 points": the next difference, its dataset before it
+_MORE_DIFF_ON = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z@\-]{1,10}(?:\s+points?)?)?\s*,?\s*(?:and|while)\s+(?:on|in|for)\s+(?:the\s+)?"
+                           r"(?P<d>[^,;]{1,40}?)\s+by\s+(?:about\s+|roughly\s+|nearly\s+)?$", re.I)

@@ -1178,3 +1178,30 @@ def test_a_gap_that_changes_is_no_value_and_a_passive_with_a_dataset_between() -
     # on a lower-is-better metric, "A is beaten by B" is A's higher error
     assert claims_pose("KestrelPose is beaten on 3DPW only by Vantor-L [P1, Table 1].") == {
         ("compare", "KestrelPose", "Vantor-L", ">", None, None, "3DPW", None, None)}
+
+
+LEX19_LC = Lexicon(methods=["Harlow-7B", "Quince-13B", "Orvel-3B", "TerraLM"], datasets=["NarrativeQA", "QuALITY"],
+                   quantities={"F1 (%)": True, "accuracy (%)": True, "latency (s)": False},
+                   settings=["context length (k tokens)", "retrieved chunks"])
+
+
+def claims_lc(text: str) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, LEX19_LC)}
+
+
+def test_verbose_differences_passive_ranks_and_differences_per_dataset() -> None:
+    assert claims_lc("Notably, Harlow-7B shows a clear improvement of 2.7 F1 points over Orvel-3B on NarrativeQA "
+                     "[P1, Table 1].") == {("compare", "Harlow-7B", "Orvel-3B", ">", 2.7, "F1 (%)", "NarrativeQA", None, None)}
+    assert claims_lc("On QuALITY, Orvel-3B is outscored by every other model [P1, Table 1].") == {
+        ("rank", "Orvel-3B", None, "min", None, None, "QuALITY", None, None)}
+    assert claims_lc("TerraLM leads Harlow-7B on QuALITY by 1.4 points and on NarrativeQA by 0.6 points "
+                     "[P1, Table 1].") == {("compare", "TerraLM", "Harlow-7B", ">", 1.4, None, "QuALITY", None, None),
+                                           ("compare", "TerraLM", "Harlow-7B", ">", 0.6, None, "NarrativeQA", None, None)}
+
+
+def test_a_fronted_change_of_a_setting_and_a_setting_counted_in_thousands() -> None:
+    assert claims_lc("Quadrupling the context from 8k to 32k tokens lifts TerraLM's accuracy on QuALITY by 3.0 points "
+                     "[P1, Figure 2].") == set()
+    assert claims_lc("In the 16k-token setting, Quince-13B keeps 57.9% accuracy on QuALITY [P1, Figure 2].") == {
+        ("value", "Quince-13B", None, "=", 57.9, "accuracy (%)", "QuALITY", "context length (k tokens)", 16.0)}
