@@ -140,6 +140,7 @@ class ClaimExtractor:
     def __init__(self, lex: Lexicon):
         self.lex = lex
         self._fronted: str | None = None
+        self._methods: list[Span] = []
         pats: list[tuple[str, str, str]] = []
         for m in lex.methods:
             pats.append(("method", m, m))
@@ -467,6 +468,7 @@ class ClaimExtractor:
         methods = [sp for sp in spans if sp.kind == "method"]
         if not methods:
             return []
+        self._methods = methods
         nums = self.numbers(s, spans)
         datasets = [sp for sp in spans if sp.kind == "dataset"]
         quants = [sp for sp in spans if sp.kind == "quantity"]
@@ -664,6 +666,9 @@ class ClaimExtractor:
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
         after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])
                  and not _INTRODUCES_NUMBER.match(s[d.end:])  # not "..., and FreeSolv with 1.12": the next number's
+                 and not any(n.end <= x.start and x.end <= d.start and re.search(r"(?:,\s*(?:and|while|whereas|but)|;)\s*(?:the\s+)?$",
+                                                                             s[n.end:x.start]) for x in self._methods)
+                 # not "A comes first with 91.2%, and B first on Y": Y is the next subject's
                  and not (re.match(r"[^,;]*?,\s*(?:and|or)\s+(?:the|its|a|an|their)\b", s[n.end:d.start]) and any(
                      x.end <= n.start and not re.search(r";|,\s*(?:and|or|while|whereas|but)\b", s[x.end:n.start])
                      for x in datasets))]  # "the best MRR on X, 42.1, and the best nDCG on Y": Y is the next phrase's
@@ -1033,7 +1038,7 @@ _UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?
 _DIFF_LIST_JOIN = re.compile(r"\s*(?:%|points?|pts?|[A-Za-z]{1,6})?\s*(?:on|in|for)\s+[^,;]{1,30}?\s*,?\s*and\s+", re.I)
 _DIFF_LIST_END = re.compile(r"\s*(?:%|points?|pts?|[A-Za-z]{1,6})?\s*(?:on|in|for)\s", re.I)
 # "by 0.75 FID on CIFAR-10 and by 0.39 on FFHQ": a second difference of the same comparison
-_MORE_DIFF_JOIN = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:(?:on|in|for)\s+[^,;]{1,40}?)?\s*,?\s*"
+_MORE_DIFF_JOIN = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6}(?:[\s-]+points?)?|[\w@\-]{1,12}\s+points?)?\s*(?:(?:on|in|for)\s+[^,;]{1,40}?)?\s*,?\s*"
                              r"(?:and|but\s+only|while)\s+(?:by\s+)?(?:only\s+|just\s+|about\s+|roughly\s+)?$", re.I)
 _DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"
 
@@ -1172,6 +1177,9 @@ def _datasets_near(s: str, datasets: list[Span], at: int) -> list[str | None]:
     """The dataset a comparison or rank is about, or every dataset of a coordination it sits in ("first on X and Y");
     not one named after a later clause starts ("the highest throughput but the lowest accuracy on CiteSeer")."""
     datasets = [d for d in datasets if d.start < at or not _CLAUSE_BREAK.search(s[at:d.start])]
+    own = [d for d in datasets if d.start >= at]
+    if own and any(d.end <= at for d in datasets) and all(_CLAUSE_BREAK.search(s[d.end:at]) for d in datasets if d.end <= at):
+        datasets = own  # "A is second on X but tops the column on Y": its own clause's dataset, not the earlier clause's
     one = _dataset_near(datasets, at)
     if one is None:
         return [None]

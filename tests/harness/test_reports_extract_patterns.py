@@ -1205,3 +1205,15 @@ def test_a_fronted_change_of_a_setting_and_a_setting_counted_in_thousands() -> N
                      "[P1, Figure 2].") == set()
     assert claims_lc("In the 16k-token setting, Quince-13B keeps 57.9% accuracy on QuALITY [P1, Figure 2].") == {
         ("value", "Quince-13B", None, "=", 57.9, "accuracy (%)", "QuALITY", "context length (k tokens)", 16.0)}
+
+
+def test_a_dataset_of_the_next_subject_or_the_own_clause_and_differences_in_quantity_points() -> None:
+    got = claims19("PelicanABR comes first on FCC-18 with a QoE of 41.2, and Quorra-L first on Norway3G [P1, Table 1].")
+    assert ("value", "PelicanABR", None, "=", 41.2, "QoE", "FCC-18", None, None) in got
+    assert not any(c[6] == "Norway3G" and c[1] == "PelicanABR" for c in got)
+    assert ranks19("Thornbuf is second-best on FCC-18 but tops the QoE column on Norway3G [P1, Table 1].") == {
+        ("rank", "Thornbuf", None, "max", None, "QoE", "Norway3G", None, None)}
+    got = claims19("The Buffer-based baseline trails PelicanABR by 9.6 QoE points on FCC-18 and by 7.9 on Norway3G "
+                   "[P1, Table 1].")
+    assert got == {("compare", "Buffer-based baseline", "PelicanABR", "<", 9.6, "QoE", "FCC-18", None, None),
+                   ("compare", "Buffer-based baseline", "PelicanABR", "<", 7.9, "QoE", "Norway3G", None, None)}
