@@ -104,6 +104,12 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
                 word = m.group(0).split()[-1].lower()
                 out.append(Comparison(subj.end, m.end(), subj, o, pol, quality, word))
                 break
+        else:  # "Relative to B, A cuts rebuffering from 6.5% to 1.9%": a verb of change against the fronted method
+            m = _FRONTED_CHANGE.match(s, subj.end)
+            if m is not None:
+                verb = m.group(1).lower()
+                pol = -1 if re.match(r"(?:cut|reduc|lower|decreas|trim|halv)", verb) else 1
+                out.append(Comparison(subj.end, m.end(), subj, o, pol, verb.startswith("improv"), verb))
     for m in _GAP_BETWEEN.finditer(s):  # "the gap between A and B is 0.016, in A's favour": A is the better one
         pair = [x for x in methods if m.end() <= x.start and not re.search(r"[;]|\.(?!\d)", s[m.end():x.start])][:2]
         if len(pair) < 2 or not _AND_ONLY.fullmatch(s[pair[0].end:pair[1].start]) or pair[0].canon == pair[1].canon:
@@ -125,6 +131,8 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
                               word.split()[-1]))
     return sorted(out, key=lambda c: c.start)
 
+_FRONTED_CHANGE = re.compile(r"\s+(?:(?:also|further|substantially|sharply|clearly|markedly)\s+)?(cuts?|reduces?|lowers?|decreases?|"
+                             r"trims?|halves|raises?|increases?|boosts?|lifts?|improves?)\b", re.I)
 _GAP_BETWEEN = re.compile(r"\b(?:gap|difference|margin|spread)\s+between\s+(?:the\s+)?", re.I)
 _AND_ONLY = re.compile(r"\s*(?:['’]s\s+[\w@%\-/]+\s+)?and\s+(?:the\s+)?", re.I)
 # "in A's favour", "in favour of A", "favouring A"

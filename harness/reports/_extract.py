@@ -896,6 +896,10 @@ class ClaimExtractor:
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
                 later = [x for x in methods if x.start >= m.end()]
                 subj = prior[-1] if prior else (later[0] if later else None)
+                appos = next((x for x in later if re.fullmatch(r"\s*(?:[\w\-]+\s+)?,\s*(?:the\s+)?", s[m.end():x.start])
+                              and re.match(r"\s*(?:[,.;)\[]|$)", s[x.end:])), None)
+                if appos is not None:  # "5.8 points behind the leader, B, on X": the method in apposition to it
+                    subj = appos
                 if subj is None and re.search(r"\d[\d.,]*\s*(?:%|[A-Za-z/\-]+(?:\s+[A-Za-z/\-]+){0,8})?\s*,\s*(?:the\s+)?$",
                                               s[clause_start:m.start()]) and s[clause_start:clause_start + 1] == ":":
                     # "A is expensive: 31 hours per run, the longest": the superlative of a value that elaborates on A
@@ -1007,6 +1011,10 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
         out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
     if n.unit == "%":  # "(77.5M params): 73.8% / 62.5%": a percentage is no quantity measured in another unit
         out = [q for q in out if (_unit_of(q.canon) or "%") in ("%", "") or q.unit]
+    glued = [q for q in out if q.start >= n.end and re.fullmatch(r"[\s%kKMB]*", s[n.end:q.start]) and not q.unit]
+    if glued and any(q.end <= n.start and any(v.end <= q.start and re.fullmatch(r"[\s%kKMB]*", s[v.end:q.start])
+                                              for v in values if v is not n) for q in out):
+        return glued[:1]  # "30.2 QoE, 6.5% rebuffering": the name right after a value, not the one of the value before
     # a unit written after another number ("needs only 7.1 ms for 30.40") is that number's, and those joined to it
     return [q for q in out if not q.unit or _unit_reaches(s, n, q, values)]
 

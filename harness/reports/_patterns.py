@@ -53,7 +53,8 @@ _COMPARATIVE_RE = [(re.compile(rf"{_COMPARATIVE_LEAD}(?<![\w-])(?:{p})(?![\w-])"
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
                           "slower": "throughput", "cheaper": "gflops", "longer": "time", "shorter": "time"}
 _SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at|\(|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
-                                  r"dropped|decreases?|decreased|shrinks?|shrank|is\s+(?:raised|increased|reduced|set))\s+to)?\s*$",
+                                  r"dropped|decreases?|decreased|shrinks?|shrank|(?:is\s+|being\s+)?(?:raised|increased|reduced|set|"
+                                  r"fixed|cut|lowered|limited|capped))\s+to)?\s*$",
                                   re.I)
 # "Raising the update ratio to 20", "cutting the window to 96": a setting a verb of change sets to its number
 _SET_TO_VERB = re.compile(r"\b(?:rais|increas|reduc|lower|grow|widen|shrink|cut|extend|lengthen|shorten|enlarg|doubl|halv|"
@@ -135,6 +136,7 @@ _RANK = [
      r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|"
      r"(?:outperforms?|beats?|surpass(?:es)?|tops?|leads?|is\s+ahead\s+of)\s+(?:every|all|each)\b|"
      r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|(?<=the\s)top(?!\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|few|handful)\b))(?=\s+[\w@\-]+)|"
+     r"state[\s-]of[\s-]the[\s-]art(?!\s+(?:methods?|models?|systems?|baselines?|approaches)\b)|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:(?:with|the|all|on|every|at)\b|(?-i:[A-Z])))|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
      1, True),

@@ -1217,3 +1217,23 @@ def test_a_dataset_of_the_next_subject_or_the_own_clause_and_differences_in_quan
                    "[P1, Table 1].")
     assert got == {("compare", "Buffer-based baseline", "PelicanABR", "<", 9.6, "QoE", "FCC-18", None, None),
                    ("compare", "Buffer-based baseline", "PelicanABR", "<", 7.9, "QoE", "Norway3G", None, None)}
+
+
+def test_model_written_phrasing_state_of_the_art_apposition_and_a_fronted_verb_of_change() -> None:
+    assert ranks19("**Key finding:** Thornbuf achieves state-of-the-art performance on Norway3G, with a QoE of 38.9 "
+                   "[P1, Table 1].") == {("rank", "Thornbuf", None, "max", None, "QoE", "Norway3G", None, None)}
+    assert ranks19("Quorra-L lags 4.4 points behind the leader, PelicanABR, on FCC-18 [P1, Table 1].") == {
+        ("rank", "PelicanABR", None, "max", None, None, "FCC-18", None, None)}
+    got = claims19("Relative to the Buffer-based baseline, MosaicRate cuts rebuffering from 6.1% to 2.2% on Norway3G "
+                   "[P1, Table 1].")
+    assert got == {("value", "Buffer-based baseline", None, "=", 6.1, "rebuffering (%)", "Norway3G", None, None),
+                   ("value", "MosaicRate", None, "=", 2.2, "rebuffering (%)", "Norway3G", None, None),
+                   ("compare", "MosaicRate", "Buffer-based baseline", "<", None, "rebuffering (%)", "Norway3G", None, None)}
+
+
+def test_a_name_right_after_a_value_and_a_setting_set_to_a_number() -> None:
+    assert claims19("- Thornbuf: 37.1 QoE, 2.9% rebuffering [P1, Table 1]") == {
+        ("value", "Thornbuf", None, "=", 37.1, "QoE", None, None, None),
+        ("value", "Thornbuf", None, "=", 2.9, "rebuffering (%)", None, None, None)}
+    assert claims19("With the lookahead horizon fixed to 6, PelicanABR's QoE is 40.7 [P1, Figure 2].") == {
+        ("value", "PelicanABR", None, "=", 40.7, "QoE", None, "lookahead horizon", 6.0)}
