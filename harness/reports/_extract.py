@@ -38,7 +38,7 @@ from ._patterns import (
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
-    _LATER_CLAUSE, _GERUND_FROM, _MORE_DIFF_ON, _OVER_ALL_DATASETS, _ON_ALL_COUNTS, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
+    _LATER_CLAUSE, _OVER_ALL_FRONTED, _GERUND_FROM, _MORE_DIFF_ON, _OVER_ALL_DATASETS, _ON_ALL_COUNTS, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
 )
 
 
@@ -667,7 +667,8 @@ class ClaimExtractor:
         after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])
                  and not _INTRODUCES_NUMBER.match(s[d.end:])  # not "..., and FreeSolv with 1.12": the next number's
                  and not any(n.end <= x.start and x.end <= d.start and re.search(r"(?:,\s*(?:and|while|whereas|but)|;)\s*(?:the\s+)?$",
-                                                                             s[n.end:x.start]) for x in self._methods)
+                                                                             s[n.end:x.start]) and not re.match(r"\s*\(", s[x.end:])
+                             for x in self._methods)
                  # not "A comes first with 91.2%, and B first on Y": Y is the next subject's
                  and not (re.match(r"[^,;]*?,\s*(?:and|or)\s+(?:the|its|a|an|their)\b", s[n.end:d.start]) and any(
                      x.end <= n.start and not re.search(r";|,\s*(?:and|or|while|whereas|but)\b", s[x.end:n.start])
@@ -937,7 +938,7 @@ class ClaimExtractor:
                 mine_d = [x for x in datasets if not (x.start >= m.end() and _INTRODUCES_NUMBER.match(s[x.end:])
                                                       and any(y.end <= m.start() for y in datasets))]
                 near = _datasets_near(s, mine_d, m.start())
-                every = _OVER_ALL_DATASETS.match(s[m.end():])
+                every = _OVER_ALL_DATASETS.match(s[m.end():]) or _OVER_ALL_FRONTED.search(s[:m.start()])
                 named_d = list(dict.fromkeys(x.canon for x in datasets))
                 if every is not None and len(named_d) >= 2 and (every.group(1).lower() != "both" or len(named_d) == 2):
                     near = named_d  # "tops both classification benchmarks, with 74.9 on X and 79.3 on Y": one rank each

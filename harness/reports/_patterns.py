@@ -145,7 +145,7 @@ _RANK = [
      r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|(?:is|are|was|were)\s+(?:out[a-z]+ed|beaten|surpassed|bettered|"
      r"topped|exceeded|overtaken)\s+by)\s+(?:every|all|each)\b|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
-     r"firmly|dead)\s+)?last", -1, True),
+     r"firmly|dead|a\s+distant|a\s+clear|a\s+close|distant)\s+)?last", -1, True),
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?:above|over)\s+(?:every|all|any)(?:\s+(?:the\s+)?others?)?(?=\s+(?:curves?|lines?|series|models?|methods?|systems?|networks?|entries|bars?|points?|baselines?)\b|\s*[,.;\[(]|\s+(?:on|in|at|for|across)\b)|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;()]|$|"
      r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b)|"
      r"highest|largest|heaviest|fastest|quickest|"
@@ -324,3 +324,8 @@ _GERUND_FROM = re.compile(r"^\W*[A-Za-z]+ing\b[^,;]{0,60}?\bfrom\s*(?:[\d.,]+\s*
 # "lifts A on X by 1.2 points and on Y by 2.2 points": the next difference, its dataset before it
 _MORE_DIFF_ON = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z@\-]{1,10}(?:\s+points?)?)?\s*,?\s*(?:and|while)\s+(?:on|in|for)\s+(?:the\s+)?"
                            r"(?P<d>[^,;]{1,40}?)\s+by\s+(?:about\s+|roughly\s+|nearly\s+)?$", re.I)
+
+# "Across both benchmarks, A is the most accurate, with ... on X and ... on Y": a fronted scope over every dataset named
+_OVER_ALL_FRONTED = re.compile(r"(?:^|[,;])\W*(?:across|on|in|over)\s+(both|all\s+(?:two|three|four|five|six)|all(?:\s+the)?|every)\s+"
+                               r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|test\s+sets?|environments?|suites?|"
+                               r"graphs?|corpora|collections?|domains?)\s*,[^;]*$", re.I)

@@ -1237,3 +1237,12 @@ def test_a_name_right_after_a_value_and_a_setting_set_to_a_number() -> None:
         ("value", "Thornbuf", None, "=", 2.9, "rebuffering (%)", None, None, None)}
     assert claims19("With the lookahead horizon fixed to 6, PelicanABR's QoE is 40.7 [P1, Figure 2].") == {
         ("value", "PelicanABR", None, "=", 40.7, "QoE", None, "lookahead horizon", 6.0)}
+
+
+def test_a_fronted_scope_over_every_dataset_and_a_distant_last() -> None:
+    got = ranks19("Across both trace sets, PelicanABR is the strongest controller, with QoE scores of 41.2 on FCC-18 "
+                  "and 38.4 on Norway3G [P1, Table 1].")
+    assert got == {("rank", "PelicanABR", None, "max", None, "QoE", "FCC-18", None, None),
+                   ("rank", "PelicanABR", None, "max", None, "QoE", "Norway3G", None, None)}
+    assert ranks19("The Buffer-based baseline is a distant last on Norway3G [P1, Table 1].") == {
+        ("rank", "Buffer-based baseline", None, "min", None, None, "Norway3G", None, None)}
