@@ -313,8 +313,8 @@ _PLURAL_SUBJECT = re.compile(r"(?:;|,\s*(?:and|but|yet|while)|:)\s*(?:but\s+|yet
 
 # "tops both classification benchmarks", "is best on all three datasets": a rank on every dataset the sentence names
 _OVER_ALL_DATASETS = re.compile(r"^\s+(?:on\s+|across\s+|in\s+)?(both|all\s+(?:two|three|four|five|six)|all(?:\s+the)?|every)\s+"
-                                r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|test\s+sets?|environments?|suites?|"
-                                r"graphs?|corpora|collections?|domains?)\b", re.I)
+                                r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|(?:test|trace|evaluation|data)\s+sets?|"
+                                r"environments?|suites?|graphs?|corpora|collections?|domains?)\b", re.I)
 # "the worst on both counts", "best on all metrics": a rank on every quantity its clause names
 _ON_ALL_COUNTS = re.compile(r"^\s+(?:on|in|by|across)\s+(?:both|all(?:\s+(?:three|four))?|every)\s+(?:counts?|metrics?|measures?|"
                             r"fronts?|criteria|respects?|scores|axes)\b", re.I)
@@ -327,5 +327,5 @@ _MORE_DIFF_ON = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z@\-]{1,10}(?:\s+poi
 
 # "Across both benchmarks, A is the most accurate, with ... on X and ... on Y": a fronted scope over every dataset named
 _OVER_ALL_FRONTED = re.compile(r"(?:^|[,;])\W*(?:across|on|in|over)\s+(both|all\s+(?:two|three|four|five|six)|all(?:\s+the)?|every)\s+"
-                               r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|test\s+sets?|environments?|suites?|"
-                               r"graphs?|corpora|collections?|domains?)\s*,[^;]*$", re.I)
+                               r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|(?:test|trace|evaluation|data)\s+sets?|"
+                               r"environments?|suites?|graphs?|corpora|collections?|domains?)\s*,[^;]*$", re.I)
