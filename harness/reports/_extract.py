@@ -1176,6 +1176,8 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
     if right is not None:
         return right
     before = [n for n in settings if n.end <= start]
+    if len(before) >= 2 and re.search(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+$", s[before[-2].end:before[-1].start]):
+        before = before[:-1]  # "Feeding 81 frames instead of 27, A ...": the setting in effect is the first
     own = [n for n in settings if n.start >= end and not _CLAUSE_BREAK.search(s[end:n.start])]
     if before and own and _CLAUSE_BREAK.search(s[before[-1].end:start]):
         return own[0]  # "A needs 50 steps to reach 2.5, while B gets to 3.0 in 10 steps": its own clause's setting

@@ -1246,3 +1246,9 @@ def test_a_fronted_scope_over_every_dataset_and_a_distant_last() -> None:
                    ("rank", "PelicanABR", None, "max", None, "QoE", "Norway3G", None, None)}
     assert ranks19("The Buffer-based baseline is a distant last on Norway3G [P1, Table 1].") == {
         ("rank", "Buffer-based baseline", None, "min", None, None, "Norway3G", None, None)}
+
+
+def test_a_value_stated_at_a_setting_instead_of_another_is_at_the_first() -> None:
+    assert claims_pose("Feeding 81 frames instead of 27, KestrelPose lowers its MPJPE to 42.0 mm on Human3.6M "
+                       "[P1, Figure 2].") == {
+        ("value", "KestrelPose", None, "=", 42.0, "MPJPE (mm)", "Human3.6M", "number of frames", 81.0)}
