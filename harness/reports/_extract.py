@@ -38,7 +38,7 @@ from ._patterns import (
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
-    _LATER_CLAUSE, _OVER_ALL_FRONTED, _GERUND_FROM, _MORE_DIFF_ON, _OVER_ALL_DATASETS, _ON_ALL_COUNTS, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
+    _LATER_CLAUSE, _COUNT_PREP_BEFORE, _OVER_ALL_FRONTED, _GERUND_FROM, _MORE_DIFF_ON, _OVER_ALL_DATASETS, _ON_ALL_COUNTS, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
 )
 
 
@@ -337,6 +337,18 @@ class ClaimExtractor:
                 continue
             if not hit and _TOP_N_BEFORE.search(s[:m.start]) and re.match(r"\s*(?:[\w\-]+\s+){0,2}?[a-z][\w\-]*s\b", rest):
                 continue  # "the top 1,000 BM25 candidates", "the first 20 queries": a count, no result
+            noun = re.match(r"\s*(?:[A-Za-z0-9][\w\-]*\s+)?(?!(?:its|this|is|was|has|as|thus|plus|across|versus|whereas|less|"
+                            r"unless|does|always|us|puts|gets|sets|lets|keeps|stays|sits|lags|leads|trails|beats|tops|"
+                            r"edges|rises|falls|drops|grows|reaches|hits|gains|loses|wins)\b)([a-z]{3,}s|[A-Z]{2,}s)\b"
+                            r"(?!\s+(?:it|its|the|them|[A-Z]))", rest)
+            if (not hit and noun is not None and _COUNT_PREP_BEFORE.search(s[:m.start]) and noun.group(1).lower() not in (
+                    "points", "times", "pts") and not any(sp.start < m.end + len(glued) + noun.end() and sp.end > m.end + len(glued)
+                                                        for sp in spans)):
+                continue  # "evaluated on 2,000 questions", "on 4 A100 GPUs", "over 3 seeds": a count of things
+            if (not hit and glued in ("M", "B") and glued.lower() not in self._magnitude_axes
+                    and not any((_unit_of(k) or "").upper() == glued for k in self.lex.quantities)
+                    and not any(sp.kind == "quantity" and 0 <= sp.start - m.end - 1 <= 3 for sp in spans)):
+                continue  # "the 13B model", "8.8M passages" where no quantity is counted in that magnitude: no result
             count = _COUNT_AFTER.match(rest)
             if not hit and (_HYPER_BEFORE.search(s[max(0, m.start - 30):m.start]) or (count is not None and not any(
                     sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):

@@ -329,3 +329,7 @@ _MORE_DIFF_ON = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z@\-]{1,10}(?:\s+poi
 _OVER_ALL_FRONTED = re.compile(r"(?:^|[,;])\W*(?:across|on|in|over)\s+(both|all\s+(?:two|three|four|five|six)|all(?:\s+the)?|every)\s+"
                                r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|(?:test|trace|evaluation|data)\s+sets?|"
                                r"environments?|suites?|graphs?|corpora|collections?|domains?)\s*,[^;]*$", re.I)
+
+# "evaluated on 2,000 questions", "averaged over 3 seeds", "trained on 4 GPUs": a preposition before a count of things
+_COUNT_PREP_BEFORE = re.compile(r"\b(?:on|over|across|using|from|among)\s+(?:the\s+|a\s+|all\s+|only\s+|just\s+|about\s+|roughly\s+)?$",
+                                re.I)

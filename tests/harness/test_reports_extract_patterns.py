@@ -1252,3 +1252,13 @@ def test_a_value_stated_at_a_setting_instead_of_another_is_at_the_first() -> Non
     assert claims_pose("Feeding 81 frames instead of 27, KestrelPose lowers its MPJPE to 42.0 mm on Human3.6M "
                        "[P1, Figure 2].") == {
         ("value", "KestrelPose", None, "=", 42.0, "MPJPE (mm)", "Human3.6M", "number of frames", 81.0)}
+
+
+def test_counts_after_a_preposition_and_magnitudes_no_quantity_counts_are_no_results() -> None:
+    assert claims_lc("Quince-13B is evaluated on 2,000 questions from QuALITY, where it scores 61.4% accuracy "
+                     "[P1, Table 1].") == {("value", "Quince-13B", None, "=", 61.4, "accuracy (%)", "QuALITY", None, None)}
+    assert claims_lc("Run on 8 H100 GPUs, TerraLM reaches 45.1 F1 on NarrativeQA [P1, Table 1].") == {
+        ("value", "TerraLM", None, "=", 45.1, "F1 (%)", "NarrativeQA", None, None)}
+    # no quantity of this context is counted in billions: "the 13B model" describes the model
+    assert claims_lc("The 13B model Quince-13B beats the 7B Harlow-7B by 1.8 F1 on NarrativeQA [P1, Table 1].") == {
+        ("compare", "Quince-13B", "Harlow-7B", ">", 1.8, "F1 (%)", "NarrativeQA", None, None)}
