@@ -646,14 +646,17 @@ class ClaimExtractor:
 
     def _respective_datasets(self, s: str, values: list[Number]) -> dict[int, str]:
         """"with FIDs of 11.1, 9.5 and 8.7 on X, Y and Z respectively": each value's dataset, in order."""
-        if len(values) < 2 or not re.search(r"\brespectively\b", s[values[-1].end:], re.I):
+        if len(values) < 2:
             return {}
+        respectively = re.search(r"\brespectively\b", s[values[-1].end:], re.I) is not None
         if not all(_SETTING_LIST_JOIN.match(s[a.end:b.start]) for a, b in zip(values, values[1:])):
             return {}
         datasets = [sp for sp in self.spans(s) if sp.kind == "dataset" and sp.start >= values[-1].end]
         if not datasets or not re.fullmatch(r"\s*%?\s*(?:[A-Za-z/]+\s+)?(?:on|in|for)\s+(?:the\s+)?", s[values[-1].end:datasets[0].start]):
             return {}
         listed = _dataset_list(s, datasets[0].start, datasets)
+        if not respectively and not (len(values) >= 3 and re.search(r"\band\b", s[values[-2].end:values[-1].start])):
+            return {}  # "scores 82.0, 90.5 and 88.1 on X, Y and Z": a list of three or more pairs in order without it
         return {id(n): d for n, d in zip(values, listed)} if len(listed) == len(values) else {}
 
     def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span],
@@ -1023,7 +1026,8 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
     if any(q.end <= n.start for q in out):
         out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
     if n.unit == "%":  # "(77.5M params): 73.8% / 62.5%": a percentage is no quantity measured in another unit
-        out = [q for q in out if (_unit_of(q.canon) or "%") in ("%", "") or q.unit]
+        out = [q for q in out if ((_unit_of(q.canon) or "%") in ("%", "") or q.unit) and not (
+            _unit_of(q.canon) is None and quantity_family(q.canon) in COST_FAMILIES)]  # nor a cost ("84.3% at 9.1 GFLOPs")
     glued = [q for q in out if q.start >= n.end and re.fullmatch(r"[\s%kKMB]*", s[n.end:q.start]) and not q.unit]
     if glued and any(q.end <= n.start and any(v.end <= q.start and re.fullmatch(r"[\s%kKMB]*", s[v.end:q.start])
                                               for v in values if v is not n) for q in out):

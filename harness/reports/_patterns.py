@@ -175,7 +175,7 @@ _SUBJ_GAP = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:(?:both|each|all|also|clearly|
 # "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
 _VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")
 # "A is less accurate than B but 40% faster": a second comparative, without "than", shares the comparison's methods
-_ELIDED = re.compile(r"^(?:[^;.()]|\([^()]*\)){0,40}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|(?!(?:leads?|wins?|trails?|lags?)\b)[a-z]+s|"
+_ELIDED = re.compile(r"^(?:[^;.()]|(?<=\d)\.(?=\d)|\([^()]*\)){0,40}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|(?!(?:leads?|wins?|trails?|lags?)\b)[a-z]+s|"
                      r"nearly|almost|only|just|[\d.,]+\s*(?:%|x|×|times|(?:[A-Za-z][\w@\-/]*\s+)?points?|pp)?)\s+)*", re.I)
 # "outperformed on COCO by B", "A, beaten only by B": a participle read as a passive
 _PARTICIPLE = re.compile(r"^(?:out\w+ed|beaten|surpassed|overtaken|eclipsed|bettered|topped|exceeded|edged\s+(?:out|past))$", re.I)

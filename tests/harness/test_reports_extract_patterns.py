@@ -1155,7 +1155,7 @@ def test_a_setting_x_per_y_is_named_by_the_words_of_x_not_by_y() -> None:
 
 
 LEX19_POSE = Lexicon(methods=["KestrelPose", "BramblePose", "Vantor-L", "Lifting baseline"],
-                     datasets=["Human3.6M", "3DPW"],
+                     datasets=["Human3.6M", "MPI-INF-3DHP", "3DPW"],
                      quantities={"MPJPE (mm)": False, "PA-MPJPE (mm)": False, "FPS": True, "Params (M)": False},
                      settings=["number of frames"])
 
@@ -1262,3 +1262,20 @@ def test_counts_after_a_preposition_and_magnitudes_no_quantity_counts_are_no_res
     # no quantity of this context is counted in billions: "the 13B model" describes the model
     assert claims_lc("The 13B model Quince-13B beats the 7B Harlow-7B by 1.8 F1 on NarrativeQA [P1, Table 1].") == {
         ("compare", "Quince-13B", "Harlow-7B", ">", 1.8, "F1 (%)", "NarrativeQA", None, None)}
+
+
+def test_an_elided_comparative_after_a_decimal_and_three_values_over_three_datasets() -> None:
+    got = claims_lc("Harlow-7B trails Quince-13B by 1.8 points on NarrativeQA but is 0.7 points better on QuALITY "
+                    "[P1, Table 1].")
+    assert got == {("compare", "Harlow-7B", "Quince-13B", "<", 1.8, None, "NarrativeQA", None, None),
+                   ("compare", "Harlow-7B", "Quince-13B", ">", 0.7, None, "QuALITY", None, None)}
+    got = claims_pose("Vantor-L scores 41.9, 54.2 and 65.0 on Human3.6M, MPI-INF-3DHP and 3DPW [P1, Table 1].")
+    assert {(c[4], c[6]) for c in got} == {(41.9, "Human3.6M"), (54.2, "MPI-INF-3DHP"), (65.0, "3DPW")}
+    # two values over two datasets without "respectively" stay unpaired (a value may share one dataset)
+    got = claims_pose("Vantor-L scores 41.9 and 42.3 on Human3.6M [P1, Table 1].")
+    assert {(c[4], c[6]) for c in got} == {(41.9, "Human3.6M"), (42.3, "Human3.6M")}
+
+
+def test_a_percentage_takes_no_cost_quantity() -> None:
+    got = claims_pose("The scatter shows KestrelPose reaching 91.0% at 140 FPS [P1, Figure 1].")
+    assert ("value", "KestrelPose", None, "=", 91.0, None, None, None, None) in got
