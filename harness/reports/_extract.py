@@ -708,10 +708,10 @@ class ClaimExtractor:
 
     def _fronted_quantity(self, s: str) -> str | None:
         """"Parameter-wise, ...", "Latency-wise, ...", "In terms of parameters, ...": a fronted quantity."""
-        m = re.match(r"\W*(?:([A-Za-z][\w@]*(?:\s+[A-Za-z][\w@]*)?)-wise|in\s+terms\s+of\s+([^,;]{2,40}?))\s*,", s, re.I)
+        m = re.match(r"\W*(?:([A-Za-z][\w@\-]*?(?:\s+[A-Za-z][\w@\-]*?)?)-wise|in\s+terms\s+of\s+([^,;]{2,40}?))\s*,", s, re.I)
         if m is None:
             return None
-        word = m.group(1) or m.group(2)
+        word = m.group(1).replace("-", " ") if m.group(1) else m.group(2)  # "Training-time-wise": "training time"
         for w in (word, word + "s"):
             found = {sp.canon for sp in self.spans(w) if sp.kind == "quantity"}
             if len(found) == 1:
@@ -796,6 +796,12 @@ class ClaimExtractor:
             # the difference written into the comparative itself ("1.1 dB more than B") before an earlier one
             own = [n for n in diffs if n.end <= c.start and re.fullmatch(r"\s*(?:%|[A-Za-z/]{1,8})?\s*", s[n.end:c.start])]
             diff = (own or diffs or [None])[0]
+            group = [o for o in comparisons if o.start == c.start and o.subject is c.subject and o.object is not None]
+            if len(group) >= 2 and c in group:  # "edges out both B and C, by 0.4 and 0.9 points respectively"
+                last_obj = max(o.object.end for o in group)
+                listed = [n for n in nums if n.role == "diff" and n.start >= last_obj and not re.search(r"[;]", s[last_obj:n.start])]
+                if len(listed) == len(group) and re.search(r"\brespectively\b", s[listed[-1].end:listed[-1].end + 40], re.I):
+                    diff = listed[sorted(group, key=lambda o: o.object.start).index(c)]
             by_dataset = {x.canon: n for n in nums for x in datasets
                           if n.role == "diff" and c.object.end <= x.end <= n.start
                           and not _CLAUSE_START.search(s[c.object.end:n.start])

@@ -1279,3 +1279,12 @@ def test_an_elided_comparative_after_a_decimal_and_three_values_over_three_datas
 def test_a_percentage_takes_no_cost_quantity() -> None:
     got = claims_pose("The scatter shows KestrelPose reaching 91.0% at 140 FPS [P1, Figure 1].")
     assert ("value", "KestrelPose", None, "=", 91.0, None, None, None, None) in got
+
+
+def test_differences_respectively_per_object_and_a_hyphenated_fronted_quantity() -> None:
+    got = claims19("Quorra-L edges out both Thornbuf and MosaicRate on Norway3G, by 0.6 and 2.1 QoE points respectively "
+                   "[P1, Table 1].")
+    assert got == {("compare", "Quorra-L", "Thornbuf", ">", 0.6, "QoE", "Norway3G", None, None),
+                   ("compare", "Quorra-L", "MosaicRate", ">", 2.1, "QoE", "Norway3G", None, None)}
+    assert ranks19("Startup-delay-wise, PelicanABR is the quickest controller [P1, Table 2].") == {
+        ("rank", "PelicanABR", None, "min", None, "startup delay (ms)", None, None, None)}
