@@ -287,8 +287,15 @@ class ClaimExtractor:
                 # be the settings of a change of value: below)
                 ends.append(Number(raw, m.start, m.end, "setting", None, _slack(m.text.replace(",", "")), ranged.canon))
                 continue
-            if _GERUND_FROM.search(s[:m.start]):
-                continue  # "Doubling the context from 16k to 32k tokens lifts ...": the ends of a change of a setting
+            if _GERUND_FROM.search(s[:m.start]):  # "Doubling the context from 16k to 32k tokens lifts ...": the ends of a
+                # change of a setting, no values ("Going from 6 to 12 layers cuts A's WER from 6.9% to 5.8%": the values'
+                # settings, below)
+                ax = next((sp.canon for sp in settings if sp.start >= m.end and re.fullmatch(
+                    r"\s*[kKMB%]?\s*(?:(?:to|-|–)\s*[\d.,]+\s*[kKMB%]?\s*)?", s[m.end:sp.start])), None)
+                if ax is not None:
+                    raw_end = m.text.replace(",", "")
+                    ends.append(Number(float(raw_end), m.start, m.end, "setting", None, _slack(raw_end), ax))
+                continue
             if _NOT_A_RESULT_BEFORE.search(s[max(0, m.start - 24):m.start]) or _CONFIDENCE_AFTER.match(s[m.end:]):
                 continue  # "p = 0.31", "a significance level of 0.05", "95% confidence": a test's number, no result
             reach = _REACH_BEFORE.search(s[:m.start])

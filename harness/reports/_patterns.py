@@ -52,7 +52,7 @@ _COMPARATIVE_RE = [(re.compile(rf"{_COMPARATIVE_LEAD}(?<![\w-])(?:{p})(?![\w-])"
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
                           "slower": "throughput", "cheaper": "gflops", "longer": "time", "shorter": "time"}
-_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at|\(|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
+_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:(?:size|width|length|depth|count)\s*)?(?:of|=|:|at|\(|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
                                   r"dropped|decreases?|decreased|shrinks?|shrank|(?:is\s+|being\s+)?(?:raised|increased|reduced|set|"
                                   r"fixed|cut|lowered|limited|capped))\s+to)?\s*$",
                                   re.I)
@@ -320,7 +320,7 @@ _ON_ALL_COUNTS = re.compile(r"^\s+(?:on|in|by|across)\s+(?:both|all(?:\s+(?:thre
                             r"fronts?|criteria|respects?|scores|axes)\b", re.I)
 
 # "Doubling the context from 16k to 32k tokens lifts ...": a fronted gerund of change over a setting; its ends are no values
-_GERUND_FROM = re.compile(r"^\W*[A-Za-z]+ing\b[^,;]{0,60}?\bfrom\s*(?:[\d.,]+\s*[kKMB%]?\s*(?:to|-|–)\s*)?$")
+_GERUND_FROM = re.compile(r"^\W*[A-Za-z]+ing\b[^,;\d]{0,60}?\bfrom\s*(?:[\d.,]+\s*[kKMB%]?\s*(?:to|-|–)\s*)?$")
 # "lifts A on X by 1.2 points and on Y by 2.2 points": the next difference, its dataset before it
 _MORE_DIFF_ON = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z@\-]{1,10}(?:\s+points?)?)?\s*,?\s*(?:and|while)\s+(?:on|in|for)\s+(?:the\s+)?"
                            r"(?P<d>[^,;]{1,40}?)\s+by\s+(?:about\s+|roughly\s+|nearly\s+)?$", re.I)

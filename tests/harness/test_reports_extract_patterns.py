@@ -1288,3 +1288,15 @@ def test_differences_respectively_per_object_and_a_hyphenated_fronted_quantity()
                    ("compare", "Quorra-L", "MosaicRate", ">", 2.1, "QoE", "Norway3G", None, None)}
     assert ranks19("Startup-delay-wise, PelicanABR is the quickest controller [P1, Table 2].") == {
         ("rank", "PelicanABR", None, "min", None, "startup delay (ms)", None, None, None)}
+
+
+def test_a_setting_named_with_its_generic_noun_and_values_over_a_fronted_change_of_setting() -> None:
+    lex = Lexicon(methods=["Corvane", "Lumio"], datasets=["TED-LIUM"], quantities={"WER (%)": False},
+                  settings=["beam size", "encoder layers"])
+    got = {(c.kind, c.subject, c.value, c.quantity, c.dataset, c.x_label, c.x)
+           for c in extract_claims("Decoding with beam width 4, Corvane's WER on TED-LIUM is 5.1% [P1, Figure 1].", lex)}
+    assert got == {("value", "Corvane", 5.1, "WER (%)", "TED-LIUM", "beam size", 4.0)}
+    got = {(c.kind, c.subject, c.value, c.x_label, c.x)
+           for c in extract_claims("Going from 6 to 12 layers cuts Lumio's WER on TED-LIUM from 7.4% to 6.2% "
+                                   "[P1, Figure 4].", lex)}
+    assert got == {("value", "Lumio", 7.4, "encoder layers", 6.0), ("value", "Lumio", 6.2, "encoder layers", 12.0)}
