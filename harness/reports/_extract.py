@@ -688,7 +688,7 @@ class ClaimExtractor:
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
         after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])
                  and not _INTRODUCES_NUMBER.match(s[d.end:])  # not "..., and FreeSolv with 1.12": the next number's
-                 and not any(n.end <= x.start and x.end <= d.start and re.search(r"(?:,\s*(?:and|while|whereas|but)|;)\s*(?:the\s+)?$",
+                 and not any(n.end <= x.start and x.end <= d.start and re.search(r"(?:(?:,\s*|\s+)(?:and|while|whereas|but)|;)\s*(?:the\s+)?$",
                                                                              s[n.end:x.start]) and not re.match(r"\s*\(", s[x.end:])
                              for x in self._methods)
                  # not "A comes first with 91.2%, and B first on Y": Y is the next subject's
@@ -1216,6 +1216,7 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
 def _datasets_near(s: str, datasets: list[Span], at: int) -> list[str | None]:
     """The dataset a comparison or rank is about, or every dataset of a coordination it sits in ("first on X and Y");
     not one named after a later clause starts ("the highest throughput but the lowest accuracy on CiteSeer")."""
+    every = datasets
     datasets = [d for d in datasets if d.start < at or not _CLAUSE_BREAK.search(s[at:d.start])]
     own = [d for d in datasets if d.start >= at]
     if own and any(d.end <= at for d in datasets) and all(_CLAUSE_BREAK.search(s[d.end:at]) for d in datasets if d.end <= at):
@@ -1224,6 +1225,7 @@ def _datasets_near(s: str, datasets: list[Span], at: int) -> list[str | None]:
     if one is None:
         return [None]
     pick = min((d for d in datasets if d.canon == one), key=lambda d: abs(d.start - at))
+    datasets = every  # "leading on X (2.0%), Y (4.1%) and Z (6.2%)": the list goes on past a bracketed value
     i = datasets.index(pick)
     lo = hi = i
     while lo > 0 and _DATASET_JOIN.match(s[datasets[lo - 1].end:datasets[lo].start]):

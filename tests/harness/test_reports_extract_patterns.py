@@ -1300,3 +1300,16 @@ def test_a_setting_named_with_its_generic_noun_and_values_over_a_fronted_change_
            for c in extract_claims("Going from 6 to 12 layers cuts Lumio's WER on TED-LIUM from 7.4% to 6.2% "
                                    "[P1, Figure 4].", lex)}
     assert got == {("value", "Lumio", 7.4, "encoder layers", 6.0), ("value", "Lumio", 6.2, "encoder layers", 12.0)}
+
+
+def test_more_rank_verbs_a_dataset_list_past_bracketed_values_and_the_next_subject_after_and() -> None:
+    assert ranks19("Quorra-L places first on Norway3G, ahead of Thornbuf (37.1) [P1, Table 1].") == {
+        ("rank", "Quorra-L", None, "max", None, None, "Norway3G", None, None)}
+    assert ranks19("PelicanABR comes out ahead on FCC-18 with a QoE of 41.2 [P1, Table 1].") == {
+        ("rank", "PelicanABR", None, "max", None, "QoE", "FCC-18", None, None)}
+    got = claims_pose("KestrelPose is consistently the strongest, leading on Human3.6M (41.2), MPI-INF-3DHP (55.0) and "
+                      "3DPW (66.1) [P1, Table 1].")
+    assert {c[6] for c in got if c[0] == "rank"} == {"Human3.6M", "MPI-INF-3DHP", "3DPW"}
+    got = claims19("PelicanABR tops the FCC-18 column at 41.2 and Quorra-L the Norway3G column at 38.4 [P1, Table 1].")
+    assert ("value", "PelicanABR", None, "=", 41.2, None, "FCC-18", None, None) in got
+    assert ("value", "Quorra-L", None, "=", 38.4, None, "Norway3G", None, None) in got
