@@ -954,7 +954,8 @@ class ClaimExtractor:
                     own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
                     ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
-                if quality and not implied and q is not None and quantity_family(q) in COST_FAMILIES and not (
+                if quality and not implied and q is not None and quantity_family(q) in COST_FAMILIES and not re.match(
+                        r"most\s+(?:efficient|frugal|economical)", word) and not (  # a word of efficiency ranks a cost
                         ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
                     q = None  # "the lightest (67.6M parameters) but the least accurate": a quality word is no cost
                 q = q if q is not None else self._fronted

@@ -137,6 +137,7 @@ _RANK = [
      r"(?:outperforms?|beats?|surpass(?:es)?|tops?|leads?|is\s+ahead\s+of)\s+(?:every|all|each)\b|"
      r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|(?<=the\s)top(?!\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|few|handful)\b))(?=\s+[\w@\-]+)|"
      r"state[\s-]of[\s-]the[\s-]art(?!\s+(?:methods?|models?|systems?|baselines?|approaches)\b)|"
+     r"most\s+(?:efficient|frugal|economical)|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
      r"leads?(?=\s+(?:(?:with|the|all|on|every|at)\b|(?-i:[A-Z])))|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|lands?|landed)\s+first|"
      r"(?:comes?|came)\s+out\s+ahead(?!\s+of)",

@@ -1313,3 +1313,10 @@ def test_more_rank_verbs_a_dataset_list_past_bracketed_values_and_the_next_subje
     got = claims19("PelicanABR tops the FCC-18 column at 41.2 and Quorra-L the Norway3G column at 38.4 [P1, Table 1].")
     assert ("value", "PelicanABR", None, "=", 41.2, None, "FCC-18", None, None) in got
     assert ("value", "Quorra-L", None, "=", 38.4, None, "Norway3G", None, None) in got
+
+
+def test_a_word_of_efficiency_ranks_the_cost_it_names() -> None:
+    assert ranks19("Params-wise, Quorra-L is the most frugal at 2.4M [P1, Table 2].") == {
+        ("rank", "Quorra-L", None, "min", None, "Params (M)", None, None, None)}
+    assert ranks19("- **Thornbuf** is the most efficient, starting in 190 ms [P1, Table 2]") == {
+        ("rank", "Thornbuf", None, "min", None, "startup delay (ms)", None, None, None)}
