@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ._patterns import (
     _AGAINST_ALL, _AUX_BEFORE, _BY_BEFORE, _COMPARATIVE, _COMPARATIVE_LEAD, _COMPARATIVE_RE, _COMPARE_RE, _COORD_GAP,
     _ELIDED, _ELIDED_VERB, _FRONTED, _FRONTED_SUBJECT, _HEDGED, _LIST_JOIN, _NEGATED, _OBJ_END, _OBJ_JOIN,
-    _OF_THE_TWO, _PARTICIPLE, _SUBJ_GAP, _UNSTATED, _VERB_BEFORE, _VERB_COMPARE,
+    _OF_THE_TWO, _PARTICIPLE, _SUBJ_GAP, _OBJ_DIFF_JOIN, _BY_NEXT, _PLURAL_SUBJECT, _UNSTATED, _VERB_BEFORE, _VERB_COMPARE,
 )
 
 
@@ -104,6 +104,12 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
                 word = m.group(0).split()[-1].lower()
                 out.append(Comparison(subj.end, m.end(), subj, o, pol, quality, word))
                 break
+        else:  # "Relative to B, A cuts rebuffering from 6.5% to 1.9%": a verb of change against the fronted method
+            m = _FRONTED_CHANGE.match(s, subj.end)
+            if m is not None:
+                verb = m.group(1).lower()
+                pol = -1 if re.match(r"(?:cut|reduc|lower|decreas|trim|halv)", verb) else 1
+                out.append(Comparison(subj.end, m.end(), subj, o, pol, verb.startswith("improv"), verb))
     for m in _GAP_BETWEEN.finditer(s):  # "the gap between A and B is 0.016, in A's favour": A is the better one
         pair = [x for x in methods if m.end() <= x.start and not re.search(r"[;]|\.(?!\d)", s[m.end():x.start])][:2]
         if len(pair) < 2 or not _AND_ONLY.fullmatch(s[pair[0].end:pair[1].start]) or pair[0].canon == pair[1].canon:
@@ -125,6 +131,8 @@ def find_comparisons(s: str, methods: list[Span]) -> list[Comparison]:
                               word.split()[-1]))
     return sorted(out, key=lambda c: c.start)
 
+_FRONTED_CHANGE = re.compile(r"\s+(?:(?:also|further|substantially|sharply|clearly|markedly)\s+)?(cuts?|reduces?|lowers?|decreases?|"
+                             r"trims?|halves|raises?|increases?|boosts?|lifts?|improves?)\b", re.I)
 _GAP_BETWEEN = re.compile(r"\b(?:gap|difference|margin|spread)\s+between\s+(?:the\s+)?", re.I)
 _AND_ONLY = re.compile(r"\s*(?:['’]s\s+[\w@%\-/]+\s+)?and\s+(?:the\s+)?", re.I)
 # "in A's favour", "in favour of A", "favouring A"
@@ -154,11 +162,21 @@ def _coordinated(s: str, found: list[Comparison], methods: list[Span]) -> list[C
         for x in methods:
             if x.start < last.end:
                 continue
+            if x.canon != last.canon and _OBJ_DIFF_JOIN.match(s[last.end:x.start]) and _BY_NEXT.match(s[x.end:]):
+                out.append(Comparison(c.start, c.end, c.subject, x, c.pol, c.quality, c.word, lo=x.end))
+                last = x  # "beats B by 9.8 average accuracy, and C by 1.1": the same subject, its own difference
+                continue
             if not (_OBJ_JOIN.match(s[last.end:x.start]) and _OBJ_END.match(s[x.end:])) or x.canon == last.canon:
                 break
             out.append(Comparison(c.start, c.end, c.subject, x, c.pol, c.quality, c.word, lo=last.end))
             last = x
     more: list[Comparison] = []
+    for c in out:  # "A and B reach 72.3 and 70.1; both are beaten by C": each of the two
+        if c.subject is None or not _PLURAL_SUBJECT.search(s[c.subject.end:c.start]):
+            continue
+        prior = _distinct([x for x in methods if x.end <= c.subject.start])
+        if prior and _LIST_JOIN.match(s[prior[-1].end:c.subject.start]) and prior[-1].canon != c.subject.canon:
+            more.append(Comparison(c.start, c.end, prior[-1], c.object, c.pol, c.quality, c.word, lo=c.lo))
     for c in out:
         if c.subject is None or not _SUBJ_GAP.match(s[c.subject.end:c.start]):
             continue

@@ -27,7 +27,7 @@ from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import (
     COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, _UNIT_WORDS, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
-    quantity_patterns, setting_keywords,
+    quantity_patterns, setting_keywords, _verb_forms, _PAREN,
 )
 from ._patterns import (
     IMPLIED_BY_COMPARATIVE, _ABBREV, _AGENT_AFTER, _ANAPHOR, _AND_JOIN, _APPOSITION, _AT_JOIN, _BARE_END,
@@ -38,7 +38,7 @@ from ._patterns import (
     _RANGE_JOIN, _RANK_RE, _RATIO_AFTER, _SETTING_BEFORE_JOIN, _SETTING_COMPOUND, _SETTING_LIST_JOIN,
     _SETTING_SUPERLATIVE, _SET_TO_VERB, _SKIP_ROLES, _SUBSET_AFTER, _SPLIT, _TIE_VERB, _TIE_WORD, _TRAJECTORY_BEFORE, _UNSTATED,
     _VALUE_RANGE_BEFORE, _OWN_BEST, _RELATIVE_AFTER, _REACH_BEFORE, _OF_AFTER, _SETTING_RANGE, _SLASH_JOIN,
-    _LATER_CLAUSE,
+    _LATER_CLAUSE, _COUNT_PREP_BEFORE, _OVER_ALL_FRONTED, _GERUND_FROM, _MORE_DIFF_ON, _OVER_ALL_DATASETS, _ON_ALL_COUNTS, _DATASET_OF_AFTER, _INTRODUCES_NUMBER, _NOT_A_RESULT_BEFORE, _CONFIDENCE_AFTER, _TOP_N_BEFORE, _SAME_BEFORE, _SET_AGAIN_BEFORE, _ORDINAL_BEFORE, _DIFFERENCE_BEFORE, _THAN_ALL_SUBSET, _SUBSET_BEFORE,
 )
 
 
@@ -139,6 +139,8 @@ class ClaimExtractor:
 
     def __init__(self, lex: Lexicon):
         self.lex = lex
+        self._fronted: str | None = None
+        self._methods: list[Span] = []
         pats: list[tuple[str, str, str]] = []
         for m in lex.methods:
             pats.append(("method", m, m))
@@ -159,7 +161,13 @@ class ClaimExtractor:
             for k in setting_keywords(x):
                 if k not in q_unit_words or k == x.lower():
                     pats.append(("setting", x, k))
+        # a unit written as a quantity's alias ("mm" of "MPJPE (mm)" and "PA-MPJPE (mm)") names neither when two share it
+        shared = {a for a in {p[2] for p in pats if p[0] == "quantity"}
+                  if len({p[1] for p in pats if p[0] == "quantity" and p[2] == a}) > 1
+                  and all(a == (_unit_of(p[1]) or "").lower() for p in pats if p[0] == "quantity" and p[2] == a)}
+        pats = [p for p in pats if not (p[0] == "quantity" and p[2] in shared)]
         pats.sort(key=lambda p: -len(p[2]))
+        self._verbs = {v for q in lex.quantities for v in _verb_forms(_PAREN.sub("", q).strip())}
         self._setting_words = {k: x for x in lex.settings for k in setting_keywords(x) if " " not in k
                                and k not in q_unit_words}
         self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
@@ -242,7 +250,8 @@ class ClaimExtractor:
         ends: list[Number] = []  # the two ends of a change over a setting ("as the epochs grow from 50 to 300")
         for m in find_mentions(s):
             compound = m.role == "identifier" and _POINT_COMPOUND.match(s[m.end:]) is not None  # "a 3.5-point deficit"
-            joined = _SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier" else None
+            joined = (_SETTING_COMPOUND.match(s[m.end:]) if m.role == "identifier"
+                      else re.match(r"[kKM]-([a-z]+)\b", s[m.end:]))  # "a 64k-token context" on "(k tokens)"
             axis = None
             if joined:  # "a 12-epoch schedule"; "a 30-frame buffer" (the unit word "frames"); "a 336-step lookback
                 # window", "a 30-frame track buffer": the setting named right after the compound
@@ -252,7 +261,7 @@ class ClaimExtractor:
                                    and re.fullmatch(r"\s+", s[m.end + joined.end():sp.start])), None)
                 axis = named_next.canon if named_next is not None else axis
             if axis is not None and not any(sp.start <= m.start < sp.end for sp in spans if sp.kind != "setting"):
-                out.append(Number(float(m.text), m.start, m.end, "setting", None, _slack(m.text), axis))  # "12-epoch"
+                out.append(Number(float(m.text.replace(",", "")), m.start, m.end, "setting", None, _slack(m.text.replace(",", "")), axis))  # "12-epoch", "2,000-image"
                 continue
             sym = next((x for u, x in self._symbol_axes.items()
                         if re.search(rf"(?<![\w-]){re.escape(u)}\s*=\s*$", s[max(0, m.start - 6):m.start])), None)
@@ -278,6 +287,17 @@ class ClaimExtractor:
                 # be the settings of a change of value: below)
                 ends.append(Number(raw, m.start, m.end, "setting", None, _slack(m.text.replace(",", "")), ranged.canon))
                 continue
+            if _GERUND_FROM.search(s[:m.start]):  # "Doubling the context from 16k to 32k tokens lifts ...": the ends of a
+                # change of a setting, no values ("Going from 6 to 12 layers cuts A's WER from 6.9% to 5.8%": the values'
+                # settings, below)
+                ax = next((sp.canon for sp in settings if sp.start >= m.end and re.fullmatch(
+                    r"\s*[kKMB%]?\s*(?:(?:to|-|–)\s*[\d.,]+\s*[kKMB%]?\s*)?", s[m.end:sp.start])), None)
+                if ax is not None:
+                    raw_end = m.text.replace(",", "")
+                    ends.append(Number(float(raw_end), m.start, m.end, "setting", None, _slack(raw_end), ax))
+                continue
+            if _NOT_A_RESULT_BEFORE.search(s[max(0, m.start - 24):m.start]) or _CONFIDENCE_AFTER.match(s[m.end:]):
+                continue  # "p = 0.31", "a significance level of 0.05", "95% confidence": a test's number, no result
             reach = _REACH_BEFORE.search(s[:m.start])
             if reach is not None and (_UNSTATED.search(_clause_before(s, reach.start()))
                                       or _NEGATED.search(s[:reach.start()])):
@@ -299,7 +319,7 @@ class ClaimExtractor:
                 r"[\s%kK]*(?:(?!(?:when|while|as|if|and|or|but|than|because|since|until|whereas|with|at|for|on|in|using|under|"
                 r"after|by)\b)[a-z\-]+\s+){0,2}",
                 s[m.end:sp.start], re.I)]  # not "improves by 0.02 when the embedding dimension ..."
-            before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and (
+            before = [sp for sp in settings if 0 <= m.start - sp.end <= 14 and not _SAME_BEFORE.search(s[:sp.start]) and (
                 (_SETTING_BEFORE_JOIN.match(s[sp.end:m.start].replace("%", "")) and not (
                     "(" in s[sp.end:m.start] and re.search(r"\d\s*[kKMB%]?\s*$", s[:sp.start])))  # not "320k iterations (45.2%)"
                 or (re.fullmatch(r"\s+to\s+", s[sp.end:m.start]) and _SET_TO_VERB.search(s[:sp.start]))
@@ -313,6 +333,29 @@ class ClaimExtractor:
                 out.append(num)  # "At 80k, ...", "13B parameters" on "model size (B)" (not "Params (M)"): the one axis
                 # counted in that magnitude
                 continue
+            if glued and re.match(r"-[A-Za-z]", rest) and not any(sp.kind == "quantity" and sp.start == m.end + len(glued) + 1
+                                                                  for sp in spans):
+                continue  # "a 2.1M-snippet index", "a 50k-image corpus": a count that qualifies a noun, no result
+            by_verb = None if hit else self._verb_setting(s, m.start, rest, m.end + len(glued))
+            if by_verb is not None:  # "Re-ranking the top 1,000 candidates", "when 50 passages are retrieved",
+                # "Sampling 10 candidates per problem": a count the verb of a setting's name sets
+                num.role, num.x_label = "setting", by_verb
+                out.append(num)
+                continue
+            if not hit and _TOP_N_BEFORE.search(s[:m.start]) and re.match(r"\s*(?:[\w\-]+\s+){0,2}?[a-z][\w\-]*s\b", rest):
+                continue  # "the top 1,000 BM25 candidates", "the first 20 queries": a count, no result
+            noun = re.match(r"\s*(?:[A-Za-z0-9][\w\-]*\s+)?(?!(?:its|this|is|was|has|as|thus|plus|across|versus|whereas|less|"
+                            r"unless|does|always|us|puts|gets|sets|lets|keeps|stays|sits|lags|leads|trails|beats|tops|"
+                            r"edges|rises|falls|drops|grows|reaches|hits|gains|loses|wins)\b)([a-z]{3,}s|[A-Z]{2,}s)\b"
+                            r"(?!\s+(?:it|its|the|them|[A-Z]))", rest)
+            if (not hit and noun is not None and _COUNT_PREP_BEFORE.search(s[:m.start]) and noun.group(1).lower() not in (
+                    "points", "times", "pts") and not any(sp.start < m.end + len(glued) + noun.end() and sp.end > m.end + len(glued)
+                                                        for sp in spans)):
+                continue  # "evaluated on 2,000 questions", "on 4 A100 GPUs", "over 3 seeds": a count of things
+            if (not hit and glued in ("M", "B") and glued.lower() not in self._magnitude_axes
+                    and not any((_unit_of(k) or "").upper() == glued for k in self.lex.quantities)
+                    and not any(sp.kind == "quantity" and 0 <= sp.start - m.end - 1 <= 3 for sp in spans)):
+                continue  # "the 13B model", "8.8M passages" where no quantity is counted in that magnitude: no result
             count = _COUNT_AFTER.match(rest)
             if not hit and (_HYPER_BEFORE.search(s[max(0, m.start - 30):m.start]) or (count is not None and not any(
                     sp.start < m.end + len(glued) + count.end() and sp.end > m.end + len(glued) for sp in spans))):
@@ -323,7 +366,8 @@ class ClaimExtractor:
                 _POINTS_DIFF.match(rest) is not None or _DIFF_BEFORE.search(s[max(0, m.start - 80):m.start]) is not None)
             if hit and not diff_points:
                 num.role, num.x_label = "setting", hit[0].canon
-            elif diff_points or (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and _DIFF_AFTER.match(s[named.end:]))
+            elif diff_points or (_DIFF_AFTER.match(rest) or _POINTS_AFTER.match(rest) or (named is not None and (
+                    _DIFF_AFTER.match(s[named.end:]) or _POINTS_AFTER.match(s[named.end:])))  # "3 Dice points"
                   or ((s[max(0, m.start - 1):m.start] in ("+", "−") or m.text[:1] in ("+", "−")) and re.match(
                       r"\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)\b", rest, re.I))
                   # "outperforms B on both X (+0.30) and Y (+1.43)": a signed number alone in brackets is a difference
@@ -355,6 +399,15 @@ class ClaimExtractor:
                         and re.match(r"\s*(?:[.,;:)\]]|$|(?:and|to|on|in|for|while|whereas|but)\b)", s[b.end:], re.I)):
                     b.role, b.x_label = "setting", axes[0]
             first = next((n for n in out if n.role == "setting"), None)
+        for n in out:  # "..., yet only 3.88 when the sampler is cut to 4", "B at 50" after "At 8 steps": a bare number
+            # set by a verb of change in a clause of its own, or right after a method and "at", is a second setting of
+            # the axis the sentence named
+            if (first is None or n.role != "value" or n.unit is not None or n.magnitude or n.start < first.start
+                    or not re.fullmatch(r"\d+", s[n.start:n.end]) or not re.fullmatch(r"\d+", s[first.start:first.end])):
+                continue  # an integer like the setting's own ("at 50" after "At 8 steps"; not "B at 72.40")
+            if (_SET_AGAIN_BEFORE.search(s[:n.start]) or any(sp.kind == "method" and re.fullmatch(r"\s+at\s+", s[sp.end:n.start])
+                                                              for sp in spans)) and _BARE_END.match(s[n.end:]):
+                n.role, n.x_label = "setting", first.x_label
         for n in out:  # "..., and at 160k it has reached 81.9": a clause opened by "at N" names a setting of the axis
             if (first is not None and n.role in ("value", "diff") and n.unit == first.unit
                     and _CLAUSE_SETTING_BEFORE.search(s[:n.start])
@@ -434,6 +487,7 @@ class ClaimExtractor:
         methods = [sp for sp in spans if sp.kind == "method"]
         if not methods:
             return []
+        self._methods = methods
         nums = self.numbers(s, spans)
         datasets = [sp for sp in spans if sp.kind == "dataset"]
         quants = [sp for sp in spans if sp.kind == "quantity"]
@@ -455,16 +509,24 @@ class ClaimExtractor:
         for i, n in enumerate(values):
             at = settings[i] if paired else n.at if n.at is not None and settings else _setting_for(s, n.start, n.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
-            q = _nearest(_own_quantities(s, n, quants, methods, values, datasets), n.start, n.end)
+            # a quantity named by a verb ("and forgets the least") names only what comes after it
+            mine_q = [x for x in quants if not (x.start >= n.end and s[x.start:x.end].lower() in self._verbs)]
+            if any(x.end <= n.start and not re.search(r"[;]|,\s*(?:and|or|while|whereas|but)\b", s[x.end:n.start]) for x in mine_q):
+                # "the best MRR on X, 42.1, and the best nDCG on Y, 74.6": a quantity of the next coordinated phrase
+                mine_q = [x for x in mine_q if not (x.start >= n.end and re.match(
+                    r"[^,;]*?,\s*(?:and|or)\s+(?:the|its|a|an|their)\b", s[n.end:x.start]))]
+            q = _nearest(_own_quantities(s, n, mine_q, methods, values, datasets), n.start, n.end)
             group = _slash_group(s, n, values)
             named = [x for x in quants if group and 0 <= x.start - group[-1].end <= 3] if group else []
             if named:  # "34.1/0.925 PSNR/SSIM": the quantities in order
                 listed = _quantity_list(s, named[0], quants)
                 if len(listed) == len(group):
                     q = listed[group.index(n)]
-            if q is None and n.magnitude is not None:  # "Wynlo (44.1M)": the one quantity counted in millions
+            if n.magnitude is not None and (q is None or (_unit_of(q) or "").upper() != n.magnitude) and not any(
+                    x.kind == "quantity" and 0 <= x.start - n.end <= 4 for x in spans):
+                # "Wynlo (44.1M)", "needs only 17.3M and runs at 2,910 img/s": the one quantity counted in millions
                 counted = [k for k in self.lex.quantities if (_unit_of(k) or "").upper() == n.magnitude]
-                q = counted[0] if len(counted) == 1 else None
+                q = counted[0] if len(counted) == 1 else q
             per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
                 claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
@@ -475,6 +537,8 @@ class ClaimExtractor:
                 if (c.subject is not None and len(o) == 2 and o[1] is c.subject and c.subject.end <= n.start
                         and n.end <= c.start):
                     comparisons.append(replace(c, subject=o[0]))
+        # "Parameter-wise, A is the leanest": the sentence's quantity, for a comparison or rank that names none
+        self._fronted = self._fronted_quantity(s)
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
         out: list[Claim] = []  # "more than four times B's": two comparison words state one claim
@@ -589,14 +653,17 @@ class ClaimExtractor:
 
     def _respective_datasets(self, s: str, values: list[Number]) -> dict[int, str]:
         """"with FIDs of 11.1, 9.5 and 8.7 on X, Y and Z respectively": each value's dataset, in order."""
-        if len(values) < 2 or not re.search(r"\brespectively\b", s[values[-1].end:], re.I):
+        if len(values) < 2:
             return {}
+        respectively = re.search(r"\brespectively\b", s[values[-1].end:], re.I) is not None
         if not all(_SETTING_LIST_JOIN.match(s[a.end:b.start]) for a, b in zip(values, values[1:])):
             return {}
         datasets = [sp for sp in self.spans(s) if sp.kind == "dataset" and sp.start >= values[-1].end]
         if not datasets or not re.fullmatch(r"\s*%?\s*(?:[A-Za-z/]+\s+)?(?:on|in|for)\s+(?:the\s+)?", s[values[-1].end:datasets[0].start]):
             return {}
         listed = _dataset_list(s, datasets[0].start, datasets)
+        if not respectively and not (len(values) >= 3 and re.search(r"\band\b", s[values[-2].end:values[-1].start])):
+            return {}  # "scores 82.0, 90.5 and 88.1 on X, Y and Z": a list of three or more pairs in order without it
         return {id(n): d for n, d in zip(values, listed)} if len(listed) == len(values) else {}
 
     def _dataset_for(self, s: str, n: Number, nums: list[Number], datasets: list[Span],
@@ -604,7 +671,8 @@ class ClaimExtractor:
         respective = self._respective_datasets(s, [o for o in nums if o.role == "value"])
         if id(n) in respective:
             return respective[id(n)]
-        labelled = [d for d in datasets if d.end <= n.start and _LABEL_JOIN.match(s[d.end:n.start])]
+        labelled = [d for d in datasets if d.end <= n.start and (_LABEL_JOIN.match(s[d.end:n.start]) or (
+            re.fullmatch(r"[ \t]+", s[d.end:n.start]) and not _DATASET_OF_AFTER.match(s[n.end:])))]  # "BBBP 73.6, Tox21 77.4"
         if labelled:  # "CIFAR-10: 6.21; CelebA-HQ 256: 11.4"
             return labelled[-1].canon
         opened = s.rfind("(", 0, n.start)
@@ -618,7 +686,15 @@ class ClaimExtractor:
             if len(listed) == len(group):
                 return listed[group.index(n)]
         nxt = min((o.start for o in nums if o.start > n.end), default=len(s))
-        after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])]
+        after = [d for d in datasets if n.end <= d.start < nxt and not _CLAUSE_BREAK.search(s[n.end:d.start])
+                 and not _INTRODUCES_NUMBER.match(s[d.end:])  # not "..., and FreeSolv with 1.12": the next number's
+                 and not any(n.end <= x.start and x.end <= d.start and re.search(r"(?:(?:,\s*|\s+)(?:and|while|whereas|but)|;)\s*(?:the\s+)?$",
+                                                                             s[n.end:x.start]) and not re.match(r"\s*\(", s[x.end:])
+                             for x in self._methods)
+                 # not "A comes first with 91.2%, and B first on Y": Y is the next subject's
+                 and not (re.match(r"[^,;]*?,\s*(?:and|or)\s+(?:the|its|a|an|their)\b", s[n.end:d.start]) and any(
+                     x.end <= n.start and not re.search(r";|,\s*(?:and|or|while|whereas|but)\b", s[x.end:n.start])
+                     for x in datasets))]  # "the best MRR on X, 42.1, and the best nDCG on Y": Y is the next phrase's
         if after:
             return after[0].canon
         before = [d for d in datasets if d.end <= n.start]
@@ -636,6 +712,51 @@ class ClaimExtractor:
         distinct = {d.canon for d in datasets if fronted  # "Compared to B (72.7%), A reaches 73.9% on X": X is B's too
                     or not _CLAUSE_BREAK.search(s[n.end:max(n.end, d.start)])}
         return distinct.pop() if len(distinct) == 1 else None
+
+    def _fronted_quantity(self, s: str) -> str | None:
+        """"Parameter-wise, ...", "Latency-wise, ...", "In terms of parameters, ...": a fronted quantity."""
+        m = re.match(r"\W*(?:([A-Za-z][\w@\-]*?(?:\s+[A-Za-z][\w@\-]*?)?)-wise|in\s+terms\s+of\s+([^,;]{2,40}?))\s*,", s, re.I)
+        if m is None:
+            return None
+        word = m.group(1).replace("-", " ") if m.group(1) else m.group(2)  # "Training-time-wise": "training time"
+        for w in (word, word + "s"):
+            found = {sp.canon for sp in self.spans(w) if sp.kind == "quantity"}
+            if len(found) == 1:
+                return found.pop()
+        return None
+
+    def _verb_setting(self, s: str, start: int, rest: str, end: int) -> str | None:
+        """The setting whose name's first word is the verb that governs a count ("Re-ranking the top 1,000 candidates",
+        "the top 50 candidates are re-ranked", "Sampling 10 programs" on "re-ranking depth", "samples per problem")."""
+        noun = re.match(r"\s*(?:[\w\-]+\s+){0,2}?([a-z][\w\-]*s)\b", rest)
+        if noun is None:
+            return None
+        verbs = []
+        before = re.search(r"([A-Za-z][\w\-]+)\s+(?:(?:the|only|just|its|their|top|first|next|all|about|roughly|up\s+to)\s+)*$", s[:start])
+        if before is not None:
+            verbs.append(before.group(1))
+        after = re.match(r"\s+(?:are|is|were|was|get|gets|got|being|been)\s+(?:\w+ly\s+|only\s+)?([\w\-]+ed)\b",
+                         rest[noun.end():])
+        if after is not None:
+            verbs.append(after.group(1))
+        for v in verbs:
+            stem = _stem(v)
+            found = [x for x in self.lex.settings if len(stem) >= 5 and (w := _PAREN.sub("", x).strip().lower().split())
+                     and _stem(w[0]) == stem and w[0] not in ("number", "size")]
+            if len(found) == 1:
+                return found[0]
+        return None
+
+    def _implied(self, family: str | None) -> str | None:
+        """The quantity a cost word implies ("faster": throughput); a speed word in a context without a throughput
+        names its one time quantity ("nine times slower" in latency per query)."""
+        if family is None:
+            return None
+        found = [k for k in self.lex.quantities if quantity_family(k) == family]
+        if not found and family in ("throughput", "time"):
+            found = [k for k in self.lex.quantities if quantity_family(k) in ("time", "rtf", "throughput")]
+            found = found if len(found) == 1 else []
+        return found[0] if found else None
 
     def _direction(self, quantity: str | None) -> bool:
         if quantity is not None and quantity in self.lex.quantities:
@@ -661,14 +782,18 @@ class ClaimExtractor:
                     # a word of quality is no cost
                 more = _quantity_list(s, ahead[0], quants)[1:] if ahead else []
             # "0.3 EPE worse than B": the quantity its own difference names, written into the comparative
-            unit_of_diff = next((x for x in quants if x.end <= c.start and re.fullmatch(r"\s*", s[x.end:c.start])
+            unit_of_diff = next((x for x in quants if x.end <= c.start and re.fullmatch(r"\s*(?:points?|pts?|pp)?\s*", s[x.end:c.start])
                                  and any(n.role == "diff" and n.end <= x.start and re.fullmatch(r"\s*", s[n.end:x.start])
                                          for n in nums)), None)
-            if unit_of_diff is not None and not c.own_quantity:
+            if unit_of_diff is not None and (not c.own_quantity or q is None):
                 q, more = unit_of_diff.canon, []
             implied = next((IMPLIED_BY_COMPARATIVE[w] for w in c.word.split() if w in IMPLIED_BY_COMPARATIVE), None)
-            if q is None and implied is not None:  # "three times faster than B": throughput
-                q = next((k for k in self.lex.quantities if quantity_family(k) == implied), None)
+            cost = self._implied(implied)
+            if cost is not None and (q is None or (quantity_family(q) not in COST_FAMILIES and not c.own_quantity and not (
+                    ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[c.end:ahead[0].start])))):
+                q = cost  # "three times faster than B": throughput; "nine times slower than B yet 2.3 MRR points more
+                # accurate": a word of cost takes no quality named for another comparison (the latency, with only one)
+            q = q if q is not None else self._fronted
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
             if re.search(r"fast|slow|quick", c.word) and q is not None and quantity_family(q) in ("time", "rtf"):
                 up = not up  # "4x faster than B, 3.2 ms against 12.9 ms": the lower latency
@@ -678,6 +803,12 @@ class ClaimExtractor:
             # the difference written into the comparative itself ("1.1 dB more than B") before an earlier one
             own = [n for n in diffs if n.end <= c.start and re.fullmatch(r"\s*(?:%|[A-Za-z/]{1,8})?\s*", s[n.end:c.start])]
             diff = (own or diffs or [None])[0]
+            group = [o for o in comparisons if o.start == c.start and o.subject is c.subject and o.object is not None]
+            if len(group) >= 2 and c in group:  # "edges out both B and C, by 0.4 and 0.9 points respectively"
+                last_obj = max(o.object.end for o in group)
+                listed = [n for n in nums if n.role == "diff" and n.start >= last_obj and not re.search(r"[;]", s[last_obj:n.start])]
+                if len(listed) == len(group) and re.search(r"\brespectively\b", s[listed[-1].end:listed[-1].end + 40], re.I):
+                    diff = listed[sorted(group, key=lambda o: o.object.start).index(c)]
             by_dataset = {x.canon: n for n in nums for x in datasets
                           if n.role == "diff" and c.object.end <= x.end <= n.start
                           and not _CLAUSE_START.search(s[c.object.end:n.start])
@@ -698,6 +829,12 @@ class ClaimExtractor:
             if q is not None and quantity_family(q) in COST_FAMILIES:  # "... on X (a vs b) but uses more parameters":
                 near = [d for d in near if d is None or not any(  # a cost compares no dataset of an earlier clause
                     x.canon == d and x.end <= c.start and _CLAUSE_BREAK.search(s[x.end:c.start]) for x in datasets)] or [None]
+            if near == [None] and (q is None or quantity_family(q) not in COST_FAMILIES):
+                # "A beats B by 0.71 MOS yet is itself 0.33 behind C on X": the coordinated predicate's dataset is X
+                nxt_c = next((o for o in comparisons if o is not c and o.subject is c.subject and o.start > c.end
+                              and o.lo == c.object.end), None)
+                if nxt_c is not None:
+                    near = _datasets_near(s, datasets, nxt_c.start)
             named = list(dict.fromkeys(d.canon for d in datasets))
             if len(named) == 2 and re.match(r"\s*(?:on|in|across|for)\s+both(?![\w-])(?!\s+(?:of\s+)?(?:the\s+)?(?-i:[A-Z]))",
                                             s[c.object.end:], re.I):
@@ -724,6 +861,13 @@ class ClaimExtractor:
         last = diff
         for n in nums:
             if n.start <= last.end or n.role != "diff":
+                continue
+            on = _MORE_DIFF_ON.match(s[last.end:n.start])
+            d_on = next((x for x in datasets if on is not None and last.end + on.start("d") == x.start
+                         and last.end + on.end("d") == x.end), None)
+            if d_on is not None:  # "by 1.2 points on X and on Y by 2.2 points": its dataset before it
+                out.append((n, d_on.canon))
+                last = n
                 continue
             if not _MORE_DIFF_JOIN.match(s[last.end:n.start]):
                 break
@@ -752,7 +896,7 @@ class ClaimExtractor:
                     continue  # "the worst MSE among the learned models": a subset, no rank among the methods
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
-                if word in ("most", "least") and not re.match(r"\s+(?:of|among|in)\b|\s*[,.;)]|\s*$", s[m.end():]) and not any(
+                if word in ("most", "least") and not re.match(r"\s+(?:of|among|in|on|at|for|across|overall)\b|\s*[,.;()]|\s*$", s[m.end():]) and not any(
                         x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()):
                     continue  # "the most memory" ranks; "the most common failure" does not
                 if re.search(r"\b(?:(?:one|two|three)\s+of|among)\s+the\s+(?:[\w\-]+\s+)?$|\bthe\s+(?:two|three|four|five|top|\d+)\s+$",
@@ -760,14 +904,31 @@ class ClaimExtractor:
                     continue  # "one of the two best", "among the fastest", "the three best": no single method ranked
                 if _OWN_BEST.search(s[:m.start()]):
                     continue  # "reaches its best FID at a scale of 1.5": the method's own optimum, no rank
+                if _ORDINAL_BEFORE.search(s[:m.start()]):
+                    continue  # "the second highest", "third-best", "the next fastest": a place, not the first or last
+                if _DIFFERENCE_BEFORE.search(s[:m.start()]):
+                    continue  # "a margin larger than any other in the table": a superlative of a difference
+                if _THAN_ALL_SUBSET.match(s[m.end():]) or _THAN_ALL_SUBSET.search(word):
+                    continue  # "slower than every non-autoregressive model": a subset the sentence qualifies
+                if _SUBSET_BEFORE.search(s[:m.start()]):
+                    continue  # "Among the flow-based systems, A has the lowest ...", "Of the learned models, ...": a subset
+                if word == "last" and not any(x.end <= m.start() and re.fullmatch(r"\s+", s[x.end:m.start()]) for x in methods):
+                    continue  # "with the BM25 stage last" ranks; a bare "last" elsewhere is no rank
                 if re.match(r"leads?$", word) and any(x.start >= m.end() and re.fullmatch(r"\s*(?:the\s+)?", s[m.end():x.start], re.I)
                                                       for x in methods):
                     continue  # "leads the CTC baseline": a comparison with that method, not a rank
-                clause_start = max(s.rfind(";", 0, m.start()), s.rfind(":", 0, m.start()),
+                colon = s.rfind(":", 0, m.start())
+                if any(re.fullmatch(r"[\s*_]*", s[x.end:colon]) for x in methods if x.end <= colon):
+                    colon = -1  # "- A: below every other curve": a label, not a clause of its own
+                clause_start = max(s.rfind(";", 0, m.start()), colon,
                                    max((b.end() for b in _CLAUSE_START.finditer(s, 0, m.start())), default=0))
                 prior = [x for x in methods if clause_start <= x.start and x.end <= m.start()]
                 later = [x for x in methods if x.start >= m.end()]
                 subj = prior[-1] if prior else (later[0] if later else None)
+                appos = next((x for x in later if re.fullmatch(r"\s*(?:[\w\-]+\s+)?,\s*(?:the\s+)?", s[m.end():x.start])
+                              and re.match(r"\s*(?:[,.;)\[]|$)", s[x.end:])), None)
+                if appos is not None:  # "5.8 points behind the leader, B, on X": the method in apposition to it
+                    subj = appos
                 if subj is None and re.search(r"\d[\d.,]*\s*(?:%|[A-Za-z/\-]+(?:\s+[A-Za-z/\-]+){0,8})?\s*,\s*(?:the\s+)?$",
                                               s[clause_start:m.start()]) and s[clause_start:clause_start + 1] == ":":
                     # "A is expensive: 31 hours per run, the longest": the superlative of a value that elaborates on A
@@ -793,15 +954,33 @@ class ClaimExtractor:
                     own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
                     ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
-                if quality and not ahead and not implied and q is not None and quantity_family(q) in COST_FAMILIES:
+                if quality and not implied and q is not None and quantity_family(q) in COST_FAMILIES and not re.match(
+                        r"most\s+(?:efficient|frugal|economical)", word) and not (  # a word of efficiency ranks a cost
+                        ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
                     q = None  # "the lightest (67.6M parameters) but the least accurate": a quality word is no cost
+                q = q if q is not None else self._fronted
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
                 if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
                     up = not up  # "the slowest, at 312 ms": the highest latency
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
+                mine_d = [x for x in datasets if not (x.start >= m.end() and _INTRODUCES_NUMBER.match(s[x.end:])
+                                                      and any(y.end <= m.start() for y in datasets))]
+                near = _datasets_near(s, mine_d, m.start())
+                every = _OVER_ALL_DATASETS.match(s[m.end():]) or _OVER_ALL_FRONTED.search(s[:m.start()])
+                named_d = list(dict.fromkeys(x.canon for x in datasets))
+                if every is not None and len(named_d) >= 2 and (every.group(1).lower() != "both" or len(named_d) == 2):
+                    near = named_d  # "tops both classification benchmarks, with 74.9 on X and 79.3 on Y": one rank each
+                counts = _ON_ALL_COUNTS.match(s[m.end():])
+                own_q = list(dict.fromkeys(x.canon for x in quants if clause_start <= x.start < m.start()))
+                if counts is not None and len(own_q) >= 2 and quality:
+                    for q2 in own_q:  # "37.9% accuracy with 58.3% forgetting, the worst on both counts": one rank each
+                        up2 = (pol > 0) == self._direction(q2)
+                        out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up2 else "min", quantity=q2,
+                                         dataset=d, **mine) for d in near)
+                    continue
                 out.extend(Claim(kind="rank", subject=subj.canon, relation="max" if up else "min", quantity=q, dataset=d,
-                                 **mine) for d in _datasets_near(s, datasets, m.start()))
+                                 **mine) for d in near)
                 if ahead and ahead[0].canon == q and quality:  # "the best on X in both PSNR and SSIM": each quantity
                     for q2 in _quantity_list(s, ahead[0], quants)[1:]:
                         up2 = (pol > 0) == self._direction(q2)
@@ -830,6 +1009,15 @@ class ClaimExtractor:
         return claims
 
 
+def _stem(word: str) -> str:
+    """"re-ranked", "re-ranking" -> "re-rank"; "Sampling", "samples" -> "sampl"."""
+    w = word.lower()
+    for suf in ("ing", "ed", "es", "s", "e"):
+        if w.endswith(suf) and len(w) - len(suf) >= 4:
+            return w[:-len(suf)]
+    return w
+
+
 def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], values: list[Number],
                     datasets: list[Span]) -> list[Span]:
     """The quantities a value may carry: not one named after another method and its own number ("A is the most
@@ -852,7 +1040,12 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
     if any(q.end <= n.start for q in out):
         out = [q for q in out if q.end <= n.start or not _LATER_CLAUSE.search(s[n.end:q.start])]
     if n.unit == "%":  # "(77.5M params): 73.8% / 62.5%": a percentage is no quantity measured in another unit
-        out = [q for q in out if (_unit_of(q.canon) or "%") in ("%", "") or q.unit]
+        out = [q for q in out if ((_unit_of(q.canon) or "%") in ("%", "") or q.unit) and not (
+            _unit_of(q.canon) is None and quantity_family(q.canon) in COST_FAMILIES)]  # nor a cost ("84.3% at 9.1 GFLOPs")
+    glued = [q for q in out if q.start >= n.end and re.fullmatch(r"[\s%kKMB]*", s[n.end:q.start]) and not q.unit]
+    if glued and any(q.end <= n.start and any(v.end <= q.start and re.fullmatch(r"[\s%kKMB]*", s[v.end:q.start])
+                                              for v in values if v is not n) for q in out):
+        return glued[:1]  # "30.2 QoE, 6.5% rebuffering": the name right after a value, not the one of the value before
     # a unit written after another number ("needs only 7.1 ms for 30.40") is that number's, and those joined to it
     return [q for q in out if not q.unit or _unit_reaches(s, n, q, values)]
 
@@ -884,7 +1077,7 @@ _UNIT_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|to|-|–|/|versus|vs\.?
 _DIFF_LIST_JOIN = re.compile(r"\s*(?:%|points?|pts?|[A-Za-z]{1,6})?\s*(?:on|in|for)\s+[^,;]{1,30}?\s*,?\s*and\s+", re.I)
 _DIFF_LIST_END = re.compile(r"\s*(?:%|points?|pts?|[A-Za-z]{1,6})?\s*(?:on|in|for)\s", re.I)
 # "by 0.75 FID on CIFAR-10 and by 0.39 on FFHQ": a second difference of the same comparison
-_MORE_DIFF_JOIN = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:(?:on|in|for)\s+[^,;]{1,40}?)?\s*,?\s*"
+_MORE_DIFF_JOIN = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6}(?:[\s-]+points?)?|[\w@\-]{1,12}\s+points?)?\s*(?:(?:on|in|for)\s+[^,;]{1,40}?)?\s*,?\s*"
                              r"(?:and|but\s+only|while)\s+(?:by\s+)?(?:only\s+|just\s+|about\s+|roughly\s+)?$", re.I)
 _DATASET_OF = re.compile(r"^\s*%?\s*(?:[\w/%]+\s+)?(?:on|in|for)\s+(?:the\s+)?$", re.I)  # "5.6 on test-other"
 
@@ -1013,6 +1206,8 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
     if right is not None:
         return right
     before = [n for n in settings if n.end <= start]
+    if len(before) >= 2 and re.search(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+$", s[before[-2].end:before[-1].start]):
+        before = before[:-1]  # "Feeding 81 frames instead of 27, A ...": the setting in effect is the first
     own = [n for n in settings if n.start >= end and not _CLAUSE_BREAK.search(s[end:n.start])]
     if before and own and _CLAUSE_BREAK.search(s[before[-1].end:start]):
         return own[0]  # "A needs 50 steps to reach 2.5, while B gets to 3.0 in 10 steps": its own clause's setting
@@ -1022,11 +1217,16 @@ def _setting_for(s: str, start: int, end: int, settings: list[Number]) -> Number
 def _datasets_near(s: str, datasets: list[Span], at: int) -> list[str | None]:
     """The dataset a comparison or rank is about, or every dataset of a coordination it sits in ("first on X and Y");
     not one named after a later clause starts ("the highest throughput but the lowest accuracy on CiteSeer")."""
+    every = datasets
     datasets = [d for d in datasets if d.start < at or not _CLAUSE_BREAK.search(s[at:d.start])]
+    own = [d for d in datasets if d.start >= at]
+    if own and any(d.end <= at for d in datasets) and all(_CLAUSE_BREAK.search(s[d.end:at]) for d in datasets if d.end <= at):
+        datasets = own  # "A is second on X but tops the column on Y": its own clause's dataset, not the earlier clause's
     one = _dataset_near(datasets, at)
     if one is None:
         return [None]
     pick = min((d for d in datasets if d.canon == one), key=lambda d: abs(d.start - at))
+    datasets = every  # "leading on X (2.0%), Y (4.1%) and Z (6.2%)": the list goes on past a bracketed value
     i = datasets.index(pick)
     lo = hi = i
     while lo > 0 and _DATASET_JOIN.match(s[datasets[lo - 1].end:datasets[lo].start]):

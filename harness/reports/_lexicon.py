@@ -84,6 +84,8 @@ def quantity_family(name: str) -> str | None:
     for fam in ("params", "gflops", "throughput", "fid", "miou"):
         if any(w in low for w in QUANTITY_WORDS[fam]):
             return fam
+    if re.search(r"(?<![\w-])(?:fps|qps|frames\s+per\s+second|queries\s+per\s+second)(?![\w-])|\((?:[a-z]+/s|fps|qps)\)", low):
+        return "throughput"  # "FPS", "speed (queries/s)": a rate of work, like a throughput
     if re.search(r"(?<![\w-])error", low):
         return None  # "top-1 error (%)": not an accuracy (its words and direction are the opposite)
     if "top-1" in low:
@@ -119,7 +121,18 @@ def quantity_aliases(name: str) -> list[str]:
     if re.fullmatch(r"[A-Za-z][\w\-]*", base) and not base.lower().endswith(("score", "rate", "error")) \
             and quantity_family(name) not in COST_FAMILIES:
         out.append(f"{base} score")  # "CIDEr score", "BLEU score", "Dice score"
+    out += _verb_forms(base)
     return list(dict.fromkeys(a.lower() for a in out if a))
+
+
+def _verb_forms(base: str) -> list[str]:
+    """A quantity named by a gerund is also named by its verb ("forgetting": "forgets 12.4%", "forgets the least")."""
+    if not re.fullmatch(r"[a-z]{4,}ing", base.lower()):
+        return []
+    stem = base.lower()[:-3]
+    if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeiousl":
+        stem = stem[:-1]  # "forgetting" -> "forget"
+    return [stem + "s", stem]
 
 
 def _unit_of(name: str) -> str | None:
@@ -231,7 +244,9 @@ def setting_keywords(x_label: str) -> list[str]:
         out.append(base.removeprefix("number of "))
     if " per " in base and len(base.split(" per ")[0].split()) == 1:  # "frames per clip" -> "32 frames"
         out.append(base.split(" per ")[0])
-    if len(words) > 1:
+    elif " per " in base:  # "negative samples per positive" -> "256 negatives per positive": the words of its head
+        out += setting_keywords(base.split(" per ")[0])
+    if len(words) > 1 and " per " not in base:  # not "problem" of "samples per problem": the unit it is counted per
         out.append(words[-1])
     # "negative samples" -> "8 negatives", "a single negative": the qualifier stands for a generic count noun
     if len(words) == 2 and words[1] in _GENERIC_COUNT and len(words[0]) >= 4 and words[0] not in _NOT_A_QUALIFIER:
@@ -245,9 +260,19 @@ def setting_keywords(x_label: str) -> list[str]:
     # "beam size" -> "a beam of 4", "guidance scale" -> "a guidance of 3": the word the generic noun qualifies
     if len(words) == 2 and words[1] in _GENERIC_AXIS and len(words[0]) >= 4 and words[0] not in _NOT_A_QUALIFIER:
         out.append(words[0])
+    # "memory buffer size" -> "a buffer of 500", "the memory buffer": the words the generic noun qualifies
+    if len(words) > 2 and words[-1] in _GENERIC_AXIS and len(words[-2]) >= 4 and words[-2] not in _NOT_A_QUALIFIER:
+        out += [" ".join(words[:-1]), words[-2]]
+    # "embedding size" -> "200 dimensions", "a 200-dim embedding": the width of a vector is counted in dimensions
+    if len(words) >= 2 and words[-1] in ("size", "dimension", "dim", "width") and words[-2] in (
+            "embedding", "hidden", "latent", "feature", "vector", "projection"):
+        out += ["dimensions", "dims", "dimensional"]
     if words and words[-1] == "dimension":
         out += [" ".join(words[:-1] + ["size"]), " ".join(words[:-1] + ["units"]), " ".join(words[:-1] + ["dim"]), "dim"]
     unit = _unit_of(x_label)
+    counted = re.fullmatch(r"[kKMB]\s+([a-z]{3,})", unit or "")
+    if counted:  # "context length (k tokens)" -> "a 64k-token context", "32k tokens": the noun it counts
+        out += [counted.group(1), counted.group(1).rstrip("s")]
     if unit and unit.lower() in _UNIT_WORDS:  # "labelled audio (hours)" -> "100 hours"; "SNR (dB)" -> "5 dB"
         out += _UNIT_WORDS[unit.lower()]
     return list(dict.fromkeys(out))

@@ -30,8 +30,8 @@ _CLAUSE_SETTING_AFTER = re.compile(r"^\s*(?:,|it\b|they\b|its\b|their\b|the\b|[A
 _LABEL_JOIN = re.compile(r"^\s*(?:[:=]|—|–)\s*$")
 # "a 3.5-point deficit": the number reader calls "3.5-point" an identifier; before a unit of difference it is a number
 _POINT_COMPOUND = re.compile(r"^-(?:points?|pts?|pp|percentage-points?)\b", re.I)
-_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)s?\b[^.;,]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to)|\blead\s+of|\bimprovement\s+of)"
-                          r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
+_DIFF_BEFORE = re.compile(r"(?:\bby|\bwithin|\bcost(?:s|ing)?(?:\s+(?:the\s+)?[\w\-+]+)?|\bgain(?:s|ed|ing)?|\blos(?:es|t|ing)|\b(?:gap|margin|difference|gain|improvement|advantage|lead)s?\b[^.;,]{0,60}?\b(?:is|of|was|stands\s+at|amounts\s+to|(?:widens?|widened|grows?|grew|shrinks?|shrank|narrows?|narrowed|increases?|increased|decreases?|decreased|rises?|rose|falls?|fell|climbs?|drops?)\s+to)|\blead\s+of|\bimprovement\s+of)"
+                          r"\s*(?:a\s+|an\s+)?(?:further|another|additional|extra)?\s*(?:only|just|merely)?\s*(?:about|roughly|around|nearly|almost|~|≈)?\s*$", re.I)
 _FOR_AFTER = re.compile(r"^\s*(?:%|[A-Za-z/]+(?:\s+per\s+second)?)?\s*(?:for|from)\s+(?:the\s+)?$", re.I)
 # "50.6 to its 50.2": a possessive pronoun before the second number keeps the pair
 _PAIR_JOIN = re.compile(r"^\s*(?:[%kKM]|[A-Za-z/]{1,12}(?:\s+per\s+second)?)?\s*\)?\s*(?:versus|vs\.?|against|and|to)\s*\(?\s*"
@@ -51,9 +51,10 @@ _COMPARATIVE_LEAD = r"(?:[^.;]|(?<=\d)\.(?=\d)){0,40}?"
 _COMPARATIVE_RE = [(re.compile(rf"{_COMPARATIVE_LEAD}(?<![\w-])(?:{p})(?![\w-])", re.I), pol, q) for p, pol, q in _COMPARATIVE]
 # comparatives that imply their quantity when the sentence names none
 IMPLIED_BY_COMPARATIVE = {"lighter": "params", "heavier": "params", "faster": "throughput", "quicker": "throughput",
-                          "slower": "throughput", "cheaper": "gflops"}
-_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:of|=|:|at|\(|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
-                                  r"dropped|decreases?|decreased|shrinks?|shrank|is\s+(?:raised|increased|reduced|set))\s+to)?\s*$",
+                          "slower": "throughput", "cheaper": "gflops", "longer": "time", "shorter": "time"}
+_SETTING_BEFORE_JOIN = re.compile(r"^\s*(?:(?:size|width|length|depth|count)\s*)?(?:of|=|:|at|\(|(?:grows?|grew|increases?|increased|rises?|rose|goes|went|drops?|"
+                                  r"dropped|decreases?|decreased|shrinks?|shrank|(?:is\s+|being\s+)?(?:raised|increased|reduced|set|"
+                                  r"fixed|cut|lowered|limited|capped))\s+to)?\s*$",
                                   re.I)
 # "Raising the update ratio to 20", "cutting the window to 96": a setting a verb of change sets to its number
 _SET_TO_VERB = re.compile(r"\b(?:rais|increas|reduc|lower|grow|widen|shrink|cut|extend|lengthen|shorten|enlarg|doubl|halv|"
@@ -85,16 +86,16 @@ _FRACTION = (r"half|(?:a|one)\s+(?:third|quarter|fifth|sixth|seventh|eighth|nint
 _COMPARE = [
     (r"(?:is|are|was|were|has\s+been|have\s+been)\s+(?:\w+\s+)?(?:out[a-z]+ed|beaten|surpassed|overtaken|bettered|topped|"
      r"edged\s+out|eclipsed|exceeded)\s+by", -1, True),
-    (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|"
+    (r"out(?:perform|scor|pac|strip|class|do|run)(?:s|es|ed|ing|e)?|beat(?:s|ing|en)?|surpass(?:es|ed|ing)?|"
      r"overt(?:ak(?:es|en|ing|e)|ook)|eclips(?:es|ed|ing)|edg(?:es|ed|ing)\s+(?:out|past)|pull(?:s|ed|ing)?\s+ahead\s+of|"
      r"(?:is|are|stays?|sits?|finishes)?\s*ahead\s+of|(?:well\s+|comfortably\s+)?clear\s+of|"
-     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+(?:of\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+|~)?[\d.,]*\d\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s+)?over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"
-     r"(?:wins?|won)\s+(?:over|against)|followed\s+(?:\w+\s+)?by",
+     r"better\s+(?:[\w%()\-/]+\s+){0,3}?than|improv(?:es|ed|ing)\s+(?:on|over|upon)|improv(?:es|ed|ing)\s+(?:[\w@%()\-/.]+\s+){1,6}?(?:over|upon)(?=\s+(?:the\s+)?(?-i:[A-Z]))|(?:margin|lead|advantage|edge|gain|improvement)\s+(?:of\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+|~)?[\d.,]*\d\s*(?:%|(?:[\w@\-]{1,12}\s+)?(?:points?|pts?|pp)|[A-Za-z]{1,6})?\s+)?over|(?<=\+)[\d.,]+\s*(?:%|points?|pts?|pp|[A-Za-z]{1,6})?\s*(?:over|vs\.?|versus|against)|lead(?:s|ing)?|edg(?:es|ed|ing)|"
+     r"(?:wins?|won)\s+(?:over|against)",
      1, True),
     # "reduces MAE on X by 0.014 relative to B", "raises throughput by 12% over B": a change of a raw value against a
     # method
-    (r"(?:reduc|lower|cut|decreas|trim|shrink|rais|increas|boost|lift)(?:es|s|ed|ing|e)?\s+(?:[\w@%()\-/.,]+\s+){0,6}?"
-     r"(?:relative\s+to|compared\s+(?:with|to)|over|against|versus|vs\.?)(?=\s+(?:the\s+)?(?-i:[A-Z]))", 0, False),
+    (r"(?:reduc|lower|cut|decreas|trim|shrink|rais|increas|boost|lift)(?:es|s|ed|ing|e)?\s+(?:[\w@%()\-/.,]+\s+){0,8}?"
+     r"(?:relative\s+to|compared\s+(?:with|to)|over|against|versus|vs\.?)(?=\s+(?:the\s+)?(?-i:[A-Z0-9]))", 0, False),
     # "dwarfing B's 3.1", "trounces B": far more of the raw value
     (r"dwarf(?:s|ed|ing)?", 1, False),
     # "halves the latency of B", "doubles B's throughput": a ratio stated by a verb
@@ -110,10 +111,10 @@ _COMPARE = [
     (rf"(?:{_FRACTION})(?:\s+(?:of\s+)?(?:the\s+(?:[\w%()\-/]+\s+){{0,2}}?of|as\s+(?:[\w%()\-/]+\s+){{1,3}}?as|of)|"
      rf"{_POSSESSIVE_NEXT})", -1, False),
     # "a lower latency of 63.0 ms compared with 86.6 ms for B": "compared with" for "than"
-    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+    (r"(?:higher|more|greater|larger|faster|quicker|heavier|bigger|costlier|longer)\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:higher|greater|larger|faster|quicker|heavier|bigger|costlier)\s+(?:[\w%()\-/.]+\s+){0,5}?compared\s+(?:with|to)|"
      r"above|exceed(?:s|ed)?", 1, False),
-    (r"(?:lower|less|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/]+\s+){0,3}?than|"
+    (r"(?:lower|less|smaller|fewer|slower|lighter|cheaper|shorter)\s+(?:[\w%()\-/]+\s+){0,3}?than|"
      r"(?:lower|smaller|fewer|slower|lighter|cheaper)\s+(?:[\w%()\-/.]+\s+){0,5}?compared\s+(?:with|to)|below|under",
      -1, False),
 ]
@@ -121,7 +122,7 @@ _COMPARE = [
 _AGAINST_ALL = re.compile(r"^\s*(?:any|every|all|each|the\s+(?:rest|others|other\s+\w+))\b", re.I)
 # "does not beat B", "never overtakes B", "fails to surpass B", "is no better than B": no comparison is stated
 _NEGATED = re.compile(r"(?:\b(?:not|never|cannot|fails?\s+to|failed\s+to)|n't)\s+(?:(?:quite|yet|really|always|consistently|"
-                      r"clearly|even|actually|manage\s+to|to)\s+){0,2}$|\bno\s+$", re.I)
+                      r"clearly|even|actually|manage\s+to|to)\s+){0,2}$|\bno\s+$|\bfar\s+from\s+$", re.I)
 # "nearly catches B", "almost overtakes B": a hedged comparison verb states that it did not happen
 _HEDGED = re.compile(r"\b(?:nearly|almost|narrowly\s+fails\s+to)\s+$", re.I)
 _VERB_COMPARE = re.compile(r"^(?:out|beat|surpass|overt|eclips|edg|pull|trail|exceed|catch|match)", re.I)
@@ -134,21 +135,25 @@ _RANK = [
      r"(?:beats?|outperforms?|surpass(?:es)?|betters?|tops?|overtakes?)|"
      r"(?:wins?|won)(?=\s+(?:on|in|at|every|all|the|across|outright|overall|comfortably|clearly)\b)|"
      r"(?:outperforms?|beats?|surpass(?:es)?|tops?|leads?|is\s+ahead\s+of)\s+(?:every|all|each)\b|"
-     r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|"
+     r"(?:at|to)\s+the\s+top\s+of|unbeaten|unmatched|unrivall?ed|unsurpassed|(?<=the\s)top(?!\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|few|handful)\b))(?=\s+[\w@\-]+)|"
+     r"state[\s-]of[\s-]the[\s-]art(?!\s+(?:methods?|models?|systems?|baselines?|approaches)\b)|"
+     r"most\s+(?:efficient|frugal|economical)|"
      r"most\s+accurate|best|strongest|tops|top(?=\s+(?:(?-i:[A-Z][\w\-]*)\s+)?(?:the|of|spot|position|place|result|score|entry|number|performer|model|method)s?\b)|comes?\s+out\s+on\s+top|"
-     r"leads?(?=\s+(?:(?:with|the|all|on|every|at)\b|(?-i:[A-Z])))|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked)\s+first",
+     r"leads?(?=\s+(?:(?:with|the|all|on|every|at)\b|(?-i:[A-Z])))|first\s+place|(?:finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|lands?|landed)\s+first|"
+     r"(?:comes?|came)\s+out\s+ahead(?!\s+of)",
      1, True),
     (rf"(?:worse|weaker|less\s+accurate){_THAN_ALL}|(?:worst|weakest)-(?:performing|scoring)|"
-     r"least\s+accurate|worst|weakest|last\s+place|(?:at|to)\s+the\s+bottom\s+of|"
-     r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|is\s+outperformed\s+by)\s+(?:every|all|each)\b|"
+     r"least\s+accurate|worst|weakest|last\s+place|(?<=[\w)]\s)last(?=\s*(?:[,.;\[]|$))|(?:at|to)\s+the\s+bottom\s+of|"
+     r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|(?:is|are|was|were)\s+(?:out[a-z]+ed|beaten|surpassed|bettered|"
+     r"topped|exceeded|overtaken)\s+by)\s+(?:every|all|each)\b|"
      r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
-     r"firmly|dead)\s+)?last", -1, True),
-    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;)]|$|"
-     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
+     r"firmly|dead|a\s+distant|a\s+clear|a\s+close|distant)\s+)?last", -1, True),
+    (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?:above|over)\s+(?:every|all|any)(?:\s+(?:the\s+)?others?)?(?=\s+(?:curves?|lines?|series|models?|methods?|systems?|networks?|entries|bars?|points?|baselines?)\b|\s*[,.;\[(]|\s+(?:on|in|at|for|across)\b)|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;()]|$|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b)|"
      r"highest|largest|heaviest|fastest|quickest|"
      r"biggest|longest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
-    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?<=the\s)least(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among|in)\b|\s*[,.;)]|$|"
-     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(])|"
+    (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?:below|under)\s+(?:every|all|any)(?:\s+(?:the\s+)?others?)?(?=\s+(?:curves?|lines?|series|models?|methods?|systems?|networks?|entries|bars?|points?|baselines?)\b|\s*[,.;\[(]|\s+(?:on|in|at|for|across)\b)|(?<=the\s)least(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among|in)\b|\s*[,.;()]|$|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b)|"
      r"lowest|smallest|fewest|lightest|leanest|"
      r"slimmest|slowest|shortest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]
@@ -159,8 +164,9 @@ _CAMEL = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
 _FROM_BEFORE = re.compile(r"\bfrom\s*\(?\s*$", re.I)
 # "ahead of B at 57.6 and well clear of C": a second comparison word whose subject is the first one's
 _COORD_GAP = re.compile(r"^(?:['’]s\s+(?:[\w@%\-/]+\s+){0,2}?[\w@%\-/]+(?=\s+and\b))?\s*(?:\([^()]*\)|(?:at|with|on)\s+(?:only\s+)?[\d.,]+\s*(?:%|[A-Za-z/]+)?|"
-                        r"(?:in|on|for)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)?\s*,?\s*"
-                        r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|"
+                        r"(?:in|on|for)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)?\s*"
+                        r"(?:by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d\s*(?:%|[A-Za-z@\-/]+(?:\s+points?)?)?\s*)?,?\s*"
+                        r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|itself|themselves|in\s+turn|"
                         r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
 # "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
 _OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
@@ -171,8 +177,8 @@ _SUBJ_GAP = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:(?:both|each|all|also|clearly|
 # "Depth hurts A more than B": a method after a verb is its object, "more than" says how much the verb acts
 _VERB_BEFORE = re.compile(r"\b(?!(?:is|was|as|has|this|its|thus|plus|across|versus|whereas|does)\b)[a-z]+(?:s|ed)\s+(?:the\s+)?$")
 # "A is less accurate than B but 40% faster": a second comparative, without "than", shares the comparison's methods
-_ELIDED = re.compile(r"^(?:[^;.()]|\([^()]*\)){0,40}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|(?!(?:leads?|wins?|trails?|lags?)\b)[a-z]+s|"
-                     r"nearly|almost|[\d.,]+\s*(?:%|x|×|times|points?|pp)?)\s+)*", re.I)
+_ELIDED = re.compile(r"^(?:[^;.()]|(?<=\d)\.(?=\d)|\([^()]*\)){0,40}?\b(?:but|and|yet|while|though)\s+(?:(?:is|are|being|remaining|staying|also|still|much|far|slightly|roughly|about|(?!(?:leads?|wins?|trails?|lags?)\b)[a-z]+s|"
+                     r"nearly|almost|only|just|[\d.,]+\s*(?:%|x|×|times|(?:[A-Za-z][\w@\-/]*\s+)?points?|pp)?)\s+)*", re.I)
 # "outperformed on COCO by B", "A, beaten only by B": a participle read as a passive
 _PARTICIPLE = re.compile(r"^(?:out\w+ed|beaten|surpassed|overtaken|eclipsed|bettered|topped|exceeded|edged\s+(?:out|past))$", re.I)
 _AUX_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:(?:\w+ly|only|just|also|still|even)\s+)?$", re.I)
@@ -202,7 +208,9 @@ _CLAUSE_START = re.compile(r";|,\s*(?:while|whereas|but)\b", re.I)
 _AGENT_AFTER = re.compile(r"^\s*\)?\s*(?:(?:belongs?|belonged|goes|went|falls?)\s+to|(?:is|was)\s+(?:held|set|reached|achieved|"
                           r"posted|obtained)\s+by)\s+(?:the\s+)?$", re.I)
 # "A is faster than B, processing 5,200 nodes/s": a participle after the object speaks of the subject
-_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:there\s*|here\s*)?(?:,\s*(?:[a-z]+ing|with|at)|\s+with)\b[^,;()]*$",
+_PARTICIPLE_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:there\s*|here\s*)?(?:(?:on|in)\s+[^,;()\d]{1,30}?\s*)?"
+                               r"(?:by\s+(?:about\s+|roughly\s+|nearly\s+)?[\d.,]*\d\s*(?:%|[A-Za-z@\-/]+(?:\s+points?)?)?\s*)?"
+                               r"(?:,\s*(?:[a-z]+ing|with|at)|\s+with)\b[^,;()]*$",
                                re.I)
 # "the largest gap", "the biggest improvement": a superlative of a difference ranks no method
 _DIFFERENCE_NOUN = re.compile(r"^\s+(?:[\w\-]+\s+)?(?:gap|margin|difference|improvement|gain|drop|decline|jump|spread|lead|"
@@ -257,3 +265,73 @@ _ANAPHOR = re.compile(r"(?<![\w-])(?:the\s+(?:former|latter)|it|its)(?![\w-])", 
 _GOVERNED = re.compile(r"\b(?:with|to|than|of|over|behind|against|versus|vs\.?|by|from|on|unlike|like)\s+(?:the\s+)?$", re.I)
 # "Compared with B, A is ...", "Compared with B's 81.4, A's 82.2 is higher": what stands between the object and the subject
 _FRONTED_SUBJECT = re.compile(r"\s*(?:['’]s\s+[\d.,]+\s*%?(?:\s*[A-Za-z/()%]+)?)?\s*,\s*(?:the\s+)?", re.I)
+
+# "the second highest", "third-best", "the next fastest": an ordinal place other than the first or last is no rank
+_ORDINAL_BEFORE = re.compile(r"\b(?:second|third|fourth|fifth|sixth|next|2nd|3rd|4th|5th)[\s-]+$", re.I)
+# "a margin larger than any other", "the gap is the widest": a superlative of a difference ranks no method
+_DIFFERENCE_BEFORE = re.compile(r"\b(?:gap|margin|difference|lead|improvement|gain|advantage|spread)(?:\s+(?:is|was|that\s+is|"
+                                r"being)(?:\s+(?:also|even))?(?:\s+the)?)?\s+$", re.I)
+# "than every non-autoregressive model", "above all other retrieval-based systems": "every"/"all" qualified by a word
+# other than "other" is a subset, not the whole field
+_THAN_ALL_SUBSET = re.compile(r"(?:^|\b(?:any|every|all|each)\b)\s+(?!other\b|of\b|the\b|others\b|competing\b|"
+                              r"compared\b|evaluated\b|listed\b|tested\b|baseline\b)[a-z][\w\-]*\s+(?:models?|methods?|"
+                              r"systems?|networks?|baselines?|approaches|approach|entries|entry|variants?|retrievers?|"
+                              r"encoders?|architectures?)\b", re.I)
+# "Among the flow-based systems, A has the lowest ...", "Of the learned models, ...", "Among those three, ...": a
+# superlative after a fronted subset ranks no method ("Of all six models", "Among all methods" rank)
+_SUBSET_BEFORE = re.compile(r"(?:^|[;:]|\.\s)\W*(?:among|of|within|amongst)\s+(?:(?:these|those)\s+(?:\d+|two|three|four|five|six)\b|"
+                            r"(?:the\s+)?(?!all\b|every\b|the\b)(?:(?!(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve)\b)"
+                            r"[\w\-]+\s+){1,3}(?:models|methods|systems|networks|baselines|approaches|agents|variants|entries|"
+                            r"retrievers|readers|architectures|encoders|detectors|trackers|rankers|re-rankers|learners|controllers|policies|"
+                            r"solvers|planners|predictors|classifiers|generators|decoders|parsers|vocoders|recognizers|"
+                            r"forecasters|segmenters|agents|pipelines|designs|families)\b)"
+                            r"[^,;]{0,40},[^;]*$", re.I)
+
+# "p = 0.31", "p < 0.05", "a p-value of 0.2", "α = 0.05", "significance level 0.05": a statistical test's number
+_NOT_A_RESULT_BEFORE = re.compile(r"(?:(?<![\w-])p(?:\s*-?\s*values?)?\s*(?:[=<>≤≥]|of|is|was)|(?<![\w-])(?:α|alpha)\s*(?:[=<>]|of|is)|"
+                                  r"\bsignificance(?:\s+level)?\s*(?:[=<>]|of|is|at)?)\s*$", re.I)
+_CONFIDENCE_AFTER = re.compile(r"^\s*%?\s*(?:confidence|CI\b|credible)", re.I)
+# "the top 1,000 candidates", "the first 20 queries": a count of things
+_TOP_N_BEFORE = re.compile(r"\b(?:top|first|last)\s+$", re.I)
+# "at the same size", "at that depth": a setting named again, with no number of its own
+_SAME_BEFORE = re.compile(r"\b(?:same|that|this|equal|matched|comparable)\s+$", re.I)
+# "... when the sampler is cut to 4", "once the buffer is raised to 20": a verb of change in a clause of its own
+_SET_AGAIN_BEFORE = re.compile(r"\b(?:when|if|once|after|as|until)\b[^,;]{0,40}?\b(?:cut|reduced|lowered|raised|increased|set|"
+                               r"dropped|decreased|doubled|halved|brought|trimmed|shrunk|extended|grown|pushed|limited|"
+                               r"capped|restricted)\s+(?:back\s+|down\s+|up\s+)?to\s+(?:only\s+|just\s+)?$", re.I)
+
+# "73.6 on BBBP": a value followed by its dataset ("BBBP 73.6, Tox21 77.4" is a list of datasets with their values)
+_DATASET_OF_AFTER = re.compile(r"^\s*%?\s*(?:[A-Za-z/@\-]+\s+)?(?:on|in|for|across)\s", re.I)
+# "..., and FreeSolv with 1.12", "and Y at 70.3", "Y: 0.64": a dataset that introduces the number after it
+_INTRODUCES_NUMBER = re.compile(r"^\s*(?:with|at|:|=|—|–)\s*(?:an?\s+)?(?:[\w@\-]+\s+of\s+)?(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.]", re.I)
+
+# "beats B by 9.8, and C by 1.1": a second object with its own difference
+_OBJ_DIFF_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d\s*(?:%|[A-Za-z@\-/]+(?:\s+[a-z]+)?(?:\s+points?)?)?"
+                            r"(?:\s+(?:on|in)\s+[^,;]{1,30}?)?\s*,?\s*(?:and|as\s+well\s+as)\s+(?:the\s+)?$", re.I)
+_BY_NEXT = re.compile(r"^\s*by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d", re.I)
+# "A and B reach ...; both are beaten by C": a plural pronoun subject of a new clause stands for the two methods before
+_PLURAL_SUBJECT = re.compile(r"(?:;|,\s*(?:and|but|yet|while)|:)\s*(?:but\s+|yet\s+)?(?:both(?:\s+of\s+them)?|they|the\s+two|each)\s+"
+                             r"(?:(?:are|were|is|was|get|got|remain|stay|still|also|clearly|again)\s+)*$", re.I)
+
+# "tops both classification benchmarks", "is best on all three datasets": a rank on every dataset the sentence names
+_OVER_ALL_DATASETS = re.compile(r"^\s+(?:on\s+|across\s+|in\s+)?(both|all\s+(?:two|three|four|five|six)|all(?:\s+the)?|every)\s+"
+                                r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|(?:test|trace|evaluation|data)\s+sets?|"
+                                r"environments?|suites?|graphs?|corpora|collections?|domains?)\b", re.I)
+# "the worst on both counts", "best on all metrics": a rank on every quantity its clause names
+_ON_ALL_COUNTS = re.compile(r"^\s+(?:on|in|by|across)\s+(?:both|all(?:\s+(?:three|four))?|every)\s+(?:counts?|metrics?|measures?|"
+                            r"fronts?|criteria|respects?|scores|axes)\b", re.I)
+
+# "Doubling the context from 16k to 32k tokens lifts ...": a fronted gerund of change over a setting; its ends are no values
+_GERUND_FROM = re.compile(r"^\W*[A-Za-z]+ing\b[^,;\d]{0,60}?\bfrom\s*(?:[\d.,]+\s*[kKMB%]?\s*(?:to|-|–)\s*)?$")
+# "lifts A on X by 1.2 points and on Y by 2.2 points": the next difference, its dataset before it
+_MORE_DIFF_ON = re.compile(r"^\s*(?:%|points?|pts?|pp|[A-Za-z@\-]{1,10}(?:\s+points?)?)?\s*,?\s*(?:and|while)\s+(?:on|in|for)\s+(?:the\s+)?"
+                           r"(?P<d>[^,;]{1,40}?)\s+by\s+(?:about\s+|roughly\s+|nearly\s+)?$", re.I)
+
+# "Across both benchmarks, A is the most accurate, with ... on X and ... on Y": a fronted scope over every dataset named
+_OVER_ALL_FRONTED = re.compile(r"(?:^|[,;])\W*(?:across|on|in|over)\s+(both|all\s+(?:two|three|four|five|six)|all(?:\s+the)?|every)\s+"
+                               r"(?:[\w\-]+\s+){0,2}?(?:benchmarks?|datasets?|tasks?|splits?|(?:test|trace|evaluation|data)\s+sets?|"
+                               r"environments?|suites?|graphs?|corpora|collections?|domains?)\s*,[^;]*$", re.I)
+
+# "evaluated on 2,000 questions", "averaged over 3 seeds", "trained on 4 GPUs": a preposition before a count of things
+_COUNT_PREP_BEFORE = re.compile(r"\b(?:on|over|across|using|from|among)\s+(?:the\s+|a\s+|all\s+|only\s+|just\s+|about\s+|roughly\s+)?$",
+                                re.I)

@@ -77,7 +77,13 @@ from .process_model import ClaimScores, EpisodeProcess, JudgedProcessSummary, Pr
 # stated beside a value, group objects and the phrasing of model-written reports (markdown tables with their header,
 # "Compared to B (v)", a change of value over a change of setting; held-out 5's causes); a sentence that cites only
 # tables states its claims at no setting. Only report metrics may move; every other number of version 17 is unchanged.
-SCORER_VERSION = "18"
+# 19: issue 31 item 3: the report claim extractor reads held-out 6's causes as general grammar: settings named by a
+# noun phrase, a verb or a second "at N"; rank words of other writers, and no rank over a fronted or qualified subset,
+# for an ordinal place or a margin; quantities named by a verb ("forgets") or a fronted "X-wise"; "D v, D v" lists;
+# comparisons with two objects, a plural pronoun or a passive; numbers that are no results (p-values, counts glued to a
+# noun, "the top 1,000"); "followed by B" compares nothing (the held-out sets' convention). Only report metrics may move;
+# every other number of version 18 is unchanged.
+SCORER_VERSION = "19"
 
 FailureType = Literal["retrieve", "perception", "reading_memory", "reasoning", "others"]
 FAILURE_TYPES: tuple[FailureType, ...] = ("retrieve", "perception", "reading_memory", "reasoning", "others")
