@@ -527,9 +527,10 @@ class ClaimExtractor:
                 # "Wynlo (44.1M)", "needs only 17.3M and runs at 2,910 img/s": the one quantity counted in millions
                 counted = [k for k in self.lex.quantities if (_unit_of(k) or "").upper() == n.magnitude]
                 q = counted[0] if len(counted) == 1 else q
+            value, slack = _rescaled(n, q)
             per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
-                claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
+                claims.append(Claim(kind="value", subject=owner.canon, value=value, unit=n.unit, tolerance=slack,
                                     quantity=q, dataset=self._dataset_for(s, n, nums, datasets, per_model), **mine))
         for c in list(comparisons):  # "A and B both reach 93.4, 0.7 below C": the comparison is each tied method's
             for n in values:
@@ -1007,6 +1008,21 @@ class ClaimExtractor:
         for sent in split_sentences(text):
             claims.extend(self.sentence_claims(sent))
         return claims
+
+
+_MAGNITUDES = {"k": 1e3, "m": 1e6, "b": 1e9}
+
+
+def _rescaled(n: Number, quantity: str | None) -> tuple[float, float]:
+    """A value with a glued magnitude ("412K", "1.2M") in the magnitude its quantity is counted in ("Params (K)":
+    412; "Params (M)": 0.412 for "412K"); else as read."""
+    q_unit = (_unit_of(quantity) or "").lower() if quantity else ""
+    glued = "k" if n.thousands else (n.magnitude or "").lower()
+    if q_unit not in _MAGNITUDES or glued not in _MAGNITUDES:
+        return n.value, n.slack
+    raw, slack = (n.value / 1000, n.slack / 1000) if n.thousands else (n.value, n.slack)  # "412K": read as 412,000
+    f = _MAGNITUDES[glued] / _MAGNITUDES[q_unit]
+    return round(raw * f, 9), slack * f
 
 
 def _stem(word: str) -> str:

@@ -1320,3 +1320,28 @@ def test_a_word_of_efficiency_ranks_the_cost_it_names() -> None:
         ("rank", "Quorra-L", None, "min", None, "Params (M)", None, None, None)}
     assert ranks19("- **Thornbuf** is the most efficient, starting in 190 ms [P1, Table 2]") == {
         ("rank", "Thornbuf", None, "min", None, "startup delay (ms)", None, None, None)}
+
+
+# Scorer 20 (held-out 7's causes as general mechanisms), in contexts of their own: the names and words below are in
+# no labelled or held-out set.
+LEX20_KILO = Lexicon(methods=["Quernby", "Stavelock", "Wimbrel-T"], datasets=["Halcyon-8", "Tarnmoor"],
+                     quantities={"BLEU-4": True, "Params (K)": False, "Model size (B)": False},
+                     settings=["decoder depth"])
+
+
+def claims20(text: str, lex: Lexicon) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, lex)}
+
+
+def test_a_glued_magnitude_is_read_in_the_magnitude_its_quantity_counts() -> None:
+    for text in ("Quernby needs only 388K parameters [P1, Table 2].",  # plain
+                 "With 388k parameters, Quernby is the lighter of the two [P1, Table 2].",  # fronted
+                 "- Quernby: 388K params [P1, Table 2]",  # bullet
+                 "It is worth highlighting that Quernby, at a modest 388K parameters, remains compact [P1, Table 2]."):
+        got = claims20(text, LEX20_KILO)
+        assert ("value", "Quernby", None, "=", 388.0, "Params (K)", None, None, None) in got, text
+    got = claims20("Stavelock carries 1.5M parameters [P1, Table 2].", LEX20_KILO)  # millions on a count in thousands
+    assert ("value", "Stavelock", None, "=", 1500.0, "Params (K)", None, None, None) in got
+    got = claims20("Wimbrel-T is the largest at 7B, i.e. a model size of 7B [P1, Table 2].", LEX20_KILO)
+    assert ("value", "Wimbrel-T", None, "=", 7.0, "Model size (B)", None, None, None) in got
