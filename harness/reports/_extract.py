@@ -26,7 +26,7 @@ from tools import EvidenceUnit
 from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import (
-    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, _UNIT_WORDS, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
+    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, content_aliases, _UNIT_WORDS, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
     quantity_patterns, setting_keywords, _verb_forms, _PAREN,
 )
 from ._patterns import (
@@ -172,6 +172,8 @@ class ClaimExtractor:
                                and k not in q_unit_words}
         self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
                       for kind, canon, alias in pats]
+        # a quantity named by its own words ("communication rounds", "uploading", "annotators preferred", "R-1")
+        self._pats += [("quantity", q, re.compile(p, re.I)) for q, p in content_aliases(lex)]
         # acronyms with their case ("RTF", "IS") and phrases whose initials spell the episode's acronym ("word error rate")
         self._pats += [("quantity", q, re.compile(rf"(?<![\w-]){p}s?(?![\w-])")) for q in lex.quantities
                        for p in quantity_patterns(q)]
@@ -521,6 +523,11 @@ class ClaimExtractor:
             if named:  # "34.1/0.925 PSNR/SSIM": the quantities in order
                 listed = _quantity_list(s, named[0], quants)
                 if len(listed) == len(group):
+                    q = listed[group.index(n)]
+            elif group:  # "44.3 / 21.0 / 40.6 on D (R-1 / R-2 / R-L)": a list of as many quantities later in the clause
+                later = next((x for x in quants if x.start >= group[-1].end and not re.search(r"[;]|\.(?!\d)", s[group[-1].end:x.start])), None)
+                listed = _quantity_list(s, later, quants) if later is not None else []
+                if len(listed) == len(group) >= 2:
                     q = listed[group.index(n)]
             if n.magnitude is not None and (q is None or (_unit_of(q) or "").upper() != n.magnitude) and not any(
                     x.kind == "quantity" and 0 <= x.start - n.end <= 4 for x in spans):

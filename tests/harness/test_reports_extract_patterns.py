@@ -1345,3 +1345,41 @@ def test_a_glued_magnitude_is_read_in_the_magnitude_its_quantity_counts() -> Non
     assert ("value", "Stavelock", None, "=", 1500.0, "Params (K)", None, None, None) in got
     got = claims20("Wimbrel-T is the largest at 7B, i.e. a model size of 7B [P1, Table 2].", LEX20_KILO)
     assert ("value", "Wimbrel-T", None, "=", 7.0, "Model size (B)", None, None, None) in got
+
+
+LEX20_WORDS = Lexicon(methods=["Pellucid", "Oxbowen", "Trastle-M"], datasets=["Ferncove", "Dunmarsh"],
+                      quantities={"docking success (%)": True, "steps to convergence": False,
+                                  "transfer per step (MB)": False, "expert preference (%)": True,
+                                  "frame AUPRC (%)": True, "clip AUPRC (%)": True, "SACRE-2": True, "SACRE-4": True},
+                      settings=["ligands per batch"])
+
+
+def test_a_quantity_is_named_by_its_own_head_word_in_any_form() -> None:
+    v = ("value", "Pellucid", None, "=", 71.2, "docking success (%)", "Ferncove", None, None)
+    assert v in claims20("Pellucid succeeds in 71.2% of docking trials on Ferncove [P1, Table 1].", LEX20_WORDS)
+    assert v in claims20("On Ferncove, the success of Pellucid is 71.2% [P1, Table 1].", LEX20_WORDS)  # fronted
+    assert v in claims20("- Pellucid: 71.2% success on Ferncove [P1, Table 1]", LEX20_WORDS)  # bullet
+    assert v in claims20("Notably, Pellucid, which succeeds in a remarkable 71.2% of attempts on Ferncove, leads the "
+                         "field [P1, Table 1].", LEX20_WORDS)  # verbose
+    got = claims20("Oxbowen needs 340 optimisation steps on Dunmarsh [P1, Table 2].", LEX20_WORDS)
+    assert ("value", "Oxbowen", None, "=", 340.0, "steps to convergence", "Dunmarsh", None, None) in got
+    got = claims20("Raters with domain expertise preferred Oxbowen's poses in 62% of pairs [P1, Table 3].", LEX20_WORDS)
+    assert ("value", "Oxbowen", None, "=", 62.0, "expert preference (%)", None, None, None) in got
+
+
+def test_a_counted_unit_after_per_names_no_quantity_and_a_qualified_modifier_names_its_own() -> None:
+    got = claims20("Trastle-M sends 3.1 MB per step [P1, Table 3].", LEX20_WORDS)  # "step" of "per step": no steps count
+    assert ("value", "Trastle-M", None, "=", 3.1, "transfer per step (MB)", None, None, None) in got
+    assert not any(c[5] == "steps to convergence" for c in got)
+    got = claims20("Oxbowen reaches a frame-level AUPRC of 77.3% on Dunmarsh [P1, Table 4].", LEX20_WORDS)
+    assert ("value", "Oxbowen", None, "=", 77.3, "frame AUPRC (%)", "Dunmarsh", None, None) in got
+    got = claims20("Its clip-wise AUPRC on Ferncove, 81.0%, belongs to Pellucid [P1, Table 4].", LEX20_WORDS)
+    assert not any(c[5] == "frame AUPRC (%)" for c in got)
+
+
+def test_a_hyphenated_metric_is_named_by_its_abbreviation_and_a_later_list_pairs_with_values() -> None:
+    got = claims20("- Pellucid: 31.2 / 18.4 on Ferncove (S-2 / S-4) [P1, Table 5]", LEX20_WORDS)
+    assert ("value", "Pellucid", None, "=", 31.2, "SACRE-2", "Ferncove", None, None) in got
+    assert ("value", "Pellucid", None, "=", 18.4, "SACRE-4", "Ferncove", None, None) in got
+    got = claims20("Oxbowen scores an S-4 of 17.9 on Dunmarsh [P1, Table 5].", LEX20_WORDS)
+    assert ("value", "Oxbowen", None, "=", 17.9, "SACRE-4", "Dunmarsh", None, None) in got
