@@ -703,6 +703,8 @@ class ClaimExtractor:
                  and not (re.match(r"[^,;]*?,\s*(?:and|or)\s+(?:the|its|a|an|their)\b", s[n.end:d.start]) and any(
                      x.end <= n.start and not re.search(r";|,\s*(?:and|or|while|whereas|but)\b", s[x.end:n.start])
                      for x in datasets))]  # "the best MRR on X, 42.1, and the best nDCG on Y": Y is the next phrase's
+        if per_model:  # "at 41 GFLOPs, although its K400 top-1 ...": a cost takes only a dataset it is stated on
+            after = [d for d in after if re.search(r"\b(?:on|in|for|over|across)\s+(?:the\s+)?$", s[n.end:d.start], re.I)]
         if after:
             return after[0].canon
         before = [d for d in datasets if d.end <= n.start]
@@ -974,6 +976,8 @@ class ClaimExtractor:
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
                 mine_d = [x for x in datasets if not (x.start >= m.end() and _INTRODUCES_NUMBER.match(s[x.end:])
                                                       and any(y.end <= m.start() for y in datasets))]
+                if q is not None and quantity_family(q) in COST_FAMILIES:  # a cost ranks only on a dataset it is stated on
+                    mine_d = [x for x in mine_d if re.search(r"\b(?:on|in|for|over|across)\s+(?:the\s+)?$", s[:x.start], re.I)]
                 near = _datasets_near(s, mine_d, m.start())
                 every = _OVER_ALL_DATASETS.match(s[m.end():]) or _OVER_ALL_FRONTED.search(s[:m.start()])
                 named_d = list(dict.fromkeys(x.canon for x in datasets))

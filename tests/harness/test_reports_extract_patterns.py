@@ -1383,3 +1383,19 @@ def test_a_hyphenated_metric_is_named_by_its_abbreviation_and_a_later_list_pairs
     assert ("value", "Pellucid", None, "=", 18.4, "SACRE-4", "Ferncove", None, None) in got
     got = claims20("Oxbowen scores an S-4 of 17.9 on Dunmarsh [P1, Table 5].", LEX20_WORDS)
     assert ("value", "Oxbowen", None, "=", 17.9, "SACRE-4", "Dunmarsh", None, None) in got
+
+
+LEX20_COST = Lexicon(methods=["Brackenfold", "Sorrelwick", "Umberline"], datasets=["Quillmere", "Haskwater"],
+                     quantities={"exact match (%)": True, "TFLOPs": False, "Params (M)": False}, settings=[])
+
+
+def test_a_cost_takes_no_dataset_that_only_qualifies_another_quantity() -> None:
+    for text in ("Brackenfold is the cheapest reader at 2.4 TFLOPs, although its Quillmere exact match trails "
+                 "Sorrelwick [P1, Table 1].",
+                 "The cheapest reader is Brackenfold (2.4 TFLOPs), although its Quillmere exact match trails Sorrelwick "
+                 "[P1, Table 1].",
+                 "- Brackenfold: the cheapest, 2.4 TFLOPs, while its Haskwater score lags [P1, Table 1]"):
+        got = claims20(text, LEX20_COST)
+        assert ("value", "Brackenfold", None, "=", 2.4, "TFLOPs", None, None, None) in got, text
+        assert ("rank", "Brackenfold", None, "min", None, "TFLOPs", None, None, None) in got, text
+        assert not any(c[5] == "TFLOPs" and c[6] is not None for c in got), text
