@@ -768,6 +768,14 @@ class ClaimExtractor:
             found = found if len(found) == 1 else []
         return found[0] if found else None
 
+    def _counts_time(self, quantity: str | None) -> bool:
+        """Whether being faster means less of `quantity`: a time, a real-time factor, or a quantity other than a cost
+        where lower is better (what it takes to get somewhere: "rounds to target", "steps to converge")."""
+        if quantity is None:
+            return False
+        fam = quantity_family(quantity)
+        return fam in ("time", "rtf") or (fam not in COST_FAMILIES and not self._direction(quantity))
+
     def _direction(self, quantity: str | None) -> bool:
         if quantity is not None and quantity in self.lex.quantities:
             return self.lex.quantities[quantity]
@@ -805,8 +813,9 @@ class ClaimExtractor:
                 # accurate": a word of cost takes no quality named for another comparison (the latency, with only one)
             q = q if q is not None else self._fronted
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
-            if re.search(r"fast|slow|quick", c.word) and q is not None and quantity_family(q) in ("time", "rtf"):
-                up = not up  # "4x faster than B, 3.2 ms against 12.9 ms": the lower latency
+            if re.search(r"fast|slow|quick", c.word) and self._counts_time(q):
+                up = not up  # "4x faster than B, 3.2 ms against 12.9 ms": the lower latency; "converges twice as fast,
+                # needing 180 rounds": the fewer rounds to target
             lo = max(c.lo, c.subject.end)
             diffs = [n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
                      and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))]
@@ -964,13 +973,17 @@ class ClaimExtractor:
                     own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
                     ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
+                counted = _counted_before(s, clause_start, m.start(), quants)
+                if not ahead and not implied and counted is not None:
+                    q = counted  # "needs 410 communication rounds to hit the target accuracy, the fewest": the quantity
+                    # the clause's one number counts, not the nearest name
                 if quality and not implied and q is not None and quantity_family(q) in COST_FAMILIES and not re.match(
                         r"most\s+(?:efficient|frugal|economical)", word) and not (  # a word of efficiency ranks a cost
                         ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
                     q = None  # "the lightest (67.6M parameters) but the least accurate": a quality word is no cost
                 q = q if q is not None else self._fronted
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
-                if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
+                if re.match(r"(?:fast|slow|quick)", word) and self._counts_time(q):
                     up = not up  # "the slowest, at 312 ms": the highest latency
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
@@ -1034,6 +1047,19 @@ def _rescaled(n: Number, quantity: str | None) -> tuple[float, float]:
     raw, slack = (n.value / 1000, n.slack / 1000) if n.thousands else (n.value, n.slack)  # "412K": read as 412,000
     f = _MAGNITUDES[glued] / _MAGNITUDES[q_unit]
     return round(raw * f, 9), slack * f
+
+
+def _counted_before(s: str, start: int, at: int, quants: list[Span]) -> str | None:
+    """The quantity written right after the one number of the clause that a superlative in apposition (", the
+    fewest") follows ("410 communication rounds", "24.5 MB"), if any."""
+    if not re.search(r",\s*(?:the\s+)?$", s[start:at]):
+        return None
+    found = list(re.finditer(r"(?<![\w.-])\d[\d.,]*\s*[%kKMB]?(?![\w-])", s[start:at]))
+    if len(found) != 1:
+        return None
+    e = start + found[0].end()
+    own = [x for x in quants if e <= x.start < at and re.fullmatch(r"\s*(?:[A-Za-z][\w\-]*\s+)?", s[e:x.start])]
+    return own[0].canon if own else None
 
 
 def _stem(word: str) -> str:

@@ -1399,3 +1399,22 @@ def test_a_cost_takes_no_dataset_that_only_qualifies_another_quantity() -> None:
         assert ("value", "Brackenfold", None, "=", 2.4, "TFLOPs", None, None, None) in got, text
         assert ("rank", "Brackenfold", None, "min", None, "TFLOPs", None, None, None) in got, text
         assert not any(c[5] == "TFLOPs" and c[6] is not None for c in got), text
+
+
+LEX20_STEPS = Lexicon(methods=["Gorsefield", "Lintwhite", "Myrtlebank"], datasets=["Cobaltmere", "Rushford"],
+                      quantities={"success rate (%)": True, "episodes to solve": False}, settings=[])
+
+
+def test_faster_means_fewer_of_what_it_takes_and_a_superlative_ranks_the_counted_quantity() -> None:
+    for text in ("Gorsefield learns twice as fast as Lintwhite on Cobaltmere, needing 120 episodes [P1, Table 2].",
+                 "On Cobaltmere, Gorsefield solves the task faster than Lintwhite (120 episodes to solve) [P1, Table 2].",
+                 "- Gorsefield: quicker than Lintwhite on Cobaltmere, 120 episodes [P1, Table 2]"):
+        got = claims20(text, LEX20_STEPS)
+        assert ("compare", "Gorsefield", "Lintwhite", "<", None, "episodes to solve", "Cobaltmere", None, None) in got, text
+    for text in ("Myrtlebank needs 85 training episodes to reach its final success rate on Rushford, the fewest of "
+                 "all [P1, Table 2].",
+                 "On Rushford, Myrtlebank needs just 85 episodes before its success rate plateaus, the fewest in the "
+                 "table [P1, Table 2]."):
+        got = claims20(text, LEX20_STEPS)
+        assert ("rank", "Myrtlebank", None, "min", None, "episodes to solve", "Rushford", None, None) in got, text
+        assert not any(c[0] == "rank" and c[5] == "success rate (%)" for c in got), text
