@@ -916,8 +916,10 @@ class ClaimExtractor:
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
                 if word in ("most", "least") and not re.match(r"\s+(?:of|among|in|on|at|for|across|overall)\b|\s*[,.;()]|\s*$", s[m.end():]) and not any(
-                        x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()):
-                    continue  # "the most memory" ranks; "the most common failure" does not
+                        x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()) \
+                        and not _RANKED_ENTITY.match(s[m.end():]):
+                    continue  # "the most memory" ranks, and "the most reliable grasper" (a word for what is ranked); "the
+                    # most common failure" does not
                 if re.search(r"\b(?:(?:one|two|three)\s+of|among)\s+the\s+(?:[\w\-]+\s+)?$|\bthe\s+(?:two|three|four|five|top|\d+)\s+$",
                              s[:m.start()], re.I):
                     continue  # "one of the two best", "among the fastest", "the three best": no single method ranked
@@ -927,7 +929,7 @@ class ClaimExtractor:
                     continue  # "the second highest", "third-best", "the next fastest": a place, not the first or last
                 if _DIFFERENCE_BEFORE.search(s[:m.start()]):
                     continue  # "a margin larger than any other in the table": a superlative of a difference
-                if _THAN_ALL_SUBSET.match(s[m.end():]) or _THAN_ALL_SUBSET.search(word):
+                if (word not in ("most", "least") and _THAN_ALL_SUBSET.match(s[m.end():])) or _THAN_ALL_SUBSET.search(word):
                     continue  # "slower than every non-autoregressive model": a subset the sentence qualifies
                 if _SUBSET_BEFORE.search(s[:m.start()]):
                     continue  # "Among the flow-based systems, A has the lowest ...", "Of the learned models, ...": a subset
@@ -1047,6 +1049,12 @@ def _rescaled(n: Number, quantity: str | None) -> tuple[float, float]:
     raw, slack = (n.value / 1000, n.slack / 1000) if n.thousands else (n.value, n.slack)  # "412K": read as 412,000
     f = _MAGNITUDES[glued] / _MAGNITUDES[q_unit]
     return round(raw * f, 9), slack * f
+
+
+# "the most reliable grasper", "the most communication-hungry method": an adjective before a noun for a ranked method
+# (a generic one, or an agent noun in -er/-or: "detector", "summariser", "planner")
+_RANKED_ENTITY = re.compile(r"\s+[a-z][a-z\-]+\s+(?:method|model|system|network|approach|variant|architecture|"
+                            r"[a-z]{3,}(?:er|or))s?\b(?!\s+(?:of|to)\b)", re.I)
 
 
 def _counted_before(s: str, start: int, at: int, quants: list[Span]) -> str | None:

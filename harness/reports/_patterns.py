@@ -146,14 +146,16 @@ _RANK = [
      r"least\s+accurate|worst|weakest|last\s+place|(?<=[\w)]\s)last(?=\s*(?:[,.;\[]|$))|(?:at|to)\s+the\s+bottom\s+of|"
      r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|(?:is|are|was|were)\s+(?:out[a-z]+ed|beaten|surpassed|bettered|"
      r"topped|exceeded|overtaken)\s+by)\s+(?:every|all|each)\b|"
-     r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
-     r"firmly|dead|a\s+distant|a\s+clear|a\s+close|distant)\s+)?last", -1, True),
+     r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)(?:\s*,\s*[a-z]+(?:\s+[a-z]+)?\s*,\s*|"
+     r"\s+(?:(?:still|again|clearly|firmly|dead|a\s+distant|a\s+clear|a\s+close|distant)\s+)?)last", -1, True),
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?:above|over)\s+(?:every|all|any)(?:\s+(?:the\s+)?others?)?(?=\s+(?:curves?|lines?|series|models?|methods?|systems?|networks?|entries|bars?|points?|baselines?)\b|\s*[,.;\[(]|\s+(?:on|in|at|for|across)\b)|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;()]|$|"
-     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b)|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b|"
+     r"\s+[\w\-]+\s+(?:[a-z]{3,}(?:er|or)|method|model|system|network)s?\s+(?:on|in|across|for)\s)|"
      r"highest|largest|heaviest|fastest|quickest|"
      r"biggest|longest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
     (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?:below|under)\s+(?:every|all|any)(?:\s+(?:the\s+)?others?)?(?=\s+(?:curves?|lines?|series|models?|methods?|systems?|networks?|entries|bars?|points?|baselines?)\b|\s*[,.;\[(]|\s+(?:on|in|at|for|across)\b)|(?<=the\s)least(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among|in)\b|\s*[,.;()]|$|"
-     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b)|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b|"
+     r"\s+[\w\-]+\s+(?:[a-z]{3,}(?:er|or)|method|model|system|network)s?\s+(?:on|in|across|for)\s)|"
      r"lowest|smallest|fewest|lightest|leanest|"
      r"slimmest|slowest|shortest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]

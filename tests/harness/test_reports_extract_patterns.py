@@ -1418,3 +1418,24 @@ def test_faster_means_fewer_of_what_it_takes_and_a_superlative_ranks_the_counted
         got = claims20(text, LEX20_STEPS)
         assert ("rank", "Myrtlebank", None, "min", None, "episodes to solve", "Rushford", None, None) in got, text
         assert not any(c[0] == "rank" and c[5] == "success rate (%)" for c in got), text
+
+
+LEX20_RANKS = Lexicon(methods=["Hobnail", "Peltwing", "Sablecrest", "linear probe baseline"],
+                      datasets=["Wrenfield", "Ostmark"], quantities={"recall@5 (%)": True, "bandwidth (MB)": False},
+                      settings=[])
+
+
+def test_last_after_an_adverb_and_the_most_adjective_before_a_word_for_the_ranked_method() -> None:
+    for text in ("The linear probe baseline is, predictably, last on both Wrenfield and Ostmark [P1, Table 1].",
+                 "The linear probe baseline ranks, once again, last on both Wrenfield and Ostmark [P1, Table 1].",
+                 "- The linear probe baseline comes, as expected, last on both Wrenfield and Ostmark [P1, Table 1]"):
+        got = claims20(text, LEX20_RANKS)
+        assert ("rank", "linear probe baseline", None, "min", None, None, "Wrenfield", None, None) in got, text
+        assert ("rank", "linear probe baseline", None, "min", None, None, "Ostmark", None, None) in got, text
+    got = claims20("Hobnail is the most dependable retriever on Wrenfield [P1, Table 1].", LEX20_RANKS)
+    assert ("rank", "Hobnail", None, "max", None, None, "Wrenfield", None, None) in got
+    got = claims20("Peltwing is the most bandwidth-hungry method, sending 31.5 MB [P1, Table 2].", LEX20_RANKS)
+    assert ("rank", "Peltwing", None, "max", None, "bandwidth (MB)", None, None, None) in got
+    # an adjective before a noun for no method ranks nothing
+    assert not any(c[0] == "rank" for c in claims20("Hobnail shows the most common failure on Wrenfield [P1, Table 1].",
+                                                    LEX20_RANKS))
