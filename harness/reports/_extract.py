@@ -298,7 +298,10 @@ class ClaimExtractor:
                     raw_end = m.text.replace(",", "")
                     ends.append(Number(float(raw_end), m.start, m.end, "setting", None, _slack(raw_end), ax))
                 continue
-            if _NOT_A_RESULT_BEFORE.search(s[max(0, m.start - 24):m.start]) or _CONFIDENCE_AFTER.match(s[m.end:]):
+            test = _NOT_A_RESULT_BEFORE.search(s, max(0, m.start - 24), m.start)
+            if test is not None and any(sp.start <= test.start() < sp.end for sp in settings):
+                test = None  # "at a Dirichlet alpha of 0.1": the episode's setting, not a test's level
+            if test is not None or _CONFIDENCE_AFTER.match(s[m.end:]):
                 continue  # "p = 0.31", "a significance level of 0.05", "95% confidence": a test's number, no result
             reach = _REACH_BEFORE.search(s[:m.start])
             if reach is not None and (_UNSTATED.search(_clause_before(s, reach.start()))

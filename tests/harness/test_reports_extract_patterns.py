@@ -1439,3 +1439,17 @@ def test_last_after_an_adverb_and_the_most_adjective_before_a_word_for_the_ranke
     # an adjective before a noun for no method ranks nothing
     assert not any(c[0] == "rank" for c in claims20("Hobnail shows the most common failure on Wrenfield [P1, Table 1].",
                                                     LEX20_RANKS))
+
+
+LEX20_ALPHA = Lexicon(methods=["Tidemark", "Glenrowan"], datasets=["Saltings"], quantities={"hit rate (%)": True},
+                      settings=["smoothing alpha"])
+
+
+def test_a_setting_named_like_a_tests_level_is_still_the_setting() -> None:
+    for text in ("Tidemark holds a 64.2% hit rate on Saltings at a smoothing alpha of 0.3 [P1, Figure 2].",
+                 "At a smoothing alpha of 0.3, Tidemark holds a 64.2% hit rate on Saltings [P1, Figure 2].",
+                 "- smoothing alpha = 0.3: Tidemark 64.2% hit rate on Saltings [P1, Figure 2]"):
+        got = claims20(text, LEX20_ALPHA)
+        assert ("value", "Tidemark", None, "=", 64.2, "hit rate (%)", "Saltings", "smoothing alpha", 0.3) in got, text
+    got = claims20("Tidemark's 64.2% hit rate beats Glenrowan (p = 0.03) [P1, Table 1].", LEX20_ALPHA)
+    assert not any(c[4] == 0.03 for c in got)  # a test's level stays no value
