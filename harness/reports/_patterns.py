@@ -171,8 +171,11 @@ _COORD_GAP = re.compile(r"^(?:['’]s\s+(?:[\w@%\-/]+\s+){0,2}?[\w@%\-/]+(?=\s+a
                         r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|itself|themselves|in\s+turn|"
                         r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
 # "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
-_OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
-_OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)", re.I)
+# "beats B's 89.9% and C's 88.4%": an object's own value may stand between it and the next
+_OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*|['’]s\s+[\d.,]*\d\s*(?:%|[A-Za-z/]{1,8})?\s*)?(?:,\s*(?:and\s+|or\s+)?|"
+                       r"(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
+_OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|['’]s\s+[\d.,]*\d|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)",
+                      re.I)
 # "A and B both outperform C": more subjects of one comparison word
 _SUBJ_GAP = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:(?:both|each|all|also|clearly|consistently|comfortably|still|are|remain|stay|sit|well|far)\s+)*$",
                        re.I)
@@ -309,6 +312,7 @@ _INTRODUCES_NUMBER = re.compile(r"^\s*(?:with|at|:|=|—|–)\s*(?:an?\s+)?(?:[\
 
 # "beats B by 9.8, and C by 1.1": a second object with its own difference
 _OBJ_DIFF_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d\s*(?:%|[A-Za-z@\-/]+(?:\s+[a-z]+)?(?:\s+points?)?)?"
+                            r"(?:\s+of\s+[\w\-]+(?:\s+[\w\-]+)?)?"  # "by 2.6 points of grasp success on YCB and C by 4.0"
                             r"(?:\s+(?:on|in)\s+[^,;]{1,30}?)?\s*,?\s*(?:and|as\s+well\s+as)\s+(?:the\s+)?$", re.I)
 _BY_NEXT = re.compile(r"^\s*by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d", re.I)
 # "A and B reach ...; both are beaten by C": a plural pronoun subject of a new clause stands for the two methods before

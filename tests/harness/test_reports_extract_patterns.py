@@ -1453,3 +1453,24 @@ def test_a_setting_named_like_a_tests_level_is_still_the_setting() -> None:
         assert ("value", "Tidemark", None, "=", 64.2, "hit rate (%)", "Saltings", "smoothing alpha", 0.3) in got, text
     got = claims20("Tidemark's 64.2% hit rate beats Glenrowan (p = 0.03) [P1, Table 1].", LEX20_ALPHA)
     assert not any(c[4] == 0.03 for c in got)  # a test's level stays no value
+
+
+LEX20_OBJ = Lexicon(methods=["Cindervale", "Dapplewood", "Elmstead", "Fallowby"], datasets=["Graywater", "Hollins"],
+                    quantities={"tracking score (%)": True}, settings=[])
+
+
+def test_second_objects_after_an_objects_own_value_or_a_difference_of_a_named_quantity() -> None:
+    for text in ("Cindervale's 77.0% beats Dapplewood's 74.1% and Elmstead's 72.9% on Graywater [P1, Table 1].",
+                 "On Graywater, Cindervale's tracking score of 77.0% surpasses Dapplewood's 74.1% and Elmstead's 72.9% "
+                 "[P1, Table 1].",
+                 "- Graywater: Cindervale (77.0%) outperforms Dapplewood's 74.1% and Elmstead's 72.9% [P1, Table 1]"):
+        q = "tracking score (%)" if "tracking score" in text else None
+        got = claims20(text, LEX20_OBJ)
+        for obj in ("Dapplewood", "Elmstead"):
+            assert ("compare", "Cindervale", obj, ">", None, q, "Graywater", None, None) in got, text
+    for text in ("Fallowby beats Dapplewood by 3.1 points of tracking score on Hollins and Elmstead by 5.2 [P1, Table 1].",
+                 "On Hollins, Fallowby outperforms Dapplewood by 3.1 points of tracking score and Elmstead by 5.2 "
+                 "[P1, Table 1]."):
+        got = claims20(text, LEX20_OBJ)
+        assert ("compare", "Fallowby", "Dapplewood", ">", 3.1, "tracking score (%)", "Hollins", None, None) in got, text
+        assert ("compare", "Fallowby", "Elmstead", ">", 5.2, "tracking score (%)", "Hollins", None, None) in got, text
