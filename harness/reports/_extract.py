@@ -1116,6 +1116,8 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
 
 def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
     """Whether the unit span `q` measures `n`: it follows `n`, or a number `n` is listed with ("0.8 and 1.2 ms")."""
+    if q.end <= n.start and _UNIT_THEN_PAIR.fullmatch(s[q.end:n.start]):
+        return True  # "gains 4.20 dB on Set5 (32.62 vs 28.42)": the pair in brackets after it is in that unit
     chain = [v for v in values if v.end <= q.start]
     if not chain:
         return False
@@ -1130,6 +1132,7 @@ def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
         i -= 1
 
 
+_UNIT_THEN_PAIR = re.compile(r"[^;()]{0,40}\(\s*(?:[\d.,]*\d\s*(?:vs\.?|versus|against|to|/)\s*)?")
 _POINTS_DIFF = re.compile(r"^\s*(?:percentage[\s-]+)?points?\s+(?:\w+\s+)?(?:under|over|above|below|ahead|behind|higher|"
                           r"lower|more|less|short|clear|better|worse|up|down)\b", re.I)
 # "B with a single negative", "B at 16 layers": the setting the comparison's object is stated at

@@ -316,7 +316,7 @@ _OBJ_DIFF_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?by\s+(?:about\s+|roughly\s+|
                             r"(?:\s+(?:on|in)\s+[^,;]{1,30}?)?\s*,?\s*(?:and|as\s+well\s+as)\s+(?:the\s+)?$", re.I)
 _BY_NEXT = re.compile(r"^\s*by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d", re.I)
 # "A and B reach ...; both are beaten by C": a plural pronoun subject of a new clause stands for the two methods before
-_PLURAL_SUBJECT = re.compile(r"(?:;|,\s*(?:and|but|yet|while)|:)\s*(?:but\s+|yet\s+)?(?:both(?:\s+of\s+them)?|they|the\s+two|each)\s+"
+_PLURAL_SUBJECT = re.compile(r"(?:;|,\s*(?:and|but|yet|while)|:|,(?=\s*(?:both|each)\s))\s*(?:but\s+|yet\s+)?(?:both(?:\s+of\s+them)?|they|the\s+two|each)\s+"
                              r"(?:(?:are|were|is|was|get|got|remain|stay|still|also|clearly|again)\s+)*$", re.I)
 
 # "tops both classification benchmarks", "is best on all three datasets": a rank on every dataset the sentence names

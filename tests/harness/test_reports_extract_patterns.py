@@ -1474,3 +1474,27 @@ def test_second_objects_after_an_objects_own_value_or_a_difference_of_a_named_qu
         got = claims20(text, LEX20_OBJ)
         assert ("compare", "Fallowby", "Dapplewood", ">", 3.1, "tracking score (%)", "Hollins", None, None) in got, text
         assert ("compare", "Fallowby", "Elmstead", ">", 5.2, "tracking score (%)", "Hollins", None, None) in got, text
+
+
+LEX20_UNIT = Lexicon(methods=["Kestrelby", "Larchmont", "Mossgiel", "nearest-neighbour baseline"],
+                     datasets=["Pebblecote", "Quarrendon"], quantities={"SI-SDR (dB)": True, "PESQ": True}, settings=[])
+
+
+def test_a_bracketed_pair_after_a_unit_named_difference_is_in_that_unit() -> None:
+    for text in ("Relative to the nearest-neighbour baseline, Kestrelby gains 3.40 dB on Pebblecote (14.90 vs 11.50) "
+                 "[P1, Table 1].",
+                 "Kestrelby improves on the nearest-neighbour baseline by 3.40 dB on Pebblecote (14.90 versus 11.50) "
+                 "[P1, Table 1].",
+                 "- Pebblecote: Kestrelby is 3.40 dB above the nearest-neighbour baseline (14.90 vs 11.50) [P1, Table 1]"):
+        got = claims20(text, LEX20_UNIT)
+        assert ("value", "Kestrelby", None, "=", 14.9, "SI-SDR (dB)", "Pebblecote", None, None) in got, text
+        assert ("value", "nearest-neighbour baseline", None, "=", 11.5, "SI-SDR (dB)", "Pebblecote", None, None) in got, text
+
+
+def test_a_plural_pronoun_after_a_comma_compares_each_of_the_two() -> None:
+    for text in ("On Quarrendon, Larchmont and Mossgiel reach 2.91 and 2.88 PESQ respectively, both behind Kestrelby "
+                 "[P1, Table 2].",
+                 "Larchmont and Mossgiel score 2.91 and 2.88 PESQ on Quarrendon, each below Kestrelby [P1, Table 2]."):
+        got = claims20(text, LEX20_UNIT)
+        for subj in ("Larchmont", "Mossgiel"):
+            assert ("compare", subj, "Kestrelby", "<", None, "PESQ", "Quarrendon", None, None) in got, text
