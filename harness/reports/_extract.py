@@ -277,8 +277,11 @@ class ClaimExtractor:
                 top = whole.group(1) if whole else m.text
                 out.append(Number(float(top), m.start, m.end, "setting", None, _slack(top), axis))
                 continue
-            if (m.role in _SKIP_ROLES and not compound) or any(sp.start <= m.start < sp.end for sp in spans
-                                                                if sp.kind != "setting"):
+            # "Grappa-Q 90.4%": a number read as a reference ("Q 3") by a letter that ends a named method is its value
+            named_ref = m.role == "reference" and any(sp.kind in ("method", "dataset") and sp.end <= m.start and re.fullmatch(
+                r"[ \t]+", s[sp.end:m.start]) and re.search(r"[-\s][A-Za-z]$", s[sp.start:sp.end]) for sp in spans)
+            if (m.role in _SKIP_ROLES and not compound and not named_ref) or any(sp.start <= m.start < sp.end for sp in spans
+                                                                                  if sp.kind != "setting"):
                 continue
             try:
                 raw = float(m.text.replace(",", ""))

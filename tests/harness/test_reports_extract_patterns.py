@@ -1498,3 +1498,17 @@ def test_a_plural_pronoun_after_a_comma_compares_each_of_the_two() -> None:
         got = claims20(text, LEX20_UNIT)
         for subj in ("Larchmont", "Mossgiel"):
             assert ("compare", subj, "Kestrelby", "<", None, "PESQ", "Quarrendon", None, None) in got, text
+
+
+LEX20_LETTER = Lexicon(methods=["Harrowgate-Q", "Ivybridge-C", "Juniper"], datasets=["Kelda"],
+                       quantities={"pick rate (%)": True}, settings=[])
+
+
+def test_a_number_after_a_method_whose_name_ends_in_a_letter_is_its_value() -> None:
+    for text in ("- Kelda: Harrowgate-Q 88.2%, Juniper 85.0% [P1, Table 1]",
+                 "On Kelda, Harrowgate-Q 88.2% and Ivybridge-C 86.1% lead Juniper [P1, Table 1].",
+                 "Kelda pick rates are Harrowgate-Q 88.2%, Ivybridge-C 86.1% and Juniper 85.0% [P1, Table 1]."):
+        got = claims20(text, LEX20_LETTER)
+        assert any(c[:5] == ("value", "Harrowgate-Q", None, "=", 88.2) and c[6] == "Kelda" for c in got), text
+    got = claims20("- Kelda: Ivybridge-C 86.1% [P1, Table 1]", LEX20_LETTER)
+    assert any(c[:5] == ("value", "Ivybridge-C", None, "=", 86.1) for c in got)
