@@ -140,6 +140,7 @@ class ClaimExtractor:
     def __init__(self, lex: Lexicon):
         self.lex = lex
         self._fronted: str | None = None
+        self._elided_words: list[tuple[int, int]] = []
         self._methods: list[Span] = []
         pats: list[tuple[str, str, str]] = []
         for m in lex.methods:
@@ -554,6 +555,9 @@ class ClaimExtractor:
         # "Parameter-wise, A is the leanest": the sentence's quantity, for a comparison or rank that names none
         self._fronted = self._fronted_quantity(s)
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
+        # "trails B on X but wins on Y": a word read as an elided comparison with B ranks nothing
+        self._elided_words = [(c.start, c.end) for c in comparisons if c.own_quantity and c.subject is not None
+                              and c.object is not None and re.fullmatch(r"(?:leads?|wins?)", c.word)]
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
         out: list[Claim] = []  # "more than four times B's": two comparison words state one claim
         for c in claims:
@@ -790,11 +794,15 @@ class ClaimExtractor:
 
     def _compares(self, comparisons, s, datasets, quants, nums, base, settings) -> list[Claim]:  # noqa: ANN001
         out: list[Claim] = []
+        stated: dict[tuple[str, str], str | None] = {}  # the quantity of each pair's last quality comparison
         for c in comparisons:
             if c.subject is None or c.object is None or c.subject.canon == c.object.canon:
                 continue
             if c.own_quantity:
                 q = _nearest([x for x in quants if c.start <= x.start <= c.end + 24], c.start, c.end)
+                before = stated.get((c.subject.canon, c.object.canon))
+                if q is None and c.quality and re.fullmatch(r"(?:leads?|wins?|trails?|lags?)", c.word) and before is not None:
+                    q = before  # "trails B on X ROUGE-L (a vs b) but wins on Y": the same quantity elided
             else:  # the quantity its own clause names after it ("lags B by 1.4 AP"), else the nearest
                 stop = min([o.start for o in comparisons if o.start > c.end]
                            + [b.start() for b in _CLAUSE_START.finditer(s, c.end)] + [len(s)])
@@ -848,6 +856,8 @@ class ClaimExtractor:
             if obj_at is not None and subj_at and subj_at[-1].x_label == obj_at.x_label \
                     and not math.isclose(subj_at[-1].value, obj_at.value):
                 continue  # "at 8 negatives, A is still below B with a single negative": two settings, no comparison
+            if c.quality and q is not None and quantity_family(q) not in COST_FAMILIES:
+                stated[(c.subject.canon, c.object.canon)] = q
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             near = _datasets_near(s, datasets, c.start)
@@ -909,6 +919,8 @@ class ClaimExtractor:
         for rx, pol, quality in _RANK_RE:
             for m in rx.finditer(s):
                 word = m.group(0).lower()
+                if any(a <= m.start() < b for a, b in self._elided_words):
+                    continue
                 if re.match(r"(?:fast|slow|quick)(?:est|er\b)", word) and _TRAJECTORY_BEFORE.search(s[:m.start()]):
                     continue  # "converges fastest": how a curve moves, not a throughput
                 if (_NEGATED.search(re.sub(r"(?:the|a|an)\s+$", "", s[:m.start()], flags=re.I))

@@ -1512,3 +1512,17 @@ def test_a_number_after_a_method_whose_name_ends_in_a_letter_is_its_value() -> N
         assert any(c[:5] == ("value", "Harrowgate-Q", None, "=", 88.2) and c[6] == "Kelda" for c in got), text
     got = claims20("- Kelda: Ivybridge-C 86.1% [P1, Table 1]", LEX20_LETTER)
     assert any(c[:5] == ("value", "Ivybridge-C", None, "=", 86.1) for c in got)
+
+
+LEX20_ELIDED = Lexicon(methods=["Nettlebed", "Oakhanger", "Pevensey"], datasets=["Quenby", "Ravensworth"],
+                       quantities={"BERTScore-F": True, "Params (M)": False}, settings=[])
+
+
+def test_an_elided_win_or_lead_keeps_the_quantity_of_its_comparison_and_ranks_nothing() -> None:
+    for text in ("Nettlebed trails Oakhanger on Quenby BERTScore-F (61.2 vs 62.0) but wins on Ravensworth [P1, Table 1].",
+                 "On Quenby, Nettlebed lags Oakhanger in BERTScore-F (61.2 vs 62.0), but leads on Ravensworth "
+                 "[P1, Table 1].",
+                 "- Nettlebed: trails Oakhanger on Quenby BERTScore-F (61.2 vs 62.0) yet wins on Ravensworth [P1, Table 1]"):
+        got = claims20(text, LEX20_ELIDED)
+        assert ("compare", "Nettlebed", "Oakhanger", ">", None, "BERTScore-F", "Ravensworth", None, None) in got, text
+        assert not any(c[0] == "rank" for c in got), text
