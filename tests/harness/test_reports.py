@@ -177,11 +177,11 @@ def test_the_extractor_keeps_its_precision_and_recall_on_the_hand_labelled_sente
     # 0.981/0.975, held-out5 (a development set since scorer 18; 0.846/0.846 at its one held-out run, scorer 17)
     # 1.000/1.000, held-out6 (a development set since scorer 19; 0.839/0.845 at its one held-out run, scorer 18)
     # 0.996/0.996, held-out7 (a development set since scorer 20; 0.869/0.835 at its one held-out run, scorer 19)
-    # 0.956/0.949
+    # 0.964/0.957
     for path, p_floor, r_floor in ((DATA, 0.99, 0.99), (HELDOUT, 0.95, 0.95), (HELDOUT2, 0.99, 0.99),
                                    (HELDOUT3, 0.99, 0.99), (HELDOUT4, 0.96, 0.95),
                                    (HELDOUT5, 0.99, 0.99), (HELDOUT6, 0.99, 0.99),
-                                   (HELDOUT7, 0.95, 0.94)):
+                                   (HELDOUT7, 0.96, 0.95)):
         r = evaluate(path)
         print(f"{path.name}: {r.labelled} labelled claims, precision {r.precision:.3f}, recall {r.recall:.3f}")
         assert r.labelled >= 58 and r.precision >= p_floor and r.recall >= r_floor, r.misses
