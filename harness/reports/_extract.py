@@ -26,7 +26,7 @@ from tools import EvidenceUnit
 from ._citations import Citation, parse_citations
 from ._compare import Comparison, Span, _clause_before, _distinct, find_comparisons
 from ._lexicon import (
-    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, _UNIT_WORDS, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
+    COST_FAMILIES, IMPLIED_QUANTITY, Lexicon, content_aliases, _UNIT_WORDS, _unit_of, head_aliases as _head_aliases, name_root, quantity_aliases, quantity_family,
     quantity_patterns, setting_keywords, _verb_forms, _PAREN,
 )
 from ._patterns import (
@@ -140,6 +140,7 @@ class ClaimExtractor:
     def __init__(self, lex: Lexicon):
         self.lex = lex
         self._fronted: str | None = None
+        self._elided_words: list[tuple[int, int]] = []
         self._methods: list[Span] = []
         pats: list[tuple[str, str, str]] = []
         for m in lex.methods:
@@ -172,6 +173,8 @@ class ClaimExtractor:
                                and k not in q_unit_words}
         self._pats = [(kind, canon, re.compile(rf"(?<![\w-]){_plural(kind, alias)}(?![\w-])", re.I))
                       for kind, canon, alias in pats]
+        # a quantity named by its own words ("communication rounds", "uploading", "annotators preferred", "R-1")
+        self._pats += [("quantity", q, re.compile(p, re.I)) for q, p in content_aliases(lex)]
         # acronyms with their case ("RTF", "IS") and phrases whose initials spell the episode's acronym ("word error rate")
         self._pats += [("quantity", q, re.compile(rf"(?<![\w-]){p}s?(?![\w-])")) for q in lex.quantities
                        for p in quantity_patterns(q)]
@@ -275,8 +278,11 @@ class ClaimExtractor:
                 top = whole.group(1) if whole else m.text
                 out.append(Number(float(top), m.start, m.end, "setting", None, _slack(top), axis))
                 continue
-            if (m.role in _SKIP_ROLES and not compound) or any(sp.start <= m.start < sp.end for sp in spans
-                                                                if sp.kind != "setting"):
+            # "Grappa-Q 90.4%": a number read as a reference ("Q 3") by a letter that ends a named method is its value
+            named_ref = m.role == "reference" and any(sp.kind in ("method", "dataset") and sp.end <= m.start and re.fullmatch(
+                r"[ \t]+", s[sp.end:m.start]) and re.search(r"[-\s][A-Za-z]$", s[sp.start:sp.end]) for sp in spans)
+            if (m.role in _SKIP_ROLES and not compound and not named_ref) or any(sp.start <= m.start < sp.end for sp in spans
+                                                                                  if sp.kind != "setting"):
                 continue
             try:
                 raw = float(m.text.replace(",", ""))
@@ -296,7 +302,10 @@ class ClaimExtractor:
                     raw_end = m.text.replace(",", "")
                     ends.append(Number(float(raw_end), m.start, m.end, "setting", None, _slack(raw_end), ax))
                 continue
-            if _NOT_A_RESULT_BEFORE.search(s[max(0, m.start - 24):m.start]) or _CONFIDENCE_AFTER.match(s[m.end:]):
+            test = _NOT_A_RESULT_BEFORE.search(s, max(0, m.start - 24), m.start)
+            if test is not None and any(sp.start <= test.start() < sp.end for sp in settings):
+                test = None  # "at a Dirichlet alpha of 0.1": the episode's setting, not a test's level
+            if test is not None or _CONFIDENCE_AFTER.match(s[m.end:]):
                 continue  # "p = 0.31", "a significance level of 0.05", "95% confidence": a test's number, no result
             reach = _REACH_BEFORE.search(s[:m.start])
             if reach is not None and (_UNSTATED.search(_clause_before(s, reach.start()))
@@ -522,14 +531,20 @@ class ClaimExtractor:
                 listed = _quantity_list(s, named[0], quants)
                 if len(listed) == len(group):
                     q = listed[group.index(n)]
+            elif group:  # "44.3 / 21.0 / 40.6 on D (R-1 / R-2 / R-L)": a list of as many quantities later in the clause
+                later = next((x for x in quants if x.start >= group[-1].end and not re.search(r"[;]|\.(?!\d)", s[group[-1].end:x.start])), None)
+                listed = _quantity_list(s, later, quants) if later is not None else []
+                if len(listed) == len(group) >= 2:
+                    q = listed[group.index(n)]
             if n.magnitude is not None and (q is None or (_unit_of(q) or "").upper() != n.magnitude) and not any(
                     x.kind == "quantity" and 0 <= x.start - n.end <= 4 for x in spans):
                 # "Wynlo (44.1M)", "needs only 17.3M and runs at 2,910 img/s": the one quantity counted in millions
                 counted = [k for k in self.lex.quantities if (_unit_of(k) or "").upper() == n.magnitude]
                 q = counted[0] if len(counted) == 1 else q
+            value, slack = _rescaled(n, q)
             per_model = q is not None and quantity_family(q) in COST_FAMILIES
             for owner in owners.get(id(n), []):
-                claims.append(Claim(kind="value", subject=owner.canon, value=n.value, unit=n.unit, tolerance=n.slack,
+                claims.append(Claim(kind="value", subject=owner.canon, value=value, unit=n.unit, tolerance=slack,
                                     quantity=q, dataset=self._dataset_for(s, n, nums, datasets, per_model), **mine))
         for c in list(comparisons):  # "A and B both reach 93.4, 0.7 below C": the comparison is each tied method's
             for n in values:
@@ -540,6 +555,9 @@ class ClaimExtractor:
         # "Parameter-wise, A is the leanest": the sentence's quantity, for a comparison or rank that names none
         self._fronted = self._fronted_quantity(s)
         claims += self._compares(comparisons, s, datasets, quants, nums, base, settings)
+        # "trails B on X but wins on Y": a word read as an elided comparison with B ranks nothing
+        self._elided_words = [(c.start, c.end) for c in comparisons if c.own_quantity and c.subject is not None
+                              and c.object is not None and re.fullmatch(r"(?:leads?|wins?)", c.word)]
         claims += self._ranks(s, methods, datasets, quants, base, settings, spans)
         out: list[Claim] = []  # "more than four times B's": two comparison words state one claim
         for c in claims:
@@ -695,6 +713,8 @@ class ClaimExtractor:
                  and not (re.match(r"[^,;]*?,\s*(?:and|or)\s+(?:the|its|a|an|their)\b", s[n.end:d.start]) and any(
                      x.end <= n.start and not re.search(r";|,\s*(?:and|or|while|whereas|but)\b", s[x.end:n.start])
                      for x in datasets))]  # "the best MRR on X, 42.1, and the best nDCG on Y": Y is the next phrase's
+        if per_model:  # "at 41 GFLOPs, although its K400 top-1 ...": a cost takes only a dataset it is stated on
+            after = [d for d in after if re.search(r"\b(?:on|in|for|over|across)\s+(?:the\s+)?$", s[n.end:d.start], re.I)]
         if after:
             return after[0].canon
         before = [d for d in datasets if d.end <= n.start]
@@ -758,6 +778,14 @@ class ClaimExtractor:
             found = found if len(found) == 1 else []
         return found[0] if found else None
 
+    def _counts_time(self, quantity: str | None) -> bool:
+        """Whether being faster means less of `quantity`: a time, a real-time factor, or a quantity other than a cost
+        where lower is better (what it takes to get somewhere: "rounds to target", "steps to converge")."""
+        if quantity is None:
+            return False
+        fam = quantity_family(quantity)
+        return fam in ("time", "rtf") or (fam not in COST_FAMILIES and not self._direction(quantity))
+
     def _direction(self, quantity: str | None) -> bool:
         if quantity is not None and quantity in self.lex.quantities:
             return self.lex.quantities[quantity]
@@ -766,11 +794,15 @@ class ClaimExtractor:
 
     def _compares(self, comparisons, s, datasets, quants, nums, base, settings) -> list[Claim]:  # noqa: ANN001
         out: list[Claim] = []
+        stated: dict[tuple[str, str], str | None] = {}  # the quantity of each pair's last quality comparison
         for c in comparisons:
             if c.subject is None or c.object is None or c.subject.canon == c.object.canon:
                 continue
             if c.own_quantity:
                 q = _nearest([x for x in quants if c.start <= x.start <= c.end + 24], c.start, c.end)
+                before = stated.get((c.subject.canon, c.object.canon))
+                if q is None and c.quality and re.fullmatch(r"(?:leads?|wins?|trails?|lags?)", c.word) and before is not None:
+                    q = before  # "trails B on X ROUGE-L (a vs b) but wins on Y": the same quantity elided
             else:  # the quantity its own clause names after it ("lags B by 1.4 AP"), else the nearest
                 stop = min([o.start for o in comparisons if o.start > c.end]
                            + [b.start() for b in _CLAUSE_START.finditer(s, c.end)] + [len(s)])
@@ -795,8 +827,9 @@ class ClaimExtractor:
                 # accurate": a word of cost takes no quality named for another comparison (the latency, with only one)
             q = q if q is not None else self._fronted
             up = c.pol > 0 if not c.quality else (c.pol > 0) == self._direction(q)
-            if re.search(r"fast|slow|quick", c.word) and q is not None and quantity_family(q) in ("time", "rtf"):
-                up = not up  # "4x faster than B, 3.2 ms against 12.9 ms": the lower latency
+            if re.search(r"fast|slow|quick", c.word) and self._counts_time(q):
+                up = not up  # "4x faster than B, 3.2 ms against 12.9 ms": the lower latency; "converges twice as fast,
+                # needing 180 rounds": the fewer rounds to target
             lo = max(c.lo, c.subject.end)
             diffs = [n for n in nums if n.role == "diff" and lo <= n.start and not re.search(r";|\.\s", s[lo:n.start])
                      and (n.start < c.end or _DIFF_AFTER_OBJECT.match(s[max(c.end, c.object.end):n.start]))]
@@ -823,6 +856,8 @@ class ClaimExtractor:
             if obj_at is not None and subj_at and subj_at[-1].x_label == obj_at.x_label \
                     and not math.isclose(subj_at[-1].value, obj_at.value):
                 continue  # "at 8 negatives, A is still below B with a single negative": two settings, no comparison
+            if c.quality and q is not None and quantity_family(q) not in COST_FAMILIES:
+                stated[(c.subject.canon, c.object.canon)] = q
             at = _setting_for(s, c.start, c.end, settings)
             mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
             near = _datasets_near(s, datasets, c.start)
@@ -884,6 +919,8 @@ class ClaimExtractor:
         for rx, pol, quality in _RANK_RE:
             for m in rx.finditer(s):
                 word = m.group(0).lower()
+                if any(a <= m.start() < b for a, b in self._elided_words):
+                    continue
                 if re.match(r"(?:fast|slow|quick)(?:est|er\b)", word) and _TRAJECTORY_BEFORE.search(s[:m.start()]):
                     continue  # "converges fastest": how a curve moves, not a throughput
                 if (_NEGATED.search(re.sub(r"(?:the|a|an)\s+$", "", s[:m.start()], flags=re.I))
@@ -897,8 +934,10 @@ class ClaimExtractor:
                 if _DIFFERENCE_NOUN.match(s[m.end():]):
                     continue  # "the largest gap, 16.4 points, separates A from B": no method is ranked
                 if word in ("most", "least") and not re.match(r"\s+(?:of|among|in|on|at|for|across|overall)\b|\s*[,.;()]|\s*$", s[m.end():]) and not any(
-                        x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()):
-                    continue  # "the most memory" ranks; "the most common failure" does not
+                        x.kind == "quantity" and re.fullmatch(r"\s+", s[m.end():x.start]) for x in spans if x.start >= m.end()) \
+                        and not _RANKED_ENTITY.match(s[m.end():]):
+                    continue  # "the most memory" ranks, and "the most reliable grasper" (a word for what is ranked); "the
+                    # most common failure" does not
                 if re.search(r"\b(?:(?:one|two|three)\s+of|among)\s+the\s+(?:[\w\-]+\s+)?$|\bthe\s+(?:two|three|four|five|top|\d+)\s+$",
                              s[:m.start()], re.I):
                     continue  # "one of the two best", "among the fastest", "the three best": no single method ranked
@@ -908,7 +947,7 @@ class ClaimExtractor:
                     continue  # "the second highest", "third-best", "the next fastest": a place, not the first or last
                 if _DIFFERENCE_BEFORE.search(s[:m.start()]):
                     continue  # "a margin larger than any other in the table": a superlative of a difference
-                if _THAN_ALL_SUBSET.match(s[m.end():]) or _THAN_ALL_SUBSET.search(word):
+                if (word not in ("most", "least") and _THAN_ALL_SUBSET.match(s[m.end():])) or _THAN_ALL_SUBSET.search(word):
                     continue  # "slower than every non-autoregressive model": a subset the sentence qualifies
                 if _SUBSET_BEFORE.search(s[:m.start()]):
                     continue  # "Among the flow-based systems, A has the lowest ...", "Of the learned models, ...": a subset
@@ -954,18 +993,24 @@ class ClaimExtractor:
                     own = [x for x in quants if x.end <= m.start() and x.start >= clause_start]
                     ahead = own[-1:] if own else ahead
                 q = ahead[0].canon if ahead else implied or _nearest([x for x in quants if x.start < stop], m.start(), m.end())
+                counted = _counted_before(s, clause_start, m.start(), quants)
+                if not ahead and not implied and counted is not None:
+                    q = counted  # "needs 410 communication rounds to hit the target accuracy, the fewest": the quantity
+                    # the clause's one number counts, not the nearest name
                 if quality and not implied and q is not None and quantity_family(q) in COST_FAMILIES and not re.match(
                         r"most\s+(?:efficient|frugal|economical)", word) and not (  # a word of efficiency ranks a cost
                         ahead and re.fullmatch(r"\s*(?:[\w\-]+\s+)?", s[m.end():ahead[0].start])):
                     q = None  # "the lightest (67.6M parameters) but the least accurate": a quality word is no cost
                 q = q if q is not None else self._fronted
                 up = pol > 0 if not quality else (pol > 0) == self._direction(q)
-                if re.match(r"(?:fast|slow|quick)", word) and q is not None and quantity_family(q) in ("time", "rtf"):
+                if re.match(r"(?:fast|slow|quick)", word) and self._counts_time(q):
                     up = not up  # "the slowest, at 312 ms": the highest latency
                 at = _setting_for(s, m.start(), m.end(), settings)
                 mine = base | (dict(x_label=at.x_label, x=at.value) if at is not None else {})
                 mine_d = [x for x in datasets if not (x.start >= m.end() and _INTRODUCES_NUMBER.match(s[x.end:])
                                                       and any(y.end <= m.start() for y in datasets))]
+                if q is not None and quantity_family(q) in COST_FAMILIES:  # a cost ranks only on a dataset it is stated on
+                    mine_d = [x for x in mine_d if re.search(r"\b(?:on|in|for|over|across)\s+(?:the\s+)?$", s[:x.start], re.I)]
                 near = _datasets_near(s, mine_d, m.start())
                 every = _OVER_ALL_DATASETS.match(s[m.end():]) or _OVER_ALL_FRONTED.search(s[:m.start()])
                 named_d = list(dict.fromkeys(x.canon for x in datasets))
@@ -1007,6 +1052,40 @@ class ClaimExtractor:
         for sent in split_sentences(text):
             claims.extend(self.sentence_claims(sent))
         return claims
+
+
+_MAGNITUDES = {"k": 1e3, "m": 1e6, "b": 1e9}
+
+
+def _rescaled(n: Number, quantity: str | None) -> tuple[float, float]:
+    """A value with a glued magnitude ("412K", "1.2M") in the magnitude its quantity is counted in ("Params (K)":
+    412; "Params (M)": 0.412 for "412K"); else as read."""
+    q_unit = (_unit_of(quantity) or "").lower() if quantity else ""
+    glued = "k" if n.thousands else (n.magnitude or "").lower()
+    if q_unit not in _MAGNITUDES or glued not in _MAGNITUDES:
+        return n.value, n.slack
+    raw, slack = (n.value / 1000, n.slack / 1000) if n.thousands else (n.value, n.slack)  # "412K": read as 412,000
+    f = _MAGNITUDES[glued] / _MAGNITUDES[q_unit]
+    return round(raw * f, 9), slack * f
+
+
+# "the most reliable grasper", "the most communication-hungry method": an adjective before a noun for a ranked method
+# (a generic one, or an agent noun in -er/-or: "detector", "summariser", "planner")
+_RANKED_ENTITY = re.compile(r"\s+[a-z][a-z\-]+\s+(?:method|model|system|network|approach|variant|architecture|"
+                            r"[a-z]{3,}(?:er|or))s?\b(?!\s+(?:of|to)\b)", re.I)
+
+
+def _counted_before(s: str, start: int, at: int, quants: list[Span]) -> str | None:
+    """The quantity written right after the one number of the clause that a superlative in apposition (", the
+    fewest") follows ("410 communication rounds", "24.5 MB"), if any."""
+    if not re.search(r",\s*(?:the\s+)?$", s[start:at]):
+        return None
+    found = list(re.finditer(r"(?<![\w.-])\d[\d.,]*\s*[%kKMB]?(?![\w-])", s[start:at]))
+    if len(found) != 1:
+        return None
+    e = start + found[0].end()
+    own = [x for x in quants if e <= x.start < at and re.fullmatch(r"\s*(?:[A-Za-z][\w\-]*\s+)?", s[e:x.start])]
+    return own[0].canon if own else None
 
 
 def _stem(word: str) -> str:
@@ -1052,6 +1131,8 @@ def _own_quantities(s: str, n: Number, quants: list[Span], methods: list[Span], 
 
 def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
     """Whether the unit span `q` measures `n`: it follows `n`, or a number `n` is listed with ("0.8 and 1.2 ms")."""
+    if q.end <= n.start and _UNIT_THEN_PAIR.fullmatch(s[q.end:n.start]):
+        return True  # "gains 4.20 dB on Set5 (32.62 vs 28.42)": the pair in brackets after it is in that unit
     chain = [v for v in values if v.end <= q.start]
     if not chain:
         return False
@@ -1066,6 +1147,7 @@ def _unit_reaches(s: str, n: Number, q: Span, values: list[Number]) -> bool:
         i -= 1
 
 
+_UNIT_THEN_PAIR = re.compile(r"[^;()]{0,40}\(\s*(?:[\d.,]*\d\s*(?:vs\.?|versus|against|to|/)\s*)?")
 _POINTS_DIFF = re.compile(r"^\s*(?:percentage[\s-]+)?points?\s+(?:\w+\s+)?(?:under|over|above|below|ahead|behind|higher|"
                           r"lower|more|less|short|clear|better|worse|up|down)\b", re.I)
 # "B with a single negative", "B at 16 layers": the setting the comparison's object is stated at

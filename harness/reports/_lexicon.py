@@ -189,8 +189,8 @@ def head_aliases(lex: "Lexicon") -> list[tuple[str, str]]:
         base = _PAREN.sub("", q).strip()
         cands = []
         words = base.split()
-        if len(words) >= 2:
-            cands.append(words[-1])
+        if len(words) >= 2 and not re.search(r"\s(?:per|to|of|at|over)\s", base):
+            cands.append(words[-1])  # not "round" of "upload per round", "target" of "rounds to target": no head
         parts = re.split(r"[\s\-]+", base)
         if len(parts) >= 2 and re.search(r"[A-Za-z]", parts[-1]) and re.search(r"\d", parts[-1]):
             cands.append(parts[-1])  # "F1" of "macro-F1"
@@ -341,3 +341,74 @@ def lexicon_from_facts(facts: list[UnitFacts], papers: list[PaperFacts] = ()) ->
         if u.metric:
             lex.quantities.setdefault(u.metric, u.higher_is_better)
     return lex
+
+
+# Words of a quantity's name too generic to name it alone ("rate" of "clearance rate", "time" of "planning time").
+_GENERIC_NAME_WORDS = {"score", "rate", "ratio", "error", "time", "target", "test", "val", "validation", "mean",
+                       "average", "total", "number", "top", "level", "overall", "model", "size", "count", "value",
+                       "metric", "quality", "loss", "factor", "index", "measure", "per", "the", "and", "of", "to", "at",
+                       "in", "on", "for", "with", "all", "best", "final", "real"}
+
+
+def _word_forms(word: str) -> list[str]:
+    """The forms a report writes a quantity's name word in: plural; a noun's verb ("upload": "uploading"; "preference":
+    "preferred"; "success": "succeeds"; "clearance": "clears"), never the bare root of a derived noun ("clear")."""
+    w = word.lower()
+    out = [w[:-1], w] if re.search(r"[^su]s$", w) else [w, w + ("es" if w.endswith(("s", "x", "ch", "sh")) else "s")]
+    m = re.fullmatch(r"([a-z]{3,}?)(ence|ance)", w)
+    if m:  # preference -> prefer: prefers, preferred, preferring
+        root = m.group(1)
+        double = root + root[-1] if re.search(r"[^aeiou][aeiou][^aeiouwxy]$", root) and m.group(2) == "ence" else root
+        out += [root + "s", root + "ed", root + "ing", double + "ed", double + "ing"]
+    elif re.fullmatch(r"[a-z]{2,}cess", w):  # success -> succeed(s), excess -> exceed(s): the verb of a -cess noun
+        verb = w[:-4] + "ceed"
+        out += [verb, verb + "s", verb + "ed", verb + "ing"]
+    elif not w.endswith(("s", "y", "e", "ing", "ion")) and len(w) >= 5:  # upload -> uploads, uploaded, uploading
+        out += [w + "ed", w + "ing"]
+    return list(dict.fromkeys(out))
+
+
+def content_aliases(lex: "Lexicon") -> list[tuple[str, str]]:
+    """Patterns (case-insensitive regex) that name a quantity by its own words when the context's names do not
+    literally occur: the head word of its name that no other quantity, dataset, method or setting shares ("rounds"
+    for "rounds to target", "upload" for "upload per round (MB)", "preferred" for "human preference (%)", "succeeds"
+    for "grasp success (%)"; never the counted unit after "per"), a modifier written with a hyphenated qualifier before
+    the head ("image-level AUROC" for "image AUROC (%)"), and an abbreviation of a hyphenated name ("R-1" for
+    "ROUGE-1") that no other name shares."""
+    def words(name: str) -> list[str]:
+        base = _PAREN.sub("", name).strip()
+        head = re.split(r"\s+(?:per|at|of|to|on|in|for|with|over)\s+", base, maxsplit=1)[0]  # "upload per round": upload
+        return [w.lower() for w in re.split(r"[\s/]+", head) if re.fullmatch(r"[A-Za-z]{4,}", w)]
+
+    others = [norm for x in list(lex.datasets) + list(lex.methods) + list(lex.settings)  # not "round" of "clients per round"
+              for norm in re.split(r"[\s/\-()]+", re.split(r"\s+per\s+", x.lower())[0]) if norm]
+    owner: dict[str, set[str]] = {}
+    for q in lex.quantities:  # the words of each name before "per", "to", ... (not "round" of "upload per round")
+        base = _PAREN.sub("", q).strip()
+        head = re.split(r"\s+(?:per|at|of|to|on|in|for|with|over)\s+", base, maxsplit=1)[0]
+        for w in head.lower().replace("-", " ").split():
+            for f in _word_forms(w):
+                owner.setdefault(f, set()).add(q)
+    out: list[tuple[str, str]] = []
+    for q in lex.quantities:
+        ws = [w for w in words(q) if w not in _GENERIC_NAME_WORDS and w not in QUANTITY_WORDS.get("accuracy", [])]
+        if not ws:
+            continue
+        head = ws[-1]
+        forms = _word_forms(head)
+        if all(owner.get(f) == {q} for f in forms) and not any(f in others or o.startswith(f) for f in forms for o in others):
+            alt = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+            out.append((q, rf"(?<![\w-])(?<!per\s)(?<!per-)(?:{alt})(?![\w-])"))
+        base_words = _PAREN.sub("", q).split()
+        if len(base_words) == 2 and all(re.fullmatch(r"[A-Za-z][\w]*", w) for w in base_words):
+            out.append((q, rf"(?<![\w-]){re.escape(base_words[0])}-[a-z]+\s+{re.escape(base_words[1])}(?![\w-])"))
+    abbrev: dict[str, set[str]] = {}
+    for q in lex.quantities:
+        m = re.fullmatch(r"([A-Za-z]{3,})-(\w{1,3})", _PAREN.sub("", q).strip())
+        if m:
+            abbrev.setdefault(f"{m.group(1)[0].upper()}-{m.group(2)}", set()).add(q)
+    names = {norm_name(x) for x in list(lex.datasets) + list(lex.methods) + list(lex.settings)}
+    for a, qs in abbrev.items():
+        if len(qs) == 1 and norm_name(a) not in names:
+            out.append((next(iter(qs)), rf"(?<![\w-])(?-i:{re.escape(a)})(?![\w-])"))
+    return out

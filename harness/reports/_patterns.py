@@ -146,14 +146,16 @@ _RANK = [
      r"least\s+accurate|worst|weakest|last\s+place|(?<=[\w)]\s)last(?=\s*(?:[,.;\[]|$))|(?:at|to)\s+the\s+bottom\s+of|"
      r"(?:trails?|lags?(?:\s+behind)?|falls?\s+behind|is\s+behind|(?:is|are|was|were)\s+(?:out[a-z]+ed|beaten|surpassed|bettered|"
      r"topped|exceeded|overtaken)\s+by)\s+(?:every|all|each)\b|"
-     r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)\s+(?:(?:still|again|clearly|"
-     r"firmly|dead|a\s+distant|a\s+clear|a\s+close|distant)\s+)?last", -1, True),
+     r"(?:is|are|was|were|finish(?:es|ed)?|comes?|came|ranks?|ranked|places?|placed|sits?)(?:\s*,\s*[a-z]+(?:\s+[a-z]+)?\s*,\s*|"
+     r"\s+(?:(?:still|again|clearly|firmly|dead|a\s+distant|a\s+clear|a\s+close|distant)\s+)?)last", -1, True),
     (rf"(?:higher|larger|greater|heavier|faster|bigger){_THAN_ALL}|(?:above|over)\s+(?:every|all|any)(?:\s+(?:the\s+)?others?)?(?=\s+(?:curves?|lines?|series|models?|methods?|systems?|networks?|entries|bars?|points?|baselines?)\b|\s*[,.;\[(]|\s+(?:on|in|at|for|across)\b)|(?<=the\s)most(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among)\b|\s*[,.;()]|$|"
-     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b)|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b|"
+     r"\s+[\w\-]+\s+(?:[a-z]{3,}(?:er|or)|method|model|system|network)s?\s+(?:on|in|across|for)\s)|"
      r"highest|largest|heaviest|fastest|quickest|"
      r"biggest|longest|most\s+expensive|costliest|most\s+costly|highest-scoring", 1, False),
     (rf"(?:lower|smaller|fewer|lighter|slower|cheaper){_THAN_ALL}|(?:below|under)\s+(?:every|all|any)(?:\s+(?:the\s+)?others?)?(?=\s+(?:curves?|lines?|series|models?|methods?|systems?|networks?|entries|bars?|points?|baselines?)\b|\s*[,.;\[(]|\s+(?:on|in|at|for|across)\b)|(?<=the\s)least(?!\s+(?:accurate|expensive|costly)\b)(?=\s+(?:of|among|in)\b|\s*[,.;()]|$|"
-     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b)|"
+     r"\s+[\w\-]+(?:\s+[\w\-]+)?\s*[,.;(]|\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:of|among)\s+(?:all|every|the\s+\w+)\b|"
+     r"\s+[\w\-]+\s+(?:[a-z]{3,}(?:er|or)|method|model|system|network)s?\s+(?:on|in|across|for)\s)|"
      r"lowest|smallest|fewest|lightest|leanest|"
      r"slimmest|slowest|shortest|cheapest|least\s+expensive|lowest-scoring", -1, False),
 ]
@@ -169,8 +171,11 @@ _COORD_GAP = re.compile(r"^(?:['’]s\s+(?:[\w@%\-/]+\s+){0,2}?[\w@%\-/]+(?=\s+a
                         r"(?:and|but|while|yet)?\s*(?:(?:is|are|stays?|remains?|sits?|well|far|comfortably|clearly|also|still|itself|themselves|in\s+turn|"
                         r"even|much|slightly|only|just|[\d.,]*\d\s*(?:%|points?|pts?|pp)?)\s+)*$", re.I)
 # "beats both B (33.0) and C (35.2)", "ahead of B, C and D": more objects of one comparison word
-_OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and\s+|or\s+)?|(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
-_OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)", re.I)
+# "beats B's 89.9% and C's 88.4%": an object's own value may stand between it and the next
+_OBJ_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*|['’]s\s+[\d.,]*\d\s*(?:%|[A-Za-z/]{1,8})?\s*)?(?:,\s*(?:and\s+|or\s+)?|"
+                       r"(?:and|or|as\s+well\s+as)\s+)(?:the\s+)?$", re.I)
+_OBJ_END = re.compile(r"^\s*(?:[(,.;:\[]|$|['’]s\s+[\d.,]*\d|(?:by|on|at|in|across|with|for|alike|respectively|under|over)\b)",
+                      re.I)
 # "A and B both outperform C": more subjects of one comparison word
 _SUBJ_GAP = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:(?:both|each|all|also|clearly|consistently|comfortably|still|are|remain|stay|sit|well|far)\s+)*$",
                        re.I)
@@ -307,10 +312,11 @@ _INTRODUCES_NUMBER = re.compile(r"^\s*(?:with|at|:|=|—|–)\s*(?:an?\s+)?(?:[\
 
 # "beats B by 9.8, and C by 1.1": a second object with its own difference
 _OBJ_DIFF_JOIN = re.compile(r"^\s*(?:\([^()]*\)\s*)?by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d\s*(?:%|[A-Za-z@\-/]+(?:\s+[a-z]+)?(?:\s+points?)?)?"
+                            r"(?:\s+of\s+[\w\-]+(?:\s+[\w\-]+)?)?"  # "by 2.6 points of grasp success on YCB and C by 4.0"
                             r"(?:\s+(?:on|in)\s+[^,;]{1,30}?)?\s*,?\s*(?:and|as\s+well\s+as)\s+(?:the\s+)?$", re.I)
 _BY_NEXT = re.compile(r"^\s*by\s+(?:about\s+|roughly\s+|only\s+|just\s+)?[\d.,]*\d", re.I)
 # "A and B reach ...; both are beaten by C": a plural pronoun subject of a new clause stands for the two methods before
-_PLURAL_SUBJECT = re.compile(r"(?:;|,\s*(?:and|but|yet|while)|:)\s*(?:but\s+|yet\s+)?(?:both(?:\s+of\s+them)?|they|the\s+two|each)\s+"
+_PLURAL_SUBJECT = re.compile(r"(?:;|,\s*(?:and|but|yet|while)|:|,(?=\s*(?:both|each)\s))\s*(?:but\s+|yet\s+)?(?:both(?:\s+of\s+them)?|they|the\s+two|each)\s+"
                              r"(?:(?:are|were|is|was|get|got|remain|stay|still|also|clearly|again)\s+)*$", re.I)
 
 # "tops both classification benchmarks", "is best on all three datasets": a rank on every dataset the sentence names

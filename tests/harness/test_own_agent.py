@@ -229,7 +229,7 @@ def test_the_checks_reach_the_scores_the_report_and_the_viewer(tiny_sandbox, tin
     run = tmp_path / "r" / "chatty"
     assert "agent checks: model_call_in_step 6" in out and "agent in-process (trusted)" in out  # the terminal says it
     scores = json.loads((run / "scores.json").read_text())
-    assert scores["scorer_version"] == "19"
+    assert scores["scorer_version"] == "20"
     assert scores["agent_checks"] == {"model_call_in_step": 6}  # 2 episodes x 3 turns, one extra call each
     assert len(scores["flagged_episodes"]) == 2
     per_episode = [json.loads(line) for line in (run / "episode_scores.jsonl").read_text().splitlines()]

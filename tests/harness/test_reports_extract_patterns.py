@@ -1320,3 +1320,209 @@ def test_a_word_of_efficiency_ranks_the_cost_it_names() -> None:
         ("rank", "Quorra-L", None, "min", None, "Params (M)", None, None, None)}
     assert ranks19("- **Thornbuf** is the most efficient, starting in 190 ms [P1, Table 2]") == {
         ("rank", "Thornbuf", None, "min", None, "startup delay (ms)", None, None, None)}
+
+
+# Scorer 20 (held-out 7's causes as general mechanisms), in contexts of their own: the names and words below are in
+# no labelled or held-out set.
+LEX20_KILO = Lexicon(methods=["Quernby", "Stavelock", "Wimbrel-T"], datasets=["Halcyon-8", "Tarnmoor"],
+                     quantities={"BLEU-4": True, "Params (K)": False, "Model size (B)": False},
+                     settings=["decoder depth"])
+
+
+def claims20(text: str, lex: Lexicon) -> set[tuple]:
+    return {(c.kind, c.subject, c.object, c.relation, c.value, c.quantity, c.dataset, c.x_label, c.x)
+            for c in extract_claims(text, lex)}
+
+
+def test_a_glued_magnitude_is_read_in_the_magnitude_its_quantity_counts() -> None:
+    for text in ("Quernby needs only 388K parameters [P1, Table 2].",  # plain
+                 "With 388k parameters, Quernby is the lighter of the two [P1, Table 2].",  # fronted
+                 "- Quernby: 388K params [P1, Table 2]",  # bullet
+                 "It is worth highlighting that Quernby, at a modest 388K parameters, remains compact [P1, Table 2]."):
+        got = claims20(text, LEX20_KILO)
+        assert ("value", "Quernby", None, "=", 388.0, "Params (K)", None, None, None) in got, text
+    got = claims20("Stavelock carries 1.5M parameters [P1, Table 2].", LEX20_KILO)  # millions on a count in thousands
+    assert ("value", "Stavelock", None, "=", 1500.0, "Params (K)", None, None, None) in got
+    got = claims20("Wimbrel-T is the largest at 7B, i.e. a model size of 7B [P1, Table 2].", LEX20_KILO)
+    assert ("value", "Wimbrel-T", None, "=", 7.0, "Model size (B)", None, None, None) in got
+
+
+LEX20_WORDS = Lexicon(methods=["Pellucid", "Oxbowen", "Trastle-M"], datasets=["Ferncove", "Dunmarsh"],
+                      quantities={"docking success (%)": True, "steps to convergence": False,
+                                  "transfer per step (MB)": False, "expert preference (%)": True,
+                                  "frame AUPRC (%)": True, "clip AUPRC (%)": True, "SACRE-2": True, "SACRE-4": True},
+                      settings=["ligands per batch"])
+
+
+def test_a_quantity_is_named_by_its_own_head_word_in_any_form() -> None:
+    v = ("value", "Pellucid", None, "=", 71.2, "docking success (%)", "Ferncove", None, None)
+    assert v in claims20("Pellucid succeeds in 71.2% of docking trials on Ferncove [P1, Table 1].", LEX20_WORDS)
+    assert v in claims20("On Ferncove, the success of Pellucid is 71.2% [P1, Table 1].", LEX20_WORDS)  # fronted
+    assert v in claims20("- Pellucid: 71.2% success on Ferncove [P1, Table 1]", LEX20_WORDS)  # bullet
+    assert v in claims20("Notably, Pellucid, which succeeds in a remarkable 71.2% of attempts on Ferncove, leads the "
+                         "field [P1, Table 1].", LEX20_WORDS)  # verbose
+    got = claims20("Oxbowen needs 340 optimisation steps on Dunmarsh [P1, Table 2].", LEX20_WORDS)
+    assert ("value", "Oxbowen", None, "=", 340.0, "steps to convergence", "Dunmarsh", None, None) in got
+    got = claims20("Raters with domain expertise preferred Oxbowen's poses in 62% of pairs [P1, Table 3].", LEX20_WORDS)
+    assert ("value", "Oxbowen", None, "=", 62.0, "expert preference (%)", None, None, None) in got
+
+
+def test_a_counted_unit_after_per_names_no_quantity_and_a_qualified_modifier_names_its_own() -> None:
+    got = claims20("Trastle-M sends 3.1 MB per step [P1, Table 3].", LEX20_WORDS)  # "step" of "per step": no steps count
+    assert ("value", "Trastle-M", None, "=", 3.1, "transfer per step (MB)", None, None, None) in got
+    assert not any(c[5] == "steps to convergence" for c in got)
+    got = claims20("Oxbowen reaches a frame-level AUPRC of 77.3% on Dunmarsh [P1, Table 4].", LEX20_WORDS)
+    assert ("value", "Oxbowen", None, "=", 77.3, "frame AUPRC (%)", "Dunmarsh", None, None) in got
+    got = claims20("Its clip-wise AUPRC on Ferncove, 81.0%, belongs to Pellucid [P1, Table 4].", LEX20_WORDS)
+    assert not any(c[5] == "frame AUPRC (%)" for c in got)
+
+
+def test_a_hyphenated_metric_is_named_by_its_abbreviation_and_a_later_list_pairs_with_values() -> None:
+    got = claims20("- Pellucid: 31.2 / 18.4 on Ferncove (S-2 / S-4) [P1, Table 5]", LEX20_WORDS)
+    assert ("value", "Pellucid", None, "=", 31.2, "SACRE-2", "Ferncove", None, None) in got
+    assert ("value", "Pellucid", None, "=", 18.4, "SACRE-4", "Ferncove", None, None) in got
+    got = claims20("Oxbowen scores an S-4 of 17.9 on Dunmarsh [P1, Table 5].", LEX20_WORDS)
+    assert ("value", "Oxbowen", None, "=", 17.9, "SACRE-4", "Dunmarsh", None, None) in got
+
+
+LEX20_COST = Lexicon(methods=["Brackenfold", "Sorrelwick", "Umberline"], datasets=["Quillmere", "Haskwater"],
+                     quantities={"exact match (%)": True, "TFLOPs": False, "Params (M)": False}, settings=[])
+
+
+def test_a_cost_takes_no_dataset_that_only_qualifies_another_quantity() -> None:
+    for text in ("Brackenfold is the cheapest reader at 2.4 TFLOPs, although its Quillmere exact match trails "
+                 "Sorrelwick [P1, Table 1].",
+                 "The cheapest reader is Brackenfold (2.4 TFLOPs), although its Quillmere exact match trails Sorrelwick "
+                 "[P1, Table 1].",
+                 "- Brackenfold: the cheapest, 2.4 TFLOPs, while its Haskwater score lags [P1, Table 1]"):
+        got = claims20(text, LEX20_COST)
+        assert ("value", "Brackenfold", None, "=", 2.4, "TFLOPs", None, None, None) in got, text
+        assert ("rank", "Brackenfold", None, "min", None, "TFLOPs", None, None, None) in got, text
+        assert not any(c[5] == "TFLOPs" and c[6] is not None for c in got), text
+
+
+LEX20_STEPS = Lexicon(methods=["Gorsefield", "Lintwhite", "Myrtlebank"], datasets=["Cobaltmere", "Rushford"],
+                      quantities={"success rate (%)": True, "episodes to solve": False}, settings=[])
+
+
+def test_faster_means_fewer_of_what_it_takes_and_a_superlative_ranks_the_counted_quantity() -> None:
+    for text in ("Gorsefield learns twice as fast as Lintwhite on Cobaltmere, needing 120 episodes [P1, Table 2].",
+                 "On Cobaltmere, Gorsefield solves the task faster than Lintwhite (120 episodes to solve) [P1, Table 2].",
+                 "- Gorsefield: quicker than Lintwhite on Cobaltmere, 120 episodes [P1, Table 2]"):
+        got = claims20(text, LEX20_STEPS)
+        assert ("compare", "Gorsefield", "Lintwhite", "<", None, "episodes to solve", "Cobaltmere", None, None) in got, text
+    for text in ("Myrtlebank needs 85 training episodes to reach its final success rate on Rushford, the fewest of "
+                 "all [P1, Table 2].",
+                 "On Rushford, Myrtlebank needs just 85 episodes before its success rate plateaus, the fewest in the "
+                 "table [P1, Table 2]."):
+        got = claims20(text, LEX20_STEPS)
+        assert ("rank", "Myrtlebank", None, "min", None, "episodes to solve", "Rushford", None, None) in got, text
+        assert not any(c[0] == "rank" and c[5] == "success rate (%)" for c in got), text
+
+
+LEX20_RANKS = Lexicon(methods=["Hobnail", "Peltwing", "Sablecrest", "linear probe baseline"],
+                      datasets=["Wrenfield", "Ostmark"], quantities={"recall@5 (%)": True, "bandwidth (MB)": False},
+                      settings=[])
+
+
+def test_last_after_an_adverb_and_the_most_adjective_before_a_word_for_the_ranked_method() -> None:
+    for text in ("The linear probe baseline is, predictably, last on both Wrenfield and Ostmark [P1, Table 1].",
+                 "The linear probe baseline ranks, once again, last on both Wrenfield and Ostmark [P1, Table 1].",
+                 "- The linear probe baseline comes, as expected, last on both Wrenfield and Ostmark [P1, Table 1]"):
+        got = claims20(text, LEX20_RANKS)
+        assert ("rank", "linear probe baseline", None, "min", None, None, "Wrenfield", None, None) in got, text
+        assert ("rank", "linear probe baseline", None, "min", None, None, "Ostmark", None, None) in got, text
+    got = claims20("Hobnail is the most dependable retriever on Wrenfield [P1, Table 1].", LEX20_RANKS)
+    assert ("rank", "Hobnail", None, "max", None, None, "Wrenfield", None, None) in got
+    got = claims20("Peltwing is the most bandwidth-hungry method, sending 31.5 MB [P1, Table 2].", LEX20_RANKS)
+    assert ("rank", "Peltwing", None, "max", None, "bandwidth (MB)", None, None, None) in got
+    # an adjective before a noun for no method ranks nothing
+    assert not any(c[0] == "rank" for c in claims20("Hobnail shows the most common failure on Wrenfield [P1, Table 1].",
+                                                    LEX20_RANKS))
+
+
+LEX20_ALPHA = Lexicon(methods=["Tidemark", "Glenrowan"], datasets=["Saltings"], quantities={"hit rate (%)": True},
+                      settings=["smoothing alpha"])
+
+
+def test_a_setting_named_like_a_tests_level_is_still_the_setting() -> None:
+    for text in ("Tidemark holds a 64.2% hit rate on Saltings at a smoothing alpha of 0.3 [P1, Figure 2].",
+                 "At a smoothing alpha of 0.3, Tidemark holds a 64.2% hit rate on Saltings [P1, Figure 2].",
+                 "- smoothing alpha = 0.3: Tidemark 64.2% hit rate on Saltings [P1, Figure 2]"):
+        got = claims20(text, LEX20_ALPHA)
+        assert ("value", "Tidemark", None, "=", 64.2, "hit rate (%)", "Saltings", "smoothing alpha", 0.3) in got, text
+    got = claims20("Tidemark's 64.2% hit rate beats Glenrowan (p = 0.03) [P1, Table 1].", LEX20_ALPHA)
+    assert not any(c[4] == 0.03 for c in got)  # a test's level stays no value
+
+
+LEX20_OBJ = Lexicon(methods=["Cindervale", "Dapplewood", "Elmstead", "Fallowby"], datasets=["Graywater", "Hollins"],
+                    quantities={"tracking score (%)": True}, settings=[])
+
+
+def test_second_objects_after_an_objects_own_value_or_a_difference_of_a_named_quantity() -> None:
+    for text in ("Cindervale's 77.0% beats Dapplewood's 74.1% and Elmstead's 72.9% on Graywater [P1, Table 1].",
+                 "On Graywater, Cindervale's tracking score of 77.0% surpasses Dapplewood's 74.1% and Elmstead's 72.9% "
+                 "[P1, Table 1].",
+                 "- Graywater: Cindervale (77.0%) outperforms Dapplewood's 74.1% and Elmstead's 72.9% [P1, Table 1]"):
+        q = "tracking score (%)" if "tracking score" in text else None
+        got = claims20(text, LEX20_OBJ)
+        for obj in ("Dapplewood", "Elmstead"):
+            assert ("compare", "Cindervale", obj, ">", None, q, "Graywater", None, None) in got, text
+    for text in ("Fallowby beats Dapplewood by 3.1 points of tracking score on Hollins and Elmstead by 5.2 [P1, Table 1].",
+                 "On Hollins, Fallowby outperforms Dapplewood by 3.1 points of tracking score and Elmstead by 5.2 "
+                 "[P1, Table 1]."):
+        got = claims20(text, LEX20_OBJ)
+        assert ("compare", "Fallowby", "Dapplewood", ">", 3.1, "tracking score (%)", "Hollins", None, None) in got, text
+        assert ("compare", "Fallowby", "Elmstead", ">", 5.2, "tracking score (%)", "Hollins", None, None) in got, text
+
+
+LEX20_UNIT = Lexicon(methods=["Kestrelby", "Larchmont", "Mossgiel", "nearest-neighbour baseline"],
+                     datasets=["Pebblecote", "Quarrendon"], quantities={"SI-SDR (dB)": True, "PESQ": True}, settings=[])
+
+
+def test_a_bracketed_pair_after_a_unit_named_difference_is_in_that_unit() -> None:
+    for text in ("Relative to the nearest-neighbour baseline, Kestrelby gains 3.40 dB on Pebblecote (14.90 vs 11.50) "
+                 "[P1, Table 1].",
+                 "Kestrelby improves on the nearest-neighbour baseline by 3.40 dB on Pebblecote (14.90 versus 11.50) "
+                 "[P1, Table 1].",
+                 "- Pebblecote: Kestrelby is 3.40 dB above the nearest-neighbour baseline (14.90 vs 11.50) [P1, Table 1]"):
+        got = claims20(text, LEX20_UNIT)
+        assert ("value", "Kestrelby", None, "=", 14.9, "SI-SDR (dB)", "Pebblecote", None, None) in got, text
+        assert ("value", "nearest-neighbour baseline", None, "=", 11.5, "SI-SDR (dB)", "Pebblecote", None, None) in got, text
+
+
+def test_a_plural_pronoun_after_a_comma_compares_each_of_the_two() -> None:
+    for text in ("On Quarrendon, Larchmont and Mossgiel reach 2.91 and 2.88 PESQ respectively, both behind Kestrelby "
+                 "[P1, Table 2].",
+                 "Larchmont and Mossgiel score 2.91 and 2.88 PESQ on Quarrendon, each below Kestrelby [P1, Table 2]."):
+        got = claims20(text, LEX20_UNIT)
+        for subj in ("Larchmont", "Mossgiel"):
+            assert ("compare", subj, "Kestrelby", "<", None, "PESQ", "Quarrendon", None, None) in got, text
+
+
+LEX20_LETTER = Lexicon(methods=["Harrowgate-Q", "Ivybridge-C", "Juniper"], datasets=["Kelda"],
+                       quantities={"pick rate (%)": True}, settings=[])
+
+
+def test_a_number_after_a_method_whose_name_ends_in_a_letter_is_its_value() -> None:
+    for text in ("- Kelda: Harrowgate-Q 88.2%, Juniper 85.0% [P1, Table 1]",
+                 "On Kelda, Harrowgate-Q 88.2% and Ivybridge-C 86.1% lead Juniper [P1, Table 1].",
+                 "Kelda pick rates are Harrowgate-Q 88.2%, Ivybridge-C 86.1% and Juniper 85.0% [P1, Table 1]."):
+        got = claims20(text, LEX20_LETTER)
+        assert any(c[:5] == ("value", "Harrowgate-Q", None, "=", 88.2) and c[6] == "Kelda" for c in got), text
+    got = claims20("- Kelda: Ivybridge-C 86.1% [P1, Table 1]", LEX20_LETTER)
+    assert any(c[:5] == ("value", "Ivybridge-C", None, "=", 86.1) for c in got)
+
+
+LEX20_ELIDED = Lexicon(methods=["Nettlebed", "Oakhanger", "Pevensey"], datasets=["Quenby", "Ravensworth"],
+                       quantities={"BERTScore-F": True, "Params (M)": False}, settings=[])
+
+
+def test_an_elided_win_or_lead_keeps_the_quantity_of_its_comparison_and_ranks_nothing() -> None:
+    for text in ("Nettlebed trails Oakhanger on Quenby BERTScore-F (61.2 vs 62.0) but wins on Ravensworth [P1, Table 1].",
+                 "On Quenby, Nettlebed lags Oakhanger in BERTScore-F (61.2 vs 62.0), but leads on Ravensworth "
+                 "[P1, Table 1].",
+                 "- Nettlebed: trails Oakhanger on Quenby BERTScore-F (61.2 vs 62.0) yet wins on Ravensworth [P1, Table 1]"):
+        got = claims20(text, LEX20_ELIDED)
+        assert ("compare", "Nettlebed", "Oakhanger", ">", None, "BERTScore-F", "Ravensworth", None, None) in got, text
+        assert not any(c[0] == "rank" for c in got), text
