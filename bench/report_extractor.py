@@ -16,7 +16,9 @@ extractor, run once after scorer 17's extractor was frozen: 0.846 / 0.846; a dev
 report_claims_heldout6.json (144 sentences over eight new contexts, written by someone who never read or ran the
 extractor, run once after scorer 18's extractor was frozen: 0.839 / 0.845; a development set since scorer 19) and
 report_claims_heldout7.json (137 sentences over eight new contexts, written by someone who never read or ran the
-extractor, run once after scorer 19's extractor was frozen: 0.869 / 0.835; a development set since scorer 20).
+extractor, run once after scorer 19's extractor was frozen: 0.869 / 0.835; a development set since scorer 20) and
+report_claims_heldout8.json (124 sentences over eight new contexts, written by someone who never read or ran the
+extractor, run once after scorer 20's extractor was frozen: 0.925 / 0.908, the first above the 0.9 goal).
 A set this script does not know is reported as held out.
 An extracted claim matches a labelled one when kind, subject, object, relation, quantity,
 dataset, setting (x_label, x), value and citations all agree (greedy one-to-one per sentence).
@@ -41,14 +43,16 @@ HELDOUT4 = DATA.with_name("report_claims_heldout4.json")
 HELDOUT5 = DATA.with_name("report_claims_heldout5.json")
 HELDOUT6 = DATA.with_name("report_claims_heldout6.json")
 HELDOUT7 = DATA.with_name("report_claims_heldout7.json")
-SETS = (DATA, HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5, HELDOUT6, HELDOUT7)
+HELDOUT8 = DATA.with_name("report_claims_heldout8.json")
+SETS = (DATA, HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5, HELDOUT6, HELDOUT7, HELDOUT8)
 # how each set is used: a development set was read to change the extractor; a held-out one is measured once
 ROLES = {DATA: "development set", HELDOUT: "development set", HELDOUT2: "development set",
          HELDOUT3: "development set (held out once: 0.882 / 0.855)",
          HELDOUT4: "development set since scorer 17 (held out once, scorer 13: 0.708 / 0.735)",
          HELDOUT5: "development set since scorer 18 (held out once, scorer 17: 0.846 / 0.846)",
          HELDOUT6: "development set since scorer 19 (held out once, scorer 18: 0.839 / 0.845)",
-         HELDOUT7: "development set since scorer 20 (held out once, scorer 19: 0.869 / 0.835)"}
+         HELDOUT7: "development set since scorer 20 (held out once, scorer 19: 0.869 / 0.835)",
+         HELDOUT8: "held out: run once, after scorer 20's extractor was frozen"}
 
 
 def all_sets(extra: list[str] = ()) -> list[Path]:  # type: ignore[assignment]

@@ -170,18 +170,19 @@ def test_report_turns_are_validated_with_file_line_and_field(tmp_path: Path) -> 
 
 
 def test_the_extractor_keeps_its_precision_and_recall_on_the_hand_labelled_sentences(capsys) -> None:  # noqa: ANN001
-    from bench.report_extractor import DATA, HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5, HELDOUT6, HELDOUT7, evaluate
+    from bench.report_extractor import (DATA, HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5, HELDOUT6, HELDOUT7,
+                                        HELDOUT8, evaluate)
 
     # floors just under the measured numbers (scorer 20): labelled 1.000/1.000, development sets 0.966/0.966,
     # 1.000/1.000 and 1.000/1.000, held-out4 (a development set since scorer 17; 0.708/0.735 at its one held-out run)
     # 0.981/0.975, held-out5 (a development set since scorer 18; 0.846/0.846 at its one held-out run, scorer 17)
     # 1.000/1.000, held-out6 (a development set since scorer 19; 0.839/0.845 at its one held-out run, scorer 18)
     # 0.996/0.996, held-out7 (a development set since scorer 20; 0.869/0.835 at its one held-out run, scorer 19)
-    # 0.964/0.957
+    # 0.964/0.957, held-out8 (held out: its one run, scorer 20, the first above the 0.9 goal) 0.925/0.908
     for path, p_floor, r_floor in ((DATA, 0.99, 0.99), (HELDOUT, 0.95, 0.95), (HELDOUT2, 0.99, 0.99),
                                    (HELDOUT3, 0.99, 0.99), (HELDOUT4, 0.96, 0.95),
                                    (HELDOUT5, 0.99, 0.99), (HELDOUT6, 0.99, 0.99),
-                                   (HELDOUT7, 0.96, 0.95)):
+                                   (HELDOUT7, 0.96, 0.95), (HELDOUT8, 0.92, 0.90)):
         r = evaluate(path)
         print(f"{path.name}: {r.labelled} labelled claims, precision {r.precision:.3f}, recall {r.recall:.3f}")
         assert r.labelled >= 58 and r.precision >= p_floor and r.recall >= r_floor, r.misses
