@@ -375,18 +375,17 @@ def content_aliases(lex: "Lexicon") -> list[tuple[str, str]]:
     for "grasp success (%)"; never the counted unit after "per"), a modifier written with a hyphenated qualifier before
     the head ("image-level AUROC" for "image AUROC (%)"), and an abbreviation of a hyphenated name ("R-1" for
     "ROUGE-1") that no other name shares."""
+    def name_head(name: str) -> str:  # the words of a name before "per", "to", ...: "upload" of "upload per round (MB)"
+        return re.split(r"\s+(?:per|at|of|to|on|in|for|with|over)\s+", _PAREN.sub("", name).strip(), maxsplit=1)[0]
+
     def words(name: str) -> list[str]:
-        base = _PAREN.sub("", name).strip()
-        head = re.split(r"\s+(?:per|at|of|to|on|in|for|with|over)\s+", base, maxsplit=1)[0]  # "upload per round": upload
-        return [w.lower() for w in re.split(r"[\s/]+", head) if re.fullmatch(r"[A-Za-z]{4,}", w)]
+        return [w.lower() for w in re.split(r"[\s/]+", name_head(name)) if re.fullmatch(r"[A-Za-z]{4,}", w)]
 
     others = [norm for x in list(lex.datasets) + list(lex.methods) + list(lex.settings)  # not "round" of "clients per round"
               for norm in re.split(r"[\s/\-()]+", re.split(r"\s+per\s+", x.lower())[0]) if norm]
     owner: dict[str, set[str]] = {}
-    for q in lex.quantities:  # the words of each name before "per", "to", ... (not "round" of "upload per round")
-        base = _PAREN.sub("", q).strip()
-        head = re.split(r"\s+(?:per|at|of|to|on|in|for|with|over)\s+", base, maxsplit=1)[0]
-        for w in head.lower().replace("-", " ").split():
+    for q in lex.quantities:  # the words of each name's head (not "round" of "upload per round")
+        for w in name_head(q).lower().replace("-", " ").split():
             for f in _word_forms(w):
                 owner.setdefault(f, set()).add(q)
     out: list[tuple[str, str]] = []
